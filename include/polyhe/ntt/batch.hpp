@@ -1,0 +1,28 @@
+// Batched transforms and products: one call over many limbs (many primes, or many polynomials
+// under one prime), laid out limb-major and contiguous as DESIGN.md prescribes: limb i occupies
+// words [i·N, (i+1)·N) and is transformed by plans[i].
+#pragma once
+
+#include <span>
+
+#include "polyhe/ntt/plan.hpp"
+
+namespace polyhe {
+
+/// The plans of a batch must share N (checked); data.size() must be plans.size()·N (checked).
+/// `threads` ≥ 1 splits the limbs over that many threads (limb order does not matter).
+template <Word W>
+void forward_batch(std::span<W> data, std::span<const NttPlan<W>* const> plans,
+                   NttVariant v = kDefaultNttVariant, unsigned threads = 1);
+
+template <Word W>
+void inverse_batch(std::span<W> data, std::span<const NttPlan<W>* const> plans,
+                   NttVariant v = kDefaultNttVariant, unsigned threads = 1);
+
+/// c_i = a_i·b_i mod (x^N + 1, q_i) for every limb i; `fused` selects Alg. 8.
+template <Word W>
+void polymul_batch(std::span<const W> a, std::span<const W> b, std::span<W> c,
+                   std::span<const NttPlan<W>* const> plans, bool fused = false,
+                   NttVariant v = kDefaultNttVariant, unsigned threads = 1);
+
+}  // namespace polyhe

@@ -1,0 +1,91 @@
+// NttPlan: the negacyclic NTT over one prime, with its twiddle tables built once.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "polyhe/arith/modulus.hpp"
+#include "polyhe/ntt/variant.hpp"
+
+namespace polyhe {
+
+/// Twiddle storage 64-byte aligned (DESIGN.md, data layout).
+template <Word W>
+struct AlignedAllocator {
+  using value_type = W;
+  AlignedAllocator() = default;
+  template <class U>
+  explicit AlignedAllocator(const AlignedAllocator<U>&) {}
+  W* allocate(std::size_t n) {
+    return static_cast<W*>(::operator new(n * sizeof(W), std::align_val_t{64}));
+  }
+  void deallocate(W* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
+};
+
+template <Word W>
+using AlignedVector = std::vector<W, AlignedAllocator<W>>;
+
+/// The transform of length n (a power of two, 2 ≤ n ≤ 2^17) modulo an NTT-friendly prime q
+/// (q ≡ 1 mod 2n; len(q) ≤ 62 on 64-bit words, ≤ 30 on 32-bit words) with ψ a primitive 2n-th
+/// root of unity. Immutable once created; share it through std::shared_ptr<const NttPlan>.
+///
+/// forward: natural order, [0, q) → bit-reversed evaluation form, [0, q): â[i] = a(ψ^(2·br(i)+1)).
+/// inverse: the exact inverse, 1/n included.
+template <Word W>
+class NttPlan {
+ public:
+  static constexpr std::size_t kMaxLogN = 17;
+
+  /// Validates n and q (InvalidParameter naming the value and the rule) and takes the smallest
+  /// primitive 2n-th root of unity.
+  static std::shared_ptr<const NttPlan> create(std::size_t n, W q);
+  /// With a caller-chosen ψ (validated to be a primitive 2n-th root).
+  static std::shared_ptr<const NttPlan> create(std::size_t n, W q, W psi);
+
+  [[nodiscard]] std::size_t n() const { return n_; }
+  [[nodiscard]] int log_n() const { return log_n_; }
+  [[nodiscard]] W q() const { return modulus_.value(); }
+  [[nodiscard]] W psi() const { return psi_; }
+  [[nodiscard]] const Modulus<W>& modulus() const { return modulus_; }
+
+  [[nodiscard]] bool supports(NttVariant v) const;
+  /// Throws InvalidParameter naming q and the variant's rule if the variant cannot serve q.
+  void require(NttVariant v) const;
+
+  /// In place, natural → bit-reversed. Requires a.size() == n (checked) and every a[i] < q
+  /// (a precondition). Output in [0, q).
+  void forward(std::span<W> a, NttVariant v = kDefaultNttVariant) const;
+  /// In place, bit-reversed → natural, divided by n. Same requirements.
+  void inverse(std::span<W> a, NttVariant v = kDefaultNttVariant) const;
+
+  /// Tables (index i holds the twiddle for bit-reversed position i; see ntt/butterfly.hpp).
+  [[nodiscard]] std::span<const W> forward_twiddles() const { return fwd_; }  // ψ^br(i)
+  [[nodiscard]] std::span<const W> inverse_twiddles() const { return inv_; }  // ψ^−br(i)
+  [[nodiscard]] std::span<const W> inverse_half_twiddles() const { return inv_half_; }
+
+  /// Runs f with the butterfly policy of variant v (internal; used by the transforms, the
+  /// polynomial products and the batched forms). Defined in src/ntt/dispatch.hpp.
+  template <class F>
+  void visit(NttVariant v, F&& f) const;
+
+ private:
+  NttPlan(std::size_t n, W q, W psi);
+
+  std::size_t n_;
+  int log_n_;
+  Modulus<W> modulus_;
+  W psi_;
+  AlignedVector<W> fwd_, fwd_shoup_;            // ψ^br(i)
+  AlignedVector<W> inv_;                        // ψ^−br(i)
+  AlignedVector<W> inv_half_, inv_half_shoup_;  // ψ^−br(i)/2
+  AlignedVector<W> fwd_mont_, inv_half_mont_;   // times 2^β (Montgomery)
+  AlignedVector<W> fwd_mntt_, inv_half_mntt_;   // times 2^(r·k) (NTT-friendly Montgomery)
+};
+
+extern template class NttPlan<std::uint32_t>;
+extern template class NttPlan<std::uint64_t>;
+
+}  // namespace polyhe

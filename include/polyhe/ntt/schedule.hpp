@@ -1,0 +1,90 @@
+// The merged transforms of papers/gpu-polymul-barrett-fused-ntt.txt as loops over a butterfly
+// policy (ntt/butterfly.hpp). Host code; the CUDA kernels schedule the same butterflies their
+// own way.
+#pragma once
+
+#include <cstddef>
+
+#include "polyhe/arith/add.hpp"
+#include "polyhe/arith/word.hpp"
+
+namespace polyhe::detail {
+
+/// Alg. 5, merged Cooley–Tukey, natural → bit-reversed, over the stages m = 1, 2, …, < m_end
+/// (m_end = n for the whole transform; n/2 truncates the last stage as Alg. 8 needs). The last
+/// stage that runs also maps its outputs through P::fwd_out, so the result is in [0, q).
+/// Requires inputs in [0, q).
+template <class P, Word W>
+void forward_ct(W* a, std::size_t n, const P& p, std::size_t m_end) {
+  std::size_t t = n;
+  for (std::size_t m = 1; m < m_end; m <<= 1) {
+    t >>= 1;
+    const bool last = (m << 1) >= m_end;
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto w = p.fwd_tw(m + i);
+      W* x = a + 2 * i * t;
+      W* y = x + t;
+      if (!last) {
+        for (std::size_t j = 0; j < t; ++j) p.ct(x[j], y[j], w);
+      } else {
+        for (std::size_t j = 0; j < t; ++j) {
+          p.ct(x[j], y[j], w);
+          x[j] = p.fwd_out(x[j]);
+          y[j] = p.fwd_out(y[j]);
+        }
+      }
+    }
+  }
+}
+
+/// Alg. 6, merged Gentleman–Sande with the halving of §III-A, bit-reversed → natural, over the
+/// stages m = m_first, m_first/2, …, 1 (m_first = n/2 for the whole transform, n/4 after the
+/// fused product of Alg. 8). The last stage maps through P::inv_out. Requires inputs in [0, q).
+template <class P, Word W>
+void inverse_gs(W* a, std::size_t n, const P& p, std::size_t m_first) {
+  std::size_t t = n / (2 * m_first);
+  for (std::size_t m = m_first; m >= 1; m >>= 1) {
+    const bool last = m == 1;
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto w = p.inv_tw(m + i);
+      W* x = a + 2 * i * t;
+      W* y = x + t;
+      if (!last) {
+        for (std::size_t j = 0; j < t; ++j) p.gs(x[j], y[j], w);
+      } else {
+        for (std::size_t j = 0; j < t; ++j) {
+          p.gs(x[j], y[j], w);
+          x[j] = p.inv_out(x[j]);
+          y[j] = p.inv_out(y[j]);
+        }
+      }
+    }
+    t <<= 1;
+  }
+}
+
+/// The middle of Alg. 8: the Hadamard product with the last CT stage and the first GS stage
+/// fused into it by Karatsuba (Alg. 7). After the truncated forward transform, (â[2i], â[2i+1])
+/// is a residue modulo y² − α_i², where α_i = ψ^br(n/2+i) is the last stage's twiddle and
+/// α_i² = ±ψ^br(n/4+⌊i/2⌋) (+ for even i, − for odd i); for n = 2, α² = ψ² = −1.
+/// Per pair: u = a0·b0, v = a1·b1, c1 = (a0+a1)(b0+b1) − u − v, c0 = u + α²·v.
+/// Requires inputs in [0, q); outputs in [0, q). c may alias a.
+template <class P, Word W>
+void fused_hadamard(const W* a, const W* b, W* c, std::size_t n, const P& p, W q) {
+  for (std::size_t i = 0; i < n / 2; ++i) {
+    const W a0 = a[2 * i], a1 = a[2 * i + 1];
+    const W b0 = b[2 * i], b1 = b[2 * i + 1];
+    const W u = p.mul(a0, b0);
+    const W v = p.mul(a1, b1);
+    const W s = p.mul(add_mod(a0, a1, q), add_mod(b0, b1, q));
+    c[2 * i + 1] = sub_mod(sub_mod(s, u, q), v, q);
+    if (n == 2) {
+      c[0] = sub_mod(u, v, q);
+    } else {
+      const W z = p.mul_tw(v, p.fwd_tw(n / 4 + i / 2));
+      c[2 * i] = (i % 2 == 0) ? add_mod(u, z, q) : sub_mod(u, z, q);
+    }
+  }
+}
+
+}  // namespace polyhe::detail

@@ -1,0 +1,5 @@
+#pragma once
+
+namespace polyhe {
+inline constexpr const char* kVersion = "0.1.0";
+}

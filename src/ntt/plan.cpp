@@ -1,0 +1,146 @@
+#include "polyhe/ntt/plan.hpp"
+
+#include <bit>
+#include <string>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/ntt/dispatch.hpp"
+#include "polyhe/ntt/schedule.hpp"
+
+namespace polyhe {
+
+namespace {
+
+std::size_t bit_reverse(std::size_t i, int bits) {
+  std::size_t r = 0;
+  for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1U) << (bits - 1 - b);
+  return r;
+}
+
+template <Word W>
+void validate(std::size_t n, W q) {
+  constexpr int max_bits = word_bits<W> - 2;
+  if (!is_power_of_two(n) || n < 2 || n > (std::size_t{1} << NttPlan<W>::kMaxLogN)) {
+    throw InvalidParameter("N = " + std::to_string(n) + " is not a power of two in [2, 2^" +
+                           std::to_string(NttPlan<W>::kMaxLogN) + "]");
+  }
+  if (bit_length(q) > max_bits) {
+    throw InvalidParameter("q = " + std::to_string(q) + " has " + std::to_string(bit_length(q)) +
+                           " bits; NTT primes on " + std::to_string(word_bits<W>) +
+                           "-bit words have at most " + std::to_string(max_bits));
+  }
+  check_ntt_prime(q, n);
+}
+
+template <Word W>
+W mulmod(W a, W b, W q) {
+  return static_cast<W>(mul_wide(a, b) % q);
+}
+
+}  // namespace
+
+template <Word W>
+std::shared_ptr<const NttPlan<W>> NttPlan<W>::create(std::size_t n, W q) {
+  validate(n, q);
+  return std::shared_ptr<const NttPlan>(
+      new NttPlan(n, q, static_cast<W>(minimal_primitive_root(q, n))));
+}
+
+template <Word W>
+std::shared_ptr<const NttPlan<W>> NttPlan<W>::create(std::size_t n, W q, W psi) {
+  validate(n, q);
+  if (!is_primitive_root(psi, q, n)) {
+    throw InvalidParameter("psi = " + std::to_string(psi) + " is not a primitive " +
+                           std::to_string(2 * n) + "-th root of unity modulo q = " +
+                           std::to_string(q) + " (psi^N must be q - 1)");
+  }
+  return std::shared_ptr<const NttPlan>(new NttPlan(n, q, psi));
+}
+
+template <Word W>
+NttPlan<W>::NttPlan(std::size_t n, W q, W psi)
+    : n_(n), log_n_(std::countr_zero(n)), modulus_(q), psi_(psi) {
+  const W psi_inv = static_cast<W>(inverse_mod(psi, q));
+  const W half = static_cast<W>((q + 1) / 2);
+  AlignedVector<W> pow(n), pow_inv(n);
+  pow[0] = pow_inv[0] = 1;
+  for (std::size_t j = 1; j < n; ++j) {
+    pow[j] = mulmod(pow[j - 1], psi, q);
+    pow_inv[j] = mulmod(pow_inv[j - 1], psi_inv, q);
+  }
+  fwd_.resize(n);
+  inv_.resize(n);
+  inv_half_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t r = bit_reverse(i, log_n_);
+    fwd_[i] = pow[r];
+    inv_[i] = pow_inv[r];
+    inv_half_[i] = mulmod(pow_inv[r], half, q);
+  }
+  auto companions = [&](const AlignedVector<W>& t) {
+    AlignedVector<W> s(n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = make_shoup(t[i], q).w_shoup;
+    return s;
+  };
+  fwd_shoup_ = companions(fwd_);
+  inv_half_shoup_ = companions(inv_half_);
+  auto scaled = [&](const AlignedVector<W>& t, W r_mod_q) {
+    AlignedVector<W> s(n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = mulmod(t[i], r_mod_q, q);
+    return s;
+  };
+  const W r_mont = static_cast<W>(pow_mod(2, word_bits<W>, q));
+  fwd_mont_ = scaled(fwd_, r_mont);
+  inv_half_mont_ = scaled(inv_half_, r_mont);
+  const auto& mntt = modulus_.montgomery_ntt();
+  const W r_mntt = static_cast<W>(pow_mod(2, static_cast<std::uint64_t>(mntt.rounds) * mntt.k, q));
+  fwd_mntt_ = scaled(fwd_, r_mntt);
+  inv_half_mntt_ = scaled(inv_half_, r_mntt);
+}
+
+template <Word W>
+bool NttPlan<W>::supports(NttVariant v) const {
+  switch (v) {
+    case NttVariant::barrett_dq: return modulus_.supports(Reduction::barrett_dq);
+    default: return true;  // the plan's own range (len(q) ≤ β−2, q odd) covers the others
+  }
+}
+
+template <Word W>
+void NttPlan<W>::require(NttVariant v) const {
+  if (v == NttVariant::barrett_dq) {
+    if (auto why = modulus_.unsupported_reason(Reduction::barrett_dq)) {
+      throw InvalidParameter("NTT variant barrett-dq: " + *why);
+    }
+  }
+}
+
+namespace {
+
+template <Word W>
+void check_size(std::span<W> a, std::size_t n, const char* what) {
+  if (a.size() != n) {
+    throw InvalidParameter(std::string(what) + ": the polynomial has " + std::to_string(a.size()) +
+                           " coefficients; the plan is for N = " + std::to_string(n));
+  }
+}
+
+}  // namespace
+
+template <Word W>
+void NttPlan<W>::forward(std::span<W> a, NttVariant v) const {
+  check_size(a, n_, "forward NTT");
+  visit(v, [&](const auto& p) { detail::forward_ct(a.data(), n_, p, n_); });
+}
+
+template <Word W>
+void NttPlan<W>::inverse(std::span<W> a, NttVariant v) const {
+  check_size(a, n_, "inverse NTT");
+  visit(v, [&](const auto& p) { detail::inverse_gs(a.data(), n_, p, n_ / 2); });
+}
+
+template class NttPlan<std::uint32_t>;
+template class NttPlan<std::uint64_t>;
+
+}  // namespace polyhe

@@ -1,0 +1,84 @@
+#include "polyhe/ntt/polymul.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "polyhe/core/error.hpp"
+#include "polyhe/ntt/dispatch.hpp"
+#include "polyhe/ntt/schedule.hpp"
+
+namespace polyhe {
+
+namespace {
+
+template <Word W>
+void check_sizes(std::size_t a, std::size_t b, std::size_t c, std::size_t n, const char* what) {
+  if (a != n || b != n || c != n) {
+    throw InvalidParameter(std::string(what) + ": operand sizes " + std::to_string(a) + ", " +
+                           std::to_string(b) + ", " + std::to_string(c) +
+                           " must all equal the plan's N = " + std::to_string(n));
+  }
+}
+
+/// Scratch for the second operand, reused across calls on the same thread.
+template <Word W>
+W* scratch(std::size_t n) {
+  thread_local AlignedVector<W> buffer;
+  if (buffer.size() < n) buffer.resize(n);
+  return buffer.data();
+}
+
+}  // namespace
+
+template <Word W>
+void polymul(std::span<const W> a, std::span<const W> b, std::span<W> c, const NttPlan<W>& plan,
+             NttVariant v) {
+  const std::size_t n = plan.n();
+  check_sizes<W>(a.size(), b.size(), c.size(), n, "polymul");
+  W* tb = scratch<W>(n);
+  std::copy(b.begin(), b.end(), tb);
+  if (c.data() != a.data()) std::copy(a.begin(), a.end(), c.begin());
+  plan.visit(v, [&](const auto& p) {
+    detail::forward_ct(c.data(), n, p, n);
+    detail::forward_ct(tb, n, p, n);
+    for (std::size_t i = 0; i < n; ++i) c[i] = p.mul(c[i], tb[i]);
+    detail::inverse_gs(c.data(), n, p, n / 2);
+  });
+}
+
+template <Word W>
+void polymul_fused(std::span<const W> a, std::span<const W> b, std::span<W> c,
+                   const NttPlan<W>& plan, NttVariant v) {
+  const std::size_t n = plan.n();
+  check_sizes<W>(a.size(), b.size(), c.size(), n, "polymul_fused");
+  W* tb = scratch<W>(n);
+  std::copy(b.begin(), b.end(), tb);
+  if (c.data() != a.data()) std::copy(a.begin(), a.end(), c.begin());
+  plan.visit(v, [&](const auto& p) {
+    detail::forward_ct(c.data(), n, p, n / 2);
+    detail::forward_ct(tb, n, p, n / 2);
+    detail::fused_hadamard(c.data(), tb, c.data(), n, p, plan.q());
+    if (n >= 4) detail::inverse_gs(c.data(), n, p, n / 4);
+  });
+}
+
+template <Word W>
+void hadamard(std::span<const W> a, std::span<const W> b, std::span<W> c, const NttPlan<W>& plan) {
+  const std::size_t n = plan.n();
+  check_sizes<W>(a.size(), b.size(), c.size(), n, "hadamard");
+  const auto& m = plan.modulus();
+  for (std::size_t i = 0; i < n; ++i) c[i] = m.mul(a[i], b[i]);
+}
+
+#define POLYHE_INSTANTIATE(W)                                                               \
+  template void polymul<W>(std::span<const W>, std::span<const W>, std::span<W>,           \
+                           const NttPlan<W>&, NttVariant);                                  \
+  template void polymul_fused<W>(std::span<const W>, std::span<const W>, std::span<W>,     \
+                                 const NttPlan<W>&, NttVariant);                            \
+  template void hadamard<W>(std::span<const W>, std::span<const W>, std::span<W>,          \
+                            const NttPlan<W>&);
+POLYHE_INSTANTIATE(std::uint32_t)
+POLYHE_INSTANTIATE(std::uint64_t)
+#undef POLYHE_INSTANTIATE
+
+}  // namespace polyhe

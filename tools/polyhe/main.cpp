@@ -1,0 +1,2 @@
+#include "polyhe/polyhe.hpp"
+int main() { return 0; }
