@@ -23,9 +23,9 @@ namespace {
 
 template <Word W>
 std::string bits_message(W q, int bits, std::string_view algorithm, std::string_view rule) {
-  return "q = " + std::to_string(q) + " (" + std::to_string(bits) + " bits) is outside the range of " +
-         std::string(algorithm) + ": it requires " + std::string(rule) + " on " +
-         std::to_string(word_bits<W>) + "-bit words";
+  return "q = " + std::to_string(q) + " (" + std::to_string(bits) +
+         " bits) is outside the range of " + std::string(algorithm) + ": it requires " +
+         std::string(rule) + " on " + std::to_string(word_bits<W>) + "-bit words";
 }
 
 /// ⌊2^e / q⌋ if it fits a word.
@@ -106,8 +106,7 @@ std::optional<std::string> Modulus<W>::unsupported_reason(Reduction r) const {
       if (montgomery_ntt_) return std::nullopt;
       return "q = " + std::to_string(q_) +
              " is even: the NTT-friendly Montgomery variant requires q = qH*2^k + 1";
-    case Reduction::shoup:
-      return std::nullopt;  // every Modulus has len(q) <= beta-1
+    case Reduction::shoup: return std::nullopt;  // every Modulus has len(q) <= beta-1
   }
   return "unknown reduction";
 }
@@ -146,8 +145,8 @@ const MontgomeryNtt<W>& Modulus<W>::montgomery_ntt() const {
 template <Word W>
 ShoupOperand<W> Modulus<W>::shoup(W w) const {
   if (w >= q_) {
-    throw InvalidParameter("Shoup operand w = " + std::to_string(w) + " must be below q = " +
-                           std::to_string(q_));
+    throw InvalidParameter("Shoup operand w = " + std::to_string(w) +
+                           " must be below q = " + std::to_string(q_));
   }
   return make_shoup(w, q_);
 }

@@ -25,15 +25,14 @@ std::size_t check_batch(std::span<const NttPlan<W>* const> plans, std::size_t wo
   const std::size_t n = plans[0]->n();
   for (std::size_t i = 1; i < plans.size(); ++i) {
     if (plans[i]->n() != n) {
-      throw InvalidParameter(std::string(what) + ": plan " + std::to_string(i) + " has N = " +
-                             std::to_string(plans[i]->n()) + " but plan 0 has N = " +
-                             std::to_string(n));
+      throw InvalidParameter(std::string(what) + ": plan " + std::to_string(i) +
+                             " has N = " + std::to_string(plans[i]->n()) +
+                             " but plan 0 has N = " + std::to_string(n));
     }
   }
   if (words != plans.size() * n) {
-    throw InvalidParameter(std::string(what) + ": " + std::to_string(words) +
-                           " words given for " + std::to_string(plans.size()) +
-                           " limbs of N = " + std::to_string(n));
+    throw InvalidParameter(std::string(what) + ": " + std::to_string(words) + " words given for " +
+                           std::to_string(plans.size()) + " limbs of N = " + std::to_string(n));
   }
   return n;
 }
@@ -91,8 +90,7 @@ void polymul_batch(std::span<const W> a, std::span<const W> b, std::span<W> c,
   const std::size_t n = check_batch<W>(plans, c.size(), "polymul_batch");
   if (a.size() != c.size() || b.size() != c.size()) {
     throw InvalidParameter("polymul_batch: operand sizes " + std::to_string(a.size()) + ", " +
-                           std::to_string(b.size()) + ", " + std::to_string(c.size()) +
-                           " differ");
+                           std::to_string(b.size()) + ", " + std::to_string(c.size()) + " differ");
   }
   for (const auto* p : plans) p->require(v);
   for_each_limb(plans.size(), threads, [&](std::size_t i) {
@@ -107,14 +105,13 @@ void polymul_batch(std::span<const W> a, std::span<const W> b, std::span<W> c,
   });
 }
 
-#define POLYHE_INSTANTIATE(W)                                                                \
+#define POLYHE_INSTANTIATE(W)                                                                  \
   template void forward_batch<W>(std::span<W>, std::span<const NttPlan<W>* const>, NttVariant, \
-                                 unsigned);                                                   \
+                                 unsigned);                                                    \
   template void inverse_batch<W>(std::span<W>, std::span<const NttPlan<W>* const>, NttVariant, \
-                                 unsigned);                                                   \
-  template void polymul_batch<W>(std::span<const W>, std::span<const W>, std::span<W>,       \
-                                 std::span<const NttPlan<W>* const>, bool, NttVariant,       \
-                                 unsigned);
+                                 unsigned);                                                    \
+  template void polymul_batch<W>(std::span<const W>, std::span<const W>, std::span<W>,         \
+                                 std::span<const NttPlan<W>* const>, bool, NttVariant, unsigned);
 POLYHE_INSTANTIATE(std::uint32_t)
 POLYHE_INSTANTIATE(std::uint64_t)
 #undef POLYHE_INSTANTIATE

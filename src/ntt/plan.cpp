@@ -51,9 +51,9 @@ template <Word W>
 std::shared_ptr<const NttPlan<W>> NttPlan<W>::create(std::size_t n, W q, W psi) {
   validate(n, q);
   if (!is_primitive_root(psi, q, n)) {
-    throw InvalidParameter("psi = " + std::to_string(psi) + " is not a primitive " +
-                           std::to_string(2 * n) + "-th root of unity modulo q = " +
-                           std::to_string(q) + " (psi^N must be q - 1)");
+    throw InvalidParameter(
+        "psi = " + std::to_string(psi) + " is not a primitive " + std::to_string(2 * n) +
+        "-th root of unity modulo q = " + std::to_string(q) + " (psi^N must be q - 1)");
   }
   return std::shared_ptr<const NttPlan>(new NttPlan(n, q, psi));
 }

@@ -31,8 +31,7 @@ W* scratch(std::size_t n) {
 }  // namespace
 
 template <Word W>
-void polymul(std::span<const W> a, std::span<const W> b, std::span<W> c, const NttPlan<W>& plan,
-             NttVariant v) {
+void polymul(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan, NttVariant v) {
   const std::size_t n = plan.n();
   check_sizes<W>(a.size(), b.size(), c.size(), n, "polymul");
   W* tb = scratch<W>(n);
@@ -47,8 +46,8 @@ void polymul(std::span<const W> a, std::span<const W> b, std::span<W> c, const N
 }
 
 template <Word W>
-void polymul_fused(std::span<const W> a, std::span<const W> b, std::span<W> c,
-                   const NttPlan<W>& plan, NttVariant v) {
+void polymul_fused(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan,
+                   NttVariant v) {
   const std::size_t n = plan.n();
   check_sizes<W>(a.size(), b.size(), c.size(), n, "polymul_fused");
   W* tb = scratch<W>(n);
@@ -63,20 +62,18 @@ void polymul_fused(std::span<const W> a, std::span<const W> b, std::span<W> c,
 }
 
 template <Word W>
-void hadamard(std::span<const W> a, std::span<const W> b, std::span<W> c, const NttPlan<W>& plan) {
+void hadamard(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan) {
   const std::size_t n = plan.n();
   check_sizes<W>(a.size(), b.size(), c.size(), n, "hadamard");
   const auto& m = plan.modulus();
   for (std::size_t i = 0; i < n; ++i) c[i] = m.mul(a[i], b[i]);
 }
 
-#define POLYHE_INSTANTIATE(W)                                                               \
-  template void polymul<W>(std::span<const W>, std::span<const W>, std::span<W>,           \
-                           const NttPlan<W>&, NttVariant);                                  \
-  template void polymul_fused<W>(std::span<const W>, std::span<const W>, std::span<W>,     \
-                                 const NttPlan<W>&, NttVariant);                            \
-  template void hadamard<W>(std::span<const W>, std::span<const W>, std::span<W>,          \
-                            const NttPlan<W>&);
+#define POLYHE_INSTANTIATE(W)                                                                     \
+  template void polymul<W>(Span<const W>, Span<const W>, Span<W>, const NttPlan<W>&, NttVariant); \
+  template void polymul_fused<W>(Span<const W>, Span<const W>, Span<W>, const NttPlan<W>&,        \
+                                 NttVariant);                                                     \
+  template void hadamard<W>(Span<const W>, Span<const W>, Span<W>, const NttPlan<W>&);
 POLYHE_INSTANTIATE(std::uint32_t)
 POLYHE_INSTANTIATE(std::uint64_t)
 #undef POLYHE_INSTANTIATE

@@ -36,15 +36,17 @@ std::vector<W> primes_for(std::size_t n) {
 }
 
 TEST(NttPlan, RejectsBadParameters) {
-  EXPECT_THROW(NttPlan<std::uint64_t>::create(12, 97), InvalidParameter);             // N not 2^k
-  EXPECT_THROW(NttPlan<std::uint64_t>::create(1, 97), InvalidParameter);              // N < 2
+  EXPECT_THROW(NttPlan<std::uint64_t>::create(12, 97), InvalidParameter);  // N not 2^k
+  EXPECT_THROW(NttPlan<std::uint64_t>::create(1, 97), InvalidParameter);   // N < 2
   EXPECT_THROW(NttPlan<std::uint64_t>::create(std::size_t{1} << 18, 786433), InvalidParameter);
-  EXPECT_THROW(NttPlan<std::uint64_t>::create(32, 91), InvalidParameter);             // composite
-  EXPECT_THROW(NttPlan<std::uint64_t>::create(32, 97), InvalidParameter);             // 97 ≢ 1 mod 64
-  EXPECT_THROW(NttPlan<std::uint32_t>::create(16, 2147483713U), InvalidParameter);    // 31 bits on u32
+  EXPECT_THROW(NttPlan<std::uint64_t>::create(32, 91), InvalidParameter);  // composite
+  EXPECT_THROW(NttPlan<std::uint64_t>::create(32, 97), InvalidParameter);  // 97 ≢ 1 mod 64
+  EXPECT_THROW(NttPlan<std::uint32_t>::create(16, 2147483713U),
+               InvalidParameter);                    // 31 bits on u32
   const std::uint64_t q63 = 9223372036854775783ULL;  // 63-bit prime: too wide for 64-bit words
   EXPECT_THROW(NttPlan<std::uint64_t>::create(16, q63), InvalidParameter);
-  EXPECT_THROW(NttPlan<std::uint64_t>::create(16, 97, 5), InvalidParameter);  // 5 is not a 32nd root
+  EXPECT_THROW(NttPlan<std::uint64_t>::create(16, 97, 5),
+               InvalidParameter);  // 5 is not a 32nd root
   try {
     NttPlan<std::uint64_t>::create(32, 97);
     FAIL() << "expected InvalidParameter";
@@ -74,7 +76,8 @@ TEST(NttPlan, KnownAnswerN4) {
   EXPECT_EQ(plan->psi(), 2U);
   std::vector<std::uint64_t> a = {1, 2, 3, 4};
   // â[i] = a(ψ^(2br(i)+1)): br = 0,2,1,3 → x = 2, 2^5 = 15, 2^3 = 8, 2^7 = 9.
-  const std::vector<std::uint64_t> expected = test::naive_negacyclic_dft_bitrev<std::uint64_t>(a, 17, 2);
+  const std::vector<std::uint64_t> expected =
+      test::naive_negacyclic_dft_bitrev<std::uint64_t>(a, 17, 2);
   EXPECT_EQ(expected[0], (1 + 2 * 2 + 3 * 4 + 4 * 8) % 17);
   for (NttVariant v : kAllNttVariants) {
     auto b = a;
@@ -106,8 +109,12 @@ void check_against_naive_dft(int max_log_n) {
   }
 }
 
-TEST(NttPlan, ForwardEqualsNaiveDft64) { check_against_naive_dft<std::uint64_t>(9); }
-TEST(NttPlan, ForwardEqualsNaiveDft32) { check_against_naive_dft<std::uint32_t>(9); }
+TEST(NttPlan, ForwardEqualsNaiveDft64) {
+  check_against_naive_dft<std::uint64_t>(9);
+}
+TEST(NttPlan, ForwardEqualsNaiveDft32) {
+  check_against_naive_dft<std::uint32_t>(9);
+}
 
 template <class W>
 void check_round_trips() {
@@ -135,8 +142,12 @@ void check_round_trips() {
   }
 }
 
-TEST(NttPlan, RoundTripAndVariantsAgree64) { check_round_trips<std::uint64_t>(); }
-TEST(NttPlan, RoundTripAndVariantsAgree32) { check_round_trips<std::uint32_t>(); }
+TEST(NttPlan, RoundTripAndVariantsAgree64) {
+  check_round_trips<std::uint64_t>();
+}
+TEST(NttPlan, RoundTripAndVariantsAgree32) {
+  check_round_trips<std::uint32_t>();
+}
 
 TEST(NttPlan, EdgeInputs) {
   for (std::uint64_t q : {ntt_primes(62, 1024, 1)[0], ntt_primes(50, 1024, 1)[0]}) {

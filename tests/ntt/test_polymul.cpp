@@ -53,8 +53,12 @@ void every_small_n() {
   }
 }
 
-TEST(Polymul, EqualsSchoolbookEveryNUpTo2048_64) { every_small_n<std::uint64_t>(); }
-TEST(Polymul, EqualsSchoolbookEveryNUpTo2048_32) { every_small_n<std::uint32_t>(); }
+TEST(Polymul, EqualsSchoolbookEveryNUpTo2048_64) {
+  every_small_n<std::uint64_t>();
+}
+TEST(Polymul, EqualsSchoolbookEveryNUpTo2048_32) {
+  every_small_n<std::uint32_t>();
+}
 
 TEST(Polymul, MonomialsWrapWithSignChange) {
   const std::size_t n = 256;

@@ -32,8 +32,12 @@ void sampled_large_n() {
   }
 }
 
-TEST(PolymulSlow, SampledLargeN64) { sampled_large_n<std::uint64_t>(); }
-TEST(PolymulSlow, SampledLargeN32) { sampled_large_n<std::uint32_t>(); }
+TEST(PolymulSlow, SampledLargeN64) {
+  sampled_large_n<std::uint64_t>();
+}
+TEST(PolymulSlow, SampledLargeN32) {
+  sampled_large_n<std::uint32_t>();
+}
 
 }  // namespace
 }  // namespace polyhe

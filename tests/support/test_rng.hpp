@@ -26,7 +26,8 @@ inline std::uint64_t run_seed() {
 /// POLYHE_SEEDED_RNG(rng) so a failure prints the seed and how to replay it.
 class TestRng {
  public:
-  explicit TestRng(std::uint64_t stream) : seed_(run_seed()), engine_(seed_ ^ (stream * 0x9E3779B97F4A7C15ULL)) {}
+  explicit TestRng(std::uint64_t stream)
+      : seed_(run_seed()), engine_(seed_ ^ (stream * 0x9E3779B97F4A7C15ULL)) {}
   [[nodiscard]] std::uint64_t seed() const { return seed_; }
   /// Uniform in [lo, hi].
   std::uint64_t uniform(std::uint64_t lo, std::uint64_t hi) {
@@ -41,14 +42,14 @@ class TestRng {
 };
 
 inline std::string replay_hint() {
-  return "seed " + std::to_string(run_seed()) + " (replay with POLYHE_TEST_SEED=" +
-         std::to_string(run_seed()) + ")";
+  return "seed " + std::to_string(run_seed()) +
+         " (replay with POLYHE_TEST_SEED=" + std::to_string(run_seed()) + ")";
 }
 
 }  // namespace polyhe::test
 
 /// Declares `var`, a TestRng for this test, and attaches the replay hint to every failure.
-#define POLYHE_SEEDED_RNG(var)                                        \
-  SCOPED_TRACE(::polyhe::test::replay_hint());                        \
-  ::polyhe::test::TestRng var(std::hash<std::string>{}(              \
-      ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+#define POLYHE_SEEDED_RNG(var)                 \
+  SCOPED_TRACE(::polyhe::test::replay_hint()); \
+  ::polyhe::test::TestRng var(                 \
+      std::hash<std::string>{}(::testing::UnitTest::GetInstance()->current_test_info()->name()))

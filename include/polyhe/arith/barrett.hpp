@@ -45,7 +45,8 @@ struct BarrettAlg4 {
 /// quot = ⌊⌊x / 2^(m−1)⌋ · µ / 2^(m+1)⌋ underestimates ⌊x/q⌋ by at most 2, so up to two
 /// corrections (Barrett: the second in about 1% of cases). Output in [0, q).
 template <Word W>
-POLYHE_HD constexpr ReduceSteps<W> barrett_classical_steps(Wide<W> x, const BarrettClassical<W>& c) {
+POLYHE_HD constexpr ReduceSteps<W> barrett_classical_steps(Wide<W> x,
+                                                           const BarrettClassical<W>& c) {
   const Wide<W> hi = x >> (c.m - 1);  // < 2^(m+1)
   const W quot = static_cast<W>((hi * c.mu) >> (c.m + 1));
   W rem = static_cast<W>(x) - quot * c.q;  // < 3q < 2^β: exact in one word

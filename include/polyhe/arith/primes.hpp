@@ -17,7 +17,9 @@ std::uint64_t inverse_mod(std::uint64_t a, std::uint64_t q);
 bool is_prime(std::uint64_t n);
 
 /// Whether n is a power of two ≥ 1.
-constexpr bool is_power_of_two(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
+constexpr bool is_power_of_two(std::uint64_t n) {
+  return n != 0 && (n & (n - 1)) == 0;
+}
 
 /// `count` distinct primes q ≡ 1 mod 2n of exactly `bits` bits, largest first.
 /// Throws InvalidParameter when n is not a power of two, bits is outside [2, 62], bits is too

@@ -14,12 +14,12 @@
 #if defined(POLYHE_ENABLE_DEBUG_ASSERT) && !defined(__CUDA_ARCH__)
 #include <cstdio>
 #include <cstdlib>
-#define POLYHE_DEBUG_ASSERT(cond)                                                          \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
+#define POLYHE_DEBUG_ASSERT(cond)                                                             \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "%s:%d: debug assertion failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                        \
-    }                                                                                      \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 #else
 #define POLYHE_DEBUG_ASSERT(cond) ((void)0)

@@ -69,17 +69,17 @@ struct ShoupLazyButterfly {
     const W two_q = 2 * q;
     W x0 = x;
     x0 -= two_q & (W{0} - static_cast<W>(x0 >= two_q));  // [0, 2q)
-    const W t = mul_shoup_lazy(y, w, q);                  // [0, 2q)
-    x = x0 + t;                                            // [0, 4q)
-    y = x0 - t + two_q;                                    // [0, 4q)
+    const W t = mul_shoup_lazy(y, w, q);                 // [0, 2q)
+    x = x0 + t;                                          // [0, 4q)
+    y = x0 - t + two_q;                                  // [0, 4q)
   }
   POLYHE_HD void gs(W& x, W& y, Tw w) const {
     const W two_q = 2 * q;
-    W s = x + y;                                        // [0, 4q)
+    W s = x + y;                                       // [0, 4q)
     s -= two_q & (W{0} - static_cast<W>(s >= two_q));  // [0, 2q)
-    const W d = x - y + two_q;                          // [0, 4q)
-    x = halve_mod(s, q);                                // [0, 2q)
-    y = mul_shoup_lazy(d, w, q);                        // [0, 2q)
+    const W d = x - y + two_q;                         // [0, 4q)
+    x = halve_mod(s, q);                               // [0, 2q)
+    y = mul_shoup_lazy(d, w, q);                       // [0, 2q)
   }
   POLYHE_HD W fwd_out(W x) const {
     const W two_q = 2 * q;

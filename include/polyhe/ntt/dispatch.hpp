@@ -13,17 +13,15 @@ void NttPlan<W>::visit(NttVariant v, F&& f) const {
   require(v);
   const W q = modulus_.value();
   switch (v) {
-    case NttVariant::reference:
-      f(ReferenceButterfly<W>{fwd_.data(), inv_.data(), q});
-      return;
+    case NttVariant::reference: f(ReferenceButterfly<W>{fwd_.data(), inv_.data(), q}); return;
     case NttVariant::shoup_lazy:
       f(ShoupLazyButterfly<W>{fwd_.data(), fwd_shoup_.data(), inv_half_.data(),
                               inv_half_shoup_.data(), q, modulus_.barrett_alg4()});
       return;
     case NttVariant::shoup:
-      f(ReducedButterfly<W, ShoupReduction<W>>{
-          fwd_.data(), fwd_shoup_.data(), inv_half_.data(), inv_half_shoup_.data(), q,
-          ShoupReduction<W>{modulus_.barrett_alg4(), q}});
+      f(ReducedButterfly<W, ShoupReduction<W>>{fwd_.data(), fwd_shoup_.data(), inv_half_.data(),
+                                               inv_half_shoup_.data(), q,
+                                               ShoupReduction<W>{modulus_.barrett_alg4(), q}});
       return;
     case NttVariant::barrett_classical:
       f(ReducedButterfly<W, PlainTwiddleReduction<W, BarrettClassical<W>>>{
@@ -38,13 +36,15 @@ void NttPlan<W>::visit(NttVariant v, F&& f) const {
           fwd_.data(), nullptr, inv_half_.data(), nullptr, q, {modulus_.barrett_alg4()}});
       return;
     case NttVariant::montgomery:
-      f(ReducedButterfly<W, MontgomeryReduction<W>>{fwd_mont_.data(), nullptr,
-                                                    inv_half_mont_.data(), nullptr, q,
-                                                    {modulus_.montgomery()}});
+      f(ReducedButterfly<W, MontgomeryReduction<W>>{
+          fwd_mont_.data(), nullptr, inv_half_mont_.data(), nullptr, q, {modulus_.montgomery()}});
       return;
     case NttVariant::montgomery_ntt:
-      f(ReducedButterfly<W, MontgomeryNttReduction<W>>{fwd_mntt_.data(), nullptr,
-                                                       inv_half_mntt_.data(), nullptr, q,
+      f(ReducedButterfly<W, MontgomeryNttReduction<W>>{fwd_mntt_.data(),
+                                                       nullptr,
+                                                       inv_half_mntt_.data(),
+                                                       nullptr,
+                                                       q,
                                                        {modulus_.montgomery_ntt()}});
       return;
   }

@@ -4,12 +4,18 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/ntt/variant.hpp"
 
 namespace polyhe {
+
+/// A span in a parameter whose word type is deduced elsewhere (from the plan), so that vectors
+/// and arrays convert to it implicitly: polymul(a, b, c, plan) with std::vector operands.
+template <class T>
+using Span = std::type_identity_t<std::span<T>>;
 
 /// Twiddle storage 64-byte aligned (DESIGN.md, data layout).
 template <Word W>
@@ -19,9 +25,9 @@ struct AlignedAllocator {
   template <class U>
   explicit AlignedAllocator(const AlignedAllocator<U>&) {}
   W* allocate(std::size_t n) {
-    return static_cast<W*>(::operator new(n * sizeof(W), std::align_val_t{64}));
+    return static_cast<W*>(::operator new (n * sizeof(W), std::align_val_t{64}));
   }
-  void deallocate(W* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  void deallocate(W* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
   friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
 };
 

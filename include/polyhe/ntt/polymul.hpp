@@ -10,18 +10,18 @@ namespace polyhe {
 /// c = a·b mod (x^n + 1, q) as INTT(NTT(a) ⊙ NTT(b)) (paper eq. (2)). Requires a, b, c of size
 /// n (checked) with coefficients in [0, q) (a precondition); c may alias a or b. Output in [0, q).
 template <Word W>
-void polymul(std::span<const W> a, std::span<const W> b, std::span<W> c, const NttPlan<W>& plan,
+void polymul(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan,
              NttVariant v = kDefaultNttVariant);
 
 /// The same product by the fused multiplication of Alg. 8: truncated transforms, with the last
 /// CT stage, the Hadamard product and the first GS stage fused by Karatsuba (Alg. 7); it reads
 /// only the first half of each twiddle table.
 template <Word W>
-void polymul_fused(std::span<const W> a, std::span<const W> b, std::span<W> c,
-                   const NttPlan<W>& plan, NttVariant v = kDefaultNttVariant);
+void polymul_fused(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan,
+                   NttVariant v = kDefaultNttVariant);
 
 /// In evaluation form: c = a ⊙ b (bit-reversed order is irrelevant). Sizes checked.
 template <Word W>
-void hadamard(std::span<const W> a, std::span<const W> b, std::span<W> c, const NttPlan<W>& plan);
+void hadamard(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan);
 
 }  // namespace polyhe

@@ -21,9 +21,9 @@ enum class NttVariant {
 inline constexpr NttVariant kDefaultNttVariant = NttVariant::shoup_lazy;
 
 inline constexpr std::array<NttVariant, 8> kAllNttVariants = {
-    NttVariant::reference,  NttVariant::shoup_lazy,   NttVariant::shoup,
-    NttVariant::barrett_classical, NttVariant::barrett_dq, NttVariant::barrett_alg4,
-    NttVariant::montgomery, NttVariant::montgomery_ntt};
+    NttVariant::reference,         NttVariant::shoup_lazy,    NttVariant::shoup,
+    NttVariant::barrett_classical, NttVariant::barrett_dq,    NttVariant::barrett_alg4,
+    NttVariant::montgomery,        NttVariant::montgomery_ntt};
 
 /// The variant's name as the CLI and the benchmark JSON spell it ("shoup-lazy", ...).
 std::string_view to_string(NttVariant v);
