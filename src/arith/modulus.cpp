@@ -56,6 +56,9 @@ W pow2_mod(int e, W q) {
 template <Word W>
 Modulus<W>::Modulus(W q) : q_(q), bits_(bit_length(q)) {
   constexpr int beta = word_bits<W>;
+  // The Barrett quotient ⌊c·µ / 2^s⌋ as ⌊hi((c << pre)·µ) / 2^post⌋ (see barrett_quotient).
+  const auto pre_shift = [](int s) { return s < beta ? beta - s : 0; };
+  const auto post_shift = [](int s) { return s > beta ? s - beta : 0; };
   if (q < 2 || bits_ > beta - 1) {
     throw InvalidParameter("q = " + std::to_string(q) + " is not a valid modulus on " +
                            std::to_string(beta) + "-bit words: it must satisfy 2 <= q < 2^" +
@@ -63,13 +66,19 @@ Modulus<W>::Modulus(W q) : q_(q), bits_(bit_length(q)) {
   }
   const int m = bits_;
   if (m <= beta - 2) {
-    if (auto mu = barrett_mu<W>(2 * m, q)) classical_ = BarrettClassical<W>{q, *mu, m};
+    if (auto mu = barrett_mu<W>(2 * m, q)) {
+      classical_ = BarrettClassical<W>{q, *mu, m, pre_shift(m + 1), post_shift(m + 1)};
+    }
     if (m >= 2) {
-      if (auto mu = barrett_mu<W>(2 * m + 1, q)) alg4_ = BarrettAlg4<W>{q, *mu, m};
+      if (auto mu = barrett_mu<W>(2 * m + 1, q)) {
+        alg4_ = BarrettAlg4<W>{q, *mu, m, pre_shift(m + 3), post_shift(m + 3)};
+      }
     }
   }
   if (m >= 2 && m <= beta - 4) {
-    if (auto mu = barrett_mu<W>(2 * m + 3, q)) dq_ = BarrettDQ<W>{q, *mu, m};
+    if (auto mu = barrett_mu<W>(2 * m + 3, q)) {
+      dq_ = BarrettDQ<W>{q, *mu, m, pre_shift(m + 5), post_shift(m + 5)};
+    }
   }
   if (q % 2 == 1) {
     const W r_mod = pow2_mod<W>(beta, q);

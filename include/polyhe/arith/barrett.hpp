@@ -19,12 +19,34 @@ struct ReduceSteps {
   int corrections;
 };
 
+/// ⌊x / 2^s⌋ for 0 ≤ s < β when the quotient fits a word: one funnel shift, never a
+/// double-word shift by a run-time count.
+template <Word W>
+POLYHE_HD constexpr W shift_right_to_word(Wide<W> x, int s) {
+  if constexpr (sizeof(W) == 8) {
+    const W lo = static_cast<W>(x);
+    const W hi = static_cast<W>(x >> 64);
+    return (lo >> s) | ((hi << 1) << (63 - s));
+  } else {
+    return static_cast<W>(x >> s);
+  }
+}
+
+/// ⌊c·µ / 2^s⌋ as hi((c << pre)·µ) >> post, exact because multiplying by 2^pre before the floor
+/// and dividing by 2^post after it compose to one floor. Requires c << pre < 2^β.
+template <Word W>
+POLYHE_HD constexpr W barrett_quotient(W c, W mu, int pre, int post) {
+  return mul_hi(static_cast<W>(c << pre), mu) >> post;
+}
+
 /// Constants of the classical Barrett reduction (paper Alg. 2): µ = ⌊2^(2m) / q⌋.
 template <Word W>
 struct BarrettClassical {
   W q;
   W mu;
-  int m;  // len(q)
+  int m;     // len(q)
+  int pre;   // the quotient ⌊c·µ / 2^s⌋ is computed as ⌊hi((c << pre)·µ) / 2^post⌋,
+  int post;  // pre = max(0, β − s), post = max(0, s − β): word-sized operands only
 };
 
 /// Constants of Dhem–Quisquater's Barrett (paper Alg. 3, PALISADE's form): µ = ⌊2^(2m+3) / q⌋.
@@ -32,7 +54,9 @@ template <Word W>
 struct BarrettDQ {
   W q;
   W mu;
-  int m;
+  int m;     // len(q)
+  int pre;   // the quotient ⌊c·µ / 2^s⌋ is computed as ⌊hi((c << pre)·µ) / 2^post⌋,
+  int post;  // pre = max(0, β − s), post = max(0, s − β): word-sized operands only
 };
 
 /// Constants of the one-correction Barrett of paper Alg. 4: µ = ⌊2^(2m+1) / q⌋.
@@ -40,7 +64,9 @@ template <Word W>
 struct BarrettAlg4 {
   W q;
   W mu;
-  int m;
+  int m;     // len(q)
+  int pre;   // the quotient ⌊c·µ / 2^s⌋ is computed as ⌊hi((c << pre)·µ) / 2^post⌋,
+  int post;  // pre = max(0, β − s), post = max(0, s − β): word-sized operands only
 };
 
 /// Classical Barrett (paper Alg. 2). Requires len(q) = m ≤ β−2, 0 ≤ x < 2^(2m).
@@ -50,8 +76,8 @@ struct BarrettAlg4 {
 template <Word W>
 POLYHE_HD constexpr ReduceSteps<W> barrett_classical_steps(Wide<W> x,
                                                            const BarrettClassical<W>& c) {
-  const Wide<W> hi = x >> (c.m - 1);  // < 2^(m+1)
-  const W quot = static_cast<W>((hi * c.mu) >> (c.m + 1));
+  const W hi = shift_right_to_word<W>(x, c.m - 1);  // < 2^(m+1)
+  const W quot = barrett_quotient(hi, c.mu, c.pre, c.post);
   W rem = static_cast<W>(x) - quot * c.q;  // < 3q < 2^β: exact in one word
   int corrections = 0;
   if (rem >= c.q) {
@@ -67,8 +93,8 @@ POLYHE_HD constexpr ReduceSteps<W> barrett_classical_steps(Wide<W> x,
 
 template <Word W>
 POLYHE_HD constexpr W barrett_classical_reduce(Wide<W> x, const BarrettClassical<W>& c) {
-  const Wide<W> hi = x >> (c.m - 1);
-  const W quot = static_cast<W>((hi * c.mu) >> (c.m + 1));
+  const W hi = shift_right_to_word<W>(x, c.m - 1);
+  const W quot = barrett_quotient(hi, c.mu, c.pre, c.post);
   W rem = static_cast<W>(x) - quot * c.q;
   rem -= c.q & (W{0} - static_cast<W>(rem >= c.q));
   rem -= c.q & (W{0} - static_cast<W>(rem >= c.q));
@@ -79,8 +105,8 @@ POLYHE_HD constexpr W barrett_classical_reduce(Wide<W> x, const BarrettClassical
 /// The estimate is off by at most 1: one correction. Output in [0, q).
 template <Word W>
 POLYHE_HD constexpr ReduceSteps<W> barrett_dq_steps(Wide<W> x, const BarrettDQ<W>& c) {
-  const Wide<W> hi = x >> (c.m - 2);  // < 2^(m+2)
-  const W quot = static_cast<W>((hi * c.mu) >> (c.m + 5));
+  const W hi = shift_right_to_word<W>(x, c.m - 2);  // < 2^(m+2)
+  const W quot = barrett_quotient(hi, c.mu, c.pre, c.post);
   W rem = static_cast<W>(x) - quot * c.q;  // < 2q
   int corrections = 0;
   if (rem >= c.q) {
@@ -92,8 +118,8 @@ POLYHE_HD constexpr ReduceSteps<W> barrett_dq_steps(Wide<W> x, const BarrettDQ<W
 
 template <Word W>
 POLYHE_HD constexpr W barrett_dq_reduce(Wide<W> x, const BarrettDQ<W>& c) {
-  const Wide<W> hi = x >> (c.m - 2);
-  const W quot = static_cast<W>((hi * c.mu) >> (c.m + 5));
+  const W hi = shift_right_to_word<W>(x, c.m - 2);
+  const W quot = barrett_quotient(hi, c.mu, c.pre, c.post);
   const W rem = static_cast<W>(x) - quot * c.q;
   return rem - (c.q & (W{0} - static_cast<W>(rem >= c.q)));
 }
@@ -104,8 +130,8 @@ POLYHE_HD constexpr W barrett_dq_reduce(Wide<W> x, const BarrettDQ<W>& c) {
 /// so quot ≥ ⌊x/q⌋ − 1 and one correction suffices. Output in [0, q).
 template <Word W>
 POLYHE_HD constexpr ReduceSteps<W> barrett_alg4_steps(Wide<W> x, const BarrettAlg4<W>& c) {
-  const Wide<W> hi = x >> (c.m - 2);  // < 2^(m+2)
-  const W quot = static_cast<W>((hi * c.mu) >> (c.m + 3));
+  const W hi = shift_right_to_word<W>(x, c.m - 2);  // < 2^(m+2)
+  const W quot = barrett_quotient(hi, c.mu, c.pre, c.post);
   W rem = static_cast<W>(x) - quot * c.q;  // < 2q
   int corrections = 0;
   if (rem >= c.q) {
@@ -117,8 +143,8 @@ POLYHE_HD constexpr ReduceSteps<W> barrett_alg4_steps(Wide<W> x, const BarrettAl
 
 template <Word W>
 POLYHE_HD constexpr W barrett_alg4_reduce(Wide<W> x, const BarrettAlg4<W>& c) {
-  const Wide<W> hi = x >> (c.m - 2);
-  const W quot = static_cast<W>((hi * c.mu) >> (c.m + 3));
+  const W hi = shift_right_to_word<W>(x, c.m - 2);
+  const W quot = barrett_quotient(hi, c.mu, c.pre, c.post);
   const W rem = static_cast<W>(x) - quot * c.q;
   return rem - (c.q & (W{0} - static_cast<W>(rem >= c.q)));
 }

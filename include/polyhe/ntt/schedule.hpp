@@ -14,12 +14,27 @@ namespace polyhe::detail {
 /// (m_end = n for the whole transform; n/2 truncates the last stage as Alg. 8 needs). The last
 /// stage that runs also maps its outputs through P::fwd_out, so the result is in [0, q).
 /// Requires inputs in [0, q).
+///
+/// The policy is copied into a local so that stores through `a` cannot alias its constants (the
+/// compiler would otherwise reload q on every butterfly), and the stage with one butterfly per
+/// block (t = 1) runs as one flat loop in registers.
 template <class P, Word W>
-void forward_ct(W* a, std::size_t n, const P& p, std::size_t m_end) {
+void forward_ct(W* a, std::size_t n, const P& policy, std::size_t m_end) {
+  const P p = policy;
   std::size_t t = n;
   for (std::size_t m = 1; m < m_end; m <<= 1) {
     t >>= 1;
     const bool last = (m << 1) >= m_end;
+    if (t == 1) {  // the last stage of a whole transform
+      for (std::size_t i = 0; i < m; ++i) {
+        W x = a[2 * i];
+        W y = a[2 * i + 1];
+        p.ct(x, y, p.fwd_tw(m + i));
+        a[2 * i] = p.fwd_out(x);
+        a[2 * i + 1] = p.fwd_out(y);
+      }
+      continue;
+    }
     for (std::size_t i = 0; i < m; ++i) {
       const auto w = p.fwd_tw(m + i);
       W* x = a + 2 * i * t;
@@ -28,9 +43,11 @@ void forward_ct(W* a, std::size_t n, const P& p, std::size_t m_end) {
         for (std::size_t j = 0; j < t; ++j) p.ct(x[j], y[j], w);
       } else {
         for (std::size_t j = 0; j < t; ++j) {
-          p.ct(x[j], y[j], w);
-          x[j] = p.fwd_out(x[j]);
-          y[j] = p.fwd_out(y[j]);
+          W u = x[j];
+          W v = y[j];
+          p.ct(u, v, w);
+          x[j] = p.fwd_out(u);
+          y[j] = p.fwd_out(v);
         }
       }
     }
@@ -40,11 +57,24 @@ void forward_ct(W* a, std::size_t n, const P& p, std::size_t m_end) {
 /// Alg. 6, merged Gentleman–Sande with the halving of §III-A, bit-reversed → natural, over the
 /// stages m = m_first, m_first/2, …, 1 (m_first = n/2 for the whole transform, n/4 after the
 /// fused product of Alg. 8). The last stage maps through P::inv_out. Requires inputs in [0, q).
+/// Local policy copy and flat t = 1 stage as in forward_ct.
 template <class P, Word W>
-void inverse_gs(W* a, std::size_t n, const P& p, std::size_t m_first) {
+void inverse_gs(W* a, std::size_t n, const P& policy, std::size_t m_first) {
+  const P p = policy;
   std::size_t t = n / (2 * m_first);
   for (std::size_t m = m_first; m >= 1; m >>= 1) {
     const bool last = m == 1;
+    if (t == 1 && !last) {  // the first stage of a whole transform
+      for (std::size_t i = 0; i < m; ++i) {
+        W x = a[2 * i];
+        W y = a[2 * i + 1];
+        p.gs(x, y, p.inv_tw(m + i));
+        a[2 * i] = x;
+        a[2 * i + 1] = y;
+      }
+      t <<= 1;
+      continue;
+    }
     for (std::size_t i = 0; i < m; ++i) {
       const auto w = p.inv_tw(m + i);
       W* x = a + 2 * i * t;
@@ -53,9 +83,11 @@ void inverse_gs(W* a, std::size_t n, const P& p, std::size_t m_first) {
         for (std::size_t j = 0; j < t; ++j) p.gs(x[j], y[j], w);
       } else {
         for (std::size_t j = 0; j < t; ++j) {
-          p.gs(x[j], y[j], w);
-          x[j] = p.inv_out(x[j]);
-          y[j] = p.inv_out(y[j]);
+          W u = x[j];
+          W v = y[j];
+          p.gs(u, v, w);
+          x[j] = p.inv_out(u);
+          y[j] = p.inv_out(v);
         }
       }
     }
@@ -70,7 +102,8 @@ void inverse_gs(W* a, std::size_t n, const P& p, std::size_t m_first) {
 /// Per pair: u = a0·b0, v = a1·b1, c1 = (a0+a1)(b0+b1) − u − v, c0 = u + α²·v.
 /// Requires inputs in [0, q); outputs in [0, q). c may alias a.
 template <class P, Word W>
-void fused_hadamard(const W* a, const W* b, W* c, std::size_t n, const P& p, W q) {
+void fused_hadamard(const W* a, const W* b, W* c, std::size_t n, const P& policy, W q) {
+  const P p = policy;
   for (std::size_t i = 0; i < n / 2; ++i) {
     const W a0 = a[2 * i], a1 = a[2 * i + 1];
     const W b0 = b[2 * i], b1 = b[2 * i + 1];

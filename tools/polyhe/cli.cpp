@@ -1,0 +1,182 @@
+// The command line: CLI11 declares the subcommands and their options; this file turns every
+// outcome into an exit status, and every error into one line on stderr.
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <istream>
+#include <new>
+#include <ostream>
+
+#include "commands.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/ntt/variant.hpp"
+#include "polyhe/version.hpp"
+#include "text.hpp"
+#include "usage.hpp"
+
+namespace polyhe::cli {
+
+namespace {
+
+/// Error lines are cut here: input echoed into a message must not flood the terminal.
+constexpr std::size_t kMaxErrorLength = 400;
+
+int fail(std::ostream& err, std::string_view message) {
+  std::string line = one_line(message);
+  if (line.size() > kMaxErrorLength) line = line.substr(0, kMaxErrorLength) + "...";
+  err << "polyhe: error: " << line << std::endl;
+  return kExitBadInput;
+}
+
+bool is_command(const CLI::App& app, const std::string& name) {
+  try {
+    return app.get_subcommand(name) != nullptr;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
+
+/// The options of every subcommand, filled in by CLI11.
+struct Options {
+  InfoOptions info;
+  SelftestOptions selftest;
+  std::uint64_t selftest_seed = 0;
+  PolymulOptions polymul;
+  BenchNttArgs bench_ntt;
+  ReportOptions report;
+  std::uint64_t report_seed = 0;
+  double report_min_time = 0;
+};
+
+struct Commands {
+  CLI::App* info;
+  CLI::App* selftest;
+  CLI::App* polymul;
+  CLI::App* bench;
+  CLI::App* bench_ntt;
+  CLI::App* report;
+};
+
+Commands declare(CLI::App& app, Options& o) {
+  Commands c{};
+  app.set_version_flag("--version", std::string(kVersion), "Print the version and exit");
+  app.footer("Exit status: 0 success, 1 a self-test check failed, 2 bad usage or bad input.");
+
+  c.info = app.add_subcommand("info", "Build options, CPU features, GPUs and NTT parameters");
+  c.info->add_flag("--json", o.info.json, "Print one JSON object");
+
+  c.selftest = app.add_subcommand(
+      "selftest", "A quick end-to-end check: products in every NTT variant against references");
+  c.selftest->add_flag("--json", o.selftest.json, "Print the result as one JSON object");
+  c.selftest->add_option("--seed", o.selftest_seed, "Replay the inputs of an earlier run");
+
+  c.polymul = app.add_subcommand(
+      "polymul",
+      R"(Negacyclic product: reads {"q": Q, "a": [...], "b": [...]} on stdin, writes {"c": [...]})");
+  c.polymul->footer(
+      "Integers are JSON numbers or decimal strings. a and b have the same power-of-two length "
+      "N in [2, 2^17]; q is a prime of at most 62 bits with q = 1 mod 2N; every coefficient is "
+      "in [0, q). The output coefficients are decimal strings. Bad input: one line on stderr, "
+      "exit status 2.");
+  c.polymul->add_flag("--fused", o.polymul.fused, "Use the fused multiplication (Alg. 8)");
+  c.polymul->add_option("--variant", o.polymul.variant, "NTT variant (see polyhe info)");
+
+  c.bench = app.add_subcommand("bench", "Benchmarks");
+  c.bench_ntt =
+      c.bench->add_subcommand("ntt", "Time ntt_forward, ntt_inverse, polymul and polymul_fused");
+  auto& b = o.bench_ntt;
+  c.bench_ntt->add_option("--log-n", b.log_n, "log2 N: 12, 10-17 or 10,12,14")
+      ->capture_default_str();
+  c.bench_ntt->add_option("--bits", b.bits, "Prime sizes in bits (20-62), e.g. 30,50,60")
+      ->capture_default_str();
+  c.bench_ntt->add_option("--variant", b.variant,
+                          "NTT variant or 'all' (default: the library's default, " +
+                              std::string(to_string(kDefaultNttVariant)) + ")");
+  c.bench_ntt->add_option(
+      "--ops", b.ops,
+      "Comma list of ntt_forward, ntt_inverse, polymul, polymul_fused (default: all)");
+  c.bench_ntt
+      ->add_option("--threads", b.threads,
+                   "Threads; above 1, the batched API on 2*threads limbs per call")
+      ->capture_default_str();
+  c.bench_ntt->add_option("--min-time", b.min_time_s, "Seconds per measurement")
+      ->capture_default_str();
+  c.bench_ntt->add_flag("--json", b.json, "One JSON object per measurement, one per line");
+
+  c.report = app.add_subcommand("report", "Self-test and NTT benchmark, as a markdown report");
+  c.report->add_flag("--quick", o.report.quick, "Shorter measurements (0.02 s each)");
+  c.report->add_option("--min-time", o.report_min_time, "Seconds per measurement (default 0.3)");
+  c.report->add_option("--output", o.report.output, "Also write the report to this file");
+  c.report->add_option("--seed", o.report_seed, "Seed of the self-test inputs");
+  return c;
+}
+
+/// After a successful parse: runs the chosen subcommand.
+int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& in,
+             std::ostream& out, std::ostream& err) {
+  if (c.info->parsed()) return cmd_info(o.info, out);
+  if (c.selftest->parsed()) {
+    if (c.selftest->count("--seed") > 0) o.selftest.seed = o.selftest_seed;
+    return cmd_selftest(o.selftest, out);
+  }
+  if (c.polymul->parsed()) return cmd_polymul(o.polymul, in, out);
+  if (c.bench_ntt->parsed()) return cmd_bench_ntt(o.bench_ntt, out, err);
+  if (c.bench->parsed()) {
+    err << c.bench->help("polyhe");
+    return kExitBadInput;
+  }
+  if (c.report->parsed()) {
+    if (c.report->count("--seed") > 0) o.report.seed = o.report_seed;
+    if (c.report->count("--min-time") > 0) o.report.min_time_s = o.report_min_time;
+    return cmd_report(o.report, out, err);
+  }
+  err << app.help();
+  return kExitBadInput;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+        std::ostream& err) {
+  try {
+    CLI::App app("polyhe " + std::string(kVersion) +
+                     ": homomorphic-encryption arithmetic (modular reduction, NTT, polynomial "
+                     "products)",
+                 "polyhe");
+    Options options;
+    const Commands commands = declare(app, options);
+    std::vector<const char*> argv = {"polyhe"};
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    try {
+      app.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const CLI::CallForHelp&) {
+      out << app.help();
+      return kExitOk;
+    } catch (const CLI::CallForAllHelp&) {
+      out << app.help("", CLI::AppFormatMode::All);
+      return kExitOk;
+    } catch (const CLI::CallForVersion& e) {
+      out << e.what() << '\n';
+      return kExitOk;
+    } catch (const CLI::ParseError& e) {
+      if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !is_command(app, args[0])) {
+        return fail(err, "unknown command '" + args[0] +
+                             "'; the commands are info, selftest, polymul, bench, report");
+      }
+      return fail(err, std::string(e.what()) + " (see --help)");
+    }
+    return dispatch(app, commands, options, in, out, err);
+  } catch (const UsageError& e) {
+    return fail(err, e.what());
+  } catch (const Error& e) {
+    return fail(err, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(err, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(err, e.what());
+  } catch (...) {
+    return fail(err, "unknown error");
+  }
+}
+
+}  // namespace polyhe::cli

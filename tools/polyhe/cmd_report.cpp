@@ -1,0 +1,111 @@
+// `polyhe report`: the self-test and the NTT benchmark on this machine, as one markdown document.
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "bench_ntt.hpp"
+#include "commands.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/version.hpp"
+#include "random.hpp"
+#include "selftest.hpp"
+#include "sysinfo.hpp"
+#include "text.hpp"
+#include "usage.hpp"
+
+namespace polyhe::cli {
+
+namespace {
+
+constexpr double kDefaultMinTime = 0.3;
+constexpr double kQuickMinTime = 0.02;
+
+void write_machine(std::ostream& md) {
+  md << "- Machine: " << cpu_model() << ", " << logical_cores() << " logical cores\n";
+  md << "- CPU features:";
+  const auto features = cpu_features();
+  if (features.empty()) md << " (none checked on this architecture)";
+  for (std::size_t i = 0; i < features.size(); ++i) {
+    md << (i ? ", " : " ") << features[i].name << (features[i].present ? " yes" : " no");
+  }
+  md << '\n';
+  const GpuReport gpu = gpu_report();
+  md << "- GPUs: ";
+  if (gpu.gpus.empty()) md << "none (" << gpu.why_none << ")";
+  for (std::size_t i = 0; i < gpu.gpus.size(); ++i) md << (i ? ", " : "") << gpu.gpus[i].name;
+  md << '\n';
+  md << "- polyhe " << kVersion << ", " << build_type() << " build, " << compiler() << '\n';
+}
+
+/// polymul_fused / polymul per (log N, bits, variant), from the measurements that have both.
+void write_ratios(std::ostream& md, const std::vector<Measurement>& ms) {
+  md << "| log N | bits | variant | polymul µs | polymul_fused µs | fused / unfused |\n"
+     << "|---:|---:|---|---:|---:|---:|\n";
+  for (const Measurement& plain : ms) {
+    if (plain.op != "polymul") continue;
+    for (const Measurement& fused : ms) {
+      if (fused.op != "polymul_fused" || fused.log_n != plain.log_n || fused.bits != plain.bits ||
+          fused.variant != plain.variant) {
+        continue;
+      }
+      md << "| " << plain.log_n << " | " << plain.bits << " | " << plain.variant << " | "
+         << micros(plain.stats.median_ns) << " | " << micros(fused.stats.median_ns) << " | "
+         << fixed(fused.stats.median_ns / plain.stats.median_ns, 3) << " |\n";
+    }
+  }
+}
+
+}  // namespace
+
+int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
+  std::ofstream file;
+  if (!opt.output.empty()) {  // fail before an hour of benchmarking, not after
+    file.open(opt.output);
+    if (!file) throw UsageError("--output: cannot write '" + opt.output + "'");
+  }
+  BenchNttArgs args;  // the defaults: log N 10-17, 30/50/60 bits, default variant, 1 thread
+  args.min_time_s = opt.min_time_s ? *opt.min_time_s : opt.quick ? kQuickMinTime : kDefaultMinTime;
+  const BenchNttConfig config = make_bench_ntt_config(args);
+
+  err << "polyhe report: self-test...\n";
+  const SelftestResult st = run_selftest(opt.seed ? *opt.seed : os_seed());
+  err << "polyhe report: NTT benchmark (" << config.cases.size() * config.ops.size()
+      << " measurements, about "
+      << fixed(static_cast<double>(config.cases.size() * config.ops.size()) *
+                   config.timing.min_time_s,
+               0)
+      << " s)...\n";
+  std::vector<Measurement> ms;
+  run_bench_ntt(
+      config, [&](const Measurement& m) { ms.push_back(m); },
+      [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
+
+  std::ostringstream md;
+  md << "# polyhe report\n\n";
+  md << "- Date: " << utc_timestamp() << '\n';
+  write_machine(md);
+  md << "\n## Self-test\n\n"
+     << (st.ok() ? "Passed" : "**FAILED**") << ": " << st.passed() << " checks passed, "
+     << st.failed() << " failed, in " << fixed(st.seconds, 2) << " s (seed " << st.seed
+     << ").\n\n```\n";
+  write_selftest_text(st, md);
+  md << "```\n\n## NTT and polynomial multiplication\n\n";
+  md << "CPU, 1 thread, variant " << to_string(kDefaultNttVariant)
+     << ", the largest NTT prime of each size; median, 10th and 90th percentile per call over "
+        "`reps` samples (at least "
+     << fixed(config.timing.min_time_s, 2) << " s per measurement).\n\n";
+  md << markdown_table_header();
+  for (const Measurement& m : ms) md << markdown_table_row(m);
+  md << "\n## Fused multiplication (Alg. 8) against INTT(NTT(a) ⊙ NTT(b))\n\n";
+  write_ratios(md, ms);
+
+  out << md.str() << std::flush;
+  if (file.is_open()) {
+    file << md.str();
+    file.close();
+    if (!file) throw Error("--output: writing '" + opt.output + "' failed");
+  }
+  return st.ok() ? 0 : 1;
+}
+
+}  // namespace polyhe::cli

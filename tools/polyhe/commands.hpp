@@ -1,0 +1,51 @@
+// The subcommands of `polyhe`, each a function of its options and streams. They throw UsageError,
+// polyhe::Error or std::exception for bad usage or input (cli.cpp turns those into one line on
+// stderr and exit status 2) and return the exit status otherwise.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace polyhe::cli {
+
+struct InfoOptions {
+  bool json = false;
+};
+int cmd_info(const InfoOptions& opt, std::ostream& out);
+
+struct SelftestOptions {
+  bool json = false;
+  std::optional<std::uint64_t> seed;  // from the OS when absent
+};
+/// 0 when every check passed, 1 otherwise.
+int cmd_selftest(const SelftestOptions& opt, std::ostream& out);
+
+struct PolymulOptions {
+  bool fused = false;
+  std::string variant;  // empty: the library's default
+};
+int cmd_polymul(const PolymulOptions& opt, std::istream& in, std::ostream& out);
+
+struct BenchNttArgs {
+  std::string log_n = "10-17";
+  std::string bits = "30,50,60";
+  std::string variant;  // empty: the default variant; "all": every variant
+  std::string ops;      // empty: all four
+  unsigned threads = 1;
+  double min_time_s = 0.3;
+  bool json = false;
+};
+int cmd_bench_ntt(const BenchNttArgs& args, std::ostream& out, std::ostream& err);
+
+struct ReportOptions {
+  bool quick = false;
+  std::optional<double> min_time_s;  // per measurement; default 0.3 s, 0.02 s with quick
+  std::string output;                // also write the report here when not empty
+  std::optional<std::uint64_t> seed;
+};
+/// 0 when the self-test passed, 1 otherwise (the report is written either way).
+int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err);
+
+}  // namespace polyhe::cli

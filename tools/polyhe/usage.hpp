@@ -1,0 +1,25 @@
+// Command-line arguments the commands parse themselves (lists, ranges), and the error they throw.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace polyhe::cli {
+
+/// A bad command line: `polyhe` prints the message on one line and exits with status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The comma-separated items of `spec` ("a,b,c"); throws UsageError naming `option` on an empty
+/// item.
+std::vector<std::string> split_list(std::string_view spec, std::string_view option);
+
+/// Integers from "12", "10-17" or a comma list of either ("10,12,14-16"), each in [lo, hi], in
+/// the order given, duplicates dropped. Throws UsageError naming `option` and the bad item.
+std::vector<int> parse_int_list(std::string_view spec, std::string_view option, int lo, int hi);
+
+}  // namespace polyhe::cli
