@@ -6,5 +6,4 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target polyhe_cli
-mkdir -p docs/bench
 exec build/release/tools/polyhe/polyhe report "$@"

@@ -57,7 +57,7 @@ void polymul_fused(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>
     detail::forward_ct(c.data(), n, p, n / 2);
     detail::forward_ct(tb, n, p, n / 2);
     detail::fused_hadamard(c.data(), tb, c.data(), n, p, plan.q());
-    if (n >= 4) detail::inverse_gs(c.data(), n, p, n / 4);
+    detail::inverse_gs(c.data(), n, p, n / 4);  // no stage left when n = 2
   });
 }
 

@@ -183,7 +183,9 @@ SelftestGroup reduction_group(W a, W b, W q) {
            " q=" + std::to_string(q) + ", " + std::to_string(word_bits<W>) + "-bit words";
   check(g, "Modulus", [&] {
     const Modulus<W> m(q);
-    for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+    for (const auto& operand_pair : {std::pair{a, b}, std::pair{b, a}}) {
+      const W x = operand_pair.first;
+      const W y = operand_pair.second;
       const W want = static_cast<W>(static_cast<u128>(x) * y % q);
       std::string operands = "(";  // appended: GCC 12 warns falsely (-Wrestrict) on "(" + ...
       operands += std::to_string(x) + "*" + std::to_string(y) + ")";

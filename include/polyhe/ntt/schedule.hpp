@@ -60,6 +60,7 @@ void forward_ct(W* a, std::size_t n, const P& policy, std::size_t m_end) {
 /// Local policy copy and flat t = 1 stage as in forward_ct.
 template <class P, Word W>
 void inverse_gs(W* a, std::size_t n, const P& policy, std::size_t m_first) {
+  if (m_first == 0) return;  // no stage (n = 2 after the fused product)
   const P p = policy;
   std::size_t t = n / (2 * m_first);
   for (std::size_t m = m_first; m >= 1; m >>= 1) {
