@@ -359,7 +359,7 @@ void register_all() {
   }
 
   // Batched forward transforms: 8 limbs (8 distinct 60-bit primes) at N = 2^14, 1 and 2
-  // threads. forward_batch starts its threads per call, so real time is the measure.
+  // threads. forward_batch runs on the default thread pool; real time is the measure.
   for (const unsigned threads : {1U, 2U}) {
     const NttVariant v = polyhe::kDefaultNttVariant;
     constexpr int kLogN = 14, kBits = 60;

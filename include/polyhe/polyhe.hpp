@@ -8,6 +8,8 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
 #include "polyhe/ntt/plan.hpp"
 #include "polyhe/ntt/polymul.hpp"

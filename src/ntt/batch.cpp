@@ -1,12 +1,9 @@
 #include "polyhe/ntt/batch.hpp"
 
-#include <algorithm>
-#include <exception>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
 #include "polyhe/ntt/polymul.hpp"
 
 namespace polyhe {
@@ -37,30 +34,15 @@ std::size_t check_batch(std::span<const NttPlan<W>* const> plans, std::size_t wo
   return n;
 }
 
-/// Runs body(limb) for every limb, spread over `threads` threads; rethrows the first error.
+/// Runs body(limb) for every limb: inline for threads = 1, else on the default pool with at most
+/// `threads` threads (0: the pool's size). The first exception is rethrown after all finish.
 template <class F>
-void for_each_limb(std::size_t limbs, unsigned threads, F body) {
-  const std::size_t workers = std::min<std::size_t>(std::max(1U, threads), limbs);
-  if (workers <= 1) {
+void for_each_limb(std::size_t limbs, unsigned threads, const F& body) {
+  if (threads == 1) {
     for (std::size_t i = 0; i < limbs; ++i) body(i);
     return;
   }
-  std::vector<std::exception_ptr> errors(workers);
-  std::vector<std::thread> pool;
-  pool.reserve(workers);
-  for (std::size_t w = 0; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      try {
-        for (std::size_t i = w; i < limbs; i += workers) body(i);
-      } catch (...) {
-        errors[w] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : pool) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  parallel_for(limbs, body, threads);
 }
 
 }  // namespace

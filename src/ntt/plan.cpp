@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <string>
+#include <type_traits>
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
@@ -97,6 +98,27 @@ NttPlan<W>::NttPlan(std::size_t n, W q, W psi)
   const W r_mntt = static_cast<W>(pow_mod(2, static_cast<std::uint64_t>(mntt.rounds) * mntt.k, q));
   fwd_mntt_ = scaled(fwd_, r_mntt);
   inv_half_mntt_ = scaled(inv_half_, r_mntt);
+
+  if constexpr (std::is_same_v<W, std::uint64_t>) {
+    const cpu::NttTables64 tables{n, q, fwd_, fwd_shoup_, inv_, inv_half_, inv_half_shoup_};
+    kernels_[static_cast<int>(CpuPath::scalar)] = cpu::make_scalar_ntt_kernel(tables);
+    // SIMD kernels only where this CPU can run them (their construction may use the ISA).
+    const CpuPath best = best_cpu_path();
+    if (best >= CpuPath::avx512) {
+      kernels_[static_cast<int>(CpuPath::avx512)] = cpu::make_avx512_ntt_kernel(tables);
+    }
+    if (best >= CpuPath::ifma) {
+      kernels_[static_cast<int>(CpuPath::ifma)] = cpu::make_ifma_ntt_kernel(tables);
+    }
+  }
+}
+
+template <Word W>
+const cpu::NttKernel64* NttPlan<W>::cpu_kernel(CpuPath p) const {
+  for (int i = static_cast<int>(p); i >= 0; --i) {
+    if (kernels_[i]) return kernels_[i].get();
+  }
+  return nullptr;
 }
 
 template <Word W>
@@ -131,12 +153,18 @@ void check_size(std::span<W> a, std::size_t n, const char* what) {
 template <Word W>
 void NttPlan<W>::forward(std::span<W> a, NttVariant v) const {
   check_size(a, n_, "forward NTT");
+  if constexpr (std::is_same_v<W, std::uint64_t>) {
+    if (v == NttVariant::shoup_lazy) return cpu_kernel()->forward(a.data());
+  }
   visit(v, [&](const auto& p) { detail::forward_ct(a.data(), n_, p, n_); });
 }
 
 template <Word W>
 void NttPlan<W>::inverse(std::span<W> a, NttVariant v) const {
   check_size(a, n_, "inverse NTT");
+  if constexpr (std::is_same_v<W, std::uint64_t>) {
+    if (v == NttVariant::shoup_lazy) return cpu_kernel()->inverse(a.data());
+  }
   visit(v, [&](const auto& p) { detail::inverse_gs(a.data(), n_, p, n_ / 2); });
 }
 

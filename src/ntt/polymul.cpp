@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "polyhe/core/error.hpp"
 #include "polyhe/ntt/dispatch.hpp"
@@ -37,6 +38,16 @@ void polymul(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan
   W* tb = scratch<W>(n);
   std::copy(b.begin(), b.end(), tb);
   if (c.data() != a.data()) std::copy(a.begin(), a.end(), c.begin());
+  if constexpr (std::is_same_v<W, std::uint64_t>) {
+    if (v == NttVariant::shoup_lazy) {
+      const cpu::NttKernel64* k = plan.cpu_kernel();
+      k->forward(c.data());
+      k->forward(tb);
+      k->hadamard(c.data(), tb, c.data());
+      k->inverse(c.data());
+      return;
+    }
+  }
   plan.visit(v, [&](const auto& p) {
     detail::forward_ct(c.data(), n, p, n);
     detail::forward_ct(tb, n, p, n);
@@ -53,6 +64,16 @@ void polymul_fused(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>
   W* tb = scratch<W>(n);
   std::copy(b.begin(), b.end(), tb);
   if (c.data() != a.data()) std::copy(a.begin(), a.end(), c.begin());
+  if constexpr (std::is_same_v<W, std::uint64_t>) {
+    if (v == NttVariant::shoup_lazy) {
+      const cpu::NttKernel64* k = plan.cpu_kernel();
+      k->forward_truncated(c.data());
+      k->forward_truncated(tb);
+      k->fused_hadamard(c.data(), tb, c.data());
+      k->inverse_truncated(c.data());
+      return;
+    }
+  }
   plan.visit(v, [&](const auto& p) {
     detail::forward_ct(c.data(), n, p, n / 2);
     detail::forward_ct(tb, n, p, n / 2);

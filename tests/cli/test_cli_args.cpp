@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/variant.hpp"
 #include "polyhe/version.hpp"
 #include "run_cli.hpp"
@@ -169,17 +170,20 @@ TEST(CliBenchNtt, TableMode) {
   const auto r = run_cli(args);
   EXPECT_EQ(r.status, 0) << r.err;
   const auto ls = lines(r.out);
-  const auto header = std::find(
-      ls.begin(), ls.end(), "| op | log N | bits | variant | median µs | p10 µs | p90 µs | reps |");
+  const auto header =
+      std::find(ls.begin(), ls.end(),
+                "| op | log N | bits | variant | path | median µs | p10 µs | p90 µs | reps |");
   ASSERT_NE(header, ls.end()) << r.out;
   EXPECT_EQ(ls.end() - header, 2 + 4);  // header, rule, four ops
-  EXPECT_EQ(ls.back().rfind("| polymul_fused | 3 | 30 | montgomery | ", 0), 0U) << ls.back();
+  EXPECT_EQ(ls.back().rfind("| polymul_fused | 3 | 30 | montgomery | scalar | ", 0), 0U)
+      << ls.back();
 }
 
 TEST(CliInfo, TextAndJson) {
   auto r = run_cli({"info"});
   EXPECT_EQ(r.status, 0);
-  for (const char* s : {"polyhe ", "cpu ", "cuda ", "shoup-lazy (default)", "max N ", "62 bits"}) {
+  for (const char* s :
+       {"polyhe ", "cpu ", "cpu kernels ", "cuda ", "shoup-lazy (default)", "max N ", "62 bits"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << " in " << r.out;
   }
   r = run_cli({"info", "--json"});
@@ -258,6 +262,46 @@ TEST(CliTiming, QuantilesInterpolate) {
   EXPECT_GE(m.reps, 20U);
   EXPECT_LE(m.reps, 30U);
   EXPECT_GT(calls, 0U);
+}
+
+}  // namespace
+}  // namespace polyhe::test
+
+namespace polyhe::test {
+namespace {
+
+TEST(CliBenchNttPaths, EveryPathThisCpuHasAndTheKernelThatRan) {
+  const auto r = run_cli({"bench", "ntt", "--min-time", "0.001", "--log-n", "10", "--bits", "40,60",
+                          "--cpu", "all", "--ops", "ntt_forward", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<nlohmann::json> ms;
+  for (const auto& line : lines(r.out)) ms.push_back(nlohmann::json::parse(line));
+  std::size_t available = 0;
+  for (CpuPath p : {CpuPath::scalar, CpuPath::avx512, CpuPath::ifma}) {
+    if (!cpu_path_unavailable_reason(p)) ++available;
+  }
+  ASSERT_EQ(ms.size(), 2 * available);
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const auto& m = ms[i];
+    ASSERT_TRUE(m.contains("path")) << m.dump();
+    const auto path = parse_cpu_path(m["path"].get<std::string>());
+    ASSERT_TRUE(path.has_value()) << m.dump();
+    // IFMA serves primes below 2^50 only: a 60-bit prime runs on the AVX-512 kernel at most.
+    if (m["bits"] == 60) {
+      EXPECT_LE(*path, CpuPath::avx512) << m.dump();
+    }
+  }
+  EXPECT_EQ(ms[0]["path"], "scalar");  // paths in increasing order, scalar first
+}
+
+TEST(CliBenchNttPaths, RefusesUnknownOrUnavailablePaths) {
+  expect_bad_input(run_cli({"bench", "ntt", "--log-n", "4", "--cpu", "sse9"}), "sse9");
+  for (CpuPath p : {CpuPath::avx512, CpuPath::ifma}) {
+    if (auto why = cpu_path_unavailable_reason(p)) {
+      expect_bad_input(
+          run_cli({"bench", "ntt", "--log-n", "4", "--cpu", std::string(to_string(p))}), *why);
+    }
+  }
 }
 
 }  // namespace

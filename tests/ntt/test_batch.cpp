@@ -1,8 +1,10 @@
-// Batched forms: many primes and many polynomials in one call, single- and multi-threaded.
+// Batched forms: many primes and many polynomials in one call, single- and multi-threaded (on the
+// default thread pool).
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "polyhe/core/thread_pool.hpp"
 #include "polyhe/polyhe.hpp"
 #include "support/test_rng.hpp"
 
@@ -29,7 +31,8 @@ TEST(Batch, ManyPrimesEqualsPerLimbCalls) {
       b[i * n + j] = rng.uniform(0, plans[i]->q() - 1);
     }
   }
-  for (unsigned threads : {1U, 2U, 4U}) {
+  // 0: the default pool's size; 1: inline; more threads than the pool has: capped at the pool.
+  for (unsigned threads : {0U, 1U, 2U, 4U, 64U}) {
     auto x = a;
     forward_batch<std::uint64_t>(x, plans, kDefaultNttVariant, threads);
     for (std::size_t i = 0; i < limbs; ++i) {
@@ -51,6 +54,34 @@ TEST(Batch, ManyPrimesEqualsPerLimbCalls) {
       }
     }
   }
+}
+
+TEST(Batch, DefaultPoolSizes) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t n = 256;
+  const auto qs = ntt_primes(40, n, 3);
+  std::vector<std::shared_ptr<const NttPlan<std::uint64_t>>> owned;
+  std::vector<const NttPlan<std::uint64_t>*> plans;
+  for (std::size_t i = 0; i < 12; ++i) {
+    owned.push_back(NttPlan<std::uint64_t>::create(n, qs[i % qs.size()]));
+    plans.push_back(owned.back().get());
+  }
+  std::vector<std::uint64_t> a(plans.size() * n);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    for (std::size_t j = 0; j < n; ++j) a[i * n + j] = rng.uniform(0, plans[i]->q() - 1);
+  }
+  auto want = a;
+  forward_batch<std::uint64_t>(want, plans, kDefaultNttVariant, 1);
+  const unsigned before = thread_count();
+  for (unsigned pool : {1U, 3U, 5U}) {
+    set_thread_count(pool);
+    auto x = a;
+    forward_batch<std::uint64_t>(x, plans);  // threads = 0: the whole pool
+    EXPECT_EQ(x, want) << "pool of " << pool;
+    inverse_batch<std::uint64_t>(x, plans);
+    EXPECT_EQ(x, a) << "pool of " << pool;
+  }
+  set_thread_count(before);
 }
 
 TEST(Batch, RejectsInconsistentShapes) {

@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "measurement.hpp"
+#include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/variant.hpp"
 #include "timing.hpp"
 
@@ -34,6 +35,7 @@ struct BenchNttConfig {
   std::vector<BenchCase> cases;
   std::vector<NttVariant> variants;
   std::vector<BenchOp> ops;
+  std::vector<CpuPath> paths;  // CPU kernel paths to time the default variant on
   unsigned threads = 1;
   TimingOptions timing;
 };
@@ -43,9 +45,11 @@ struct BenchNttConfig {
 /// 0 < --min-time ≤ 600. Throws UsageError naming the option and the value.
 BenchNttConfig make_bench_ntt_config(const BenchNttArgs& args);
 
-/// Runs every (case, variant, op) in that nesting order (ops in the order of kAllBenchOps) and
-/// hands each measurement to `sink`. With threads > 1 the batched API is timed on 2·threads limbs
-/// of one plan per call. A variant the prime cannot serve is skipped with a line to `note`.
+/// Runs every (case, path, variant, op) in that nesting order (ops in the order of kAllBenchOps)
+/// and hands each measurement to `sink`. Only the default variant has per-path kernels; the
+/// others run once per case, on the scalar code. The active path is restored afterwards. With
+/// threads > 1 the batched API is timed on 2·threads limbs of one plan per call. A variant the
+/// prime cannot serve is skipped with a line to `note`.
 void run_bench_ntt(const BenchNttConfig& config,
                    const std::function<void(const Measurement&)>& sink,
                    const std::function<void(const std::string&)>& note);

@@ -95,6 +95,9 @@ Commands declare(CLI::App& app, Options& o) {
   c.bench_ntt->add_option(
       "--ops", b.ops,
       "Comma list of ntt_forward, ntt_inverse, polymul, polymul_fused (default: all)");
+  c.bench_ntt->add_option("--cpu", b.cpu,
+                          "CPU kernel path: scalar, avx512, ifma, or all that this CPU has "
+                          "(default: the active path, POLYHE_CPU or the best)");
   c.bench_ntt
       ->add_option("--threads", b.threads,
                    "Threads; above 1, the batched API on 2*threads limbs per call")

@@ -32,7 +32,7 @@ std::string gpu_line(const GpuInfo& g) {
 nlohmann::json info_json() {
   using nlohmann::json;
   json features = json::object();
-  for (const CpuFeature& f : cpu_features()) features[f.name] = f.present;
+  for (const CpuFeature& f : cpu_feature_list()) features[f.name] = f.present;
   const GpuReport gpu = gpu_report();
   json gpus = json::array();
   for (const GpuInfo& g : gpu.gpus) {
@@ -49,7 +49,11 @@ nlohmann::json info_json() {
       {"version", kVersion},
       {"build_type", build_type()},
       {"compiler", compiler()},
-      {"cpu", {{"model", cpu_model()}, {"logical_cores", logical_cores()}, {"features", features}}},
+      {"cpu",
+       {{"model", cpu_model()},
+        {"logical_cores", logical_cores()},
+        {"features", features},
+        {"kernel_path", cpu_path_line()}}},
       {"cuda", {{"compiled", gpu.cuda_compiled}, {"gpus", gpus}}},
       {"ntt",
        {{"variants", variants},
@@ -68,13 +72,14 @@ void print_text(std::ostream& out) {
   out << "polyhe " << kVersion << '\n';
   out << "build         " << build_type() << ", " << compiler() << '\n';
   out << "cpu           " << cpu_model() << " (" << logical_cores() << " logical cores)\n";
-  const auto features = cpu_features();
+  const auto features = cpu_feature_list();
   out << "cpu features  ";
   if (features.empty()) out << "(none checked on this architecture)";
   for (std::size_t i = 0; i < features.size(); ++i) {
     out << (i ? ", " : "") << features[i].name << (features[i].present ? " yes" : " no");
   }
   out << '\n';
+  out << "cpu kernels   " << cpu_path_line() << '\n';
   const GpuReport gpu = gpu_report();
   out << "cuda          " << (gpu.cuda_compiled ? "compiled" : "not compiled") << '\n';
   if (gpu.gpus.empty()) out << "gpus          none (" << gpu.why_none << ")\n";

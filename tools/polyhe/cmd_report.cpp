@@ -23,12 +23,13 @@ constexpr double kQuickMinTime = 0.02;
 void write_machine(std::ostream& md) {
   md << "- Machine: " << cpu_model() << ", " << logical_cores() << " logical cores\n";
   md << "- CPU features:";
-  const auto features = cpu_features();
+  const auto features = cpu_feature_list();
   if (features.empty()) md << " (none checked on this architecture)";
   for (std::size_t i = 0; i < features.size(); ++i) {
     md << (i ? ", " : " ") << features[i].name << (features[i].present ? " yes" : " no");
   }
   md << '\n';
+  md << "- CPU kernels: " << cpu_path_line() << '\n';
   const GpuReport gpu = gpu_report();
   md << "- GPUs: ";
   if (gpu.gpus.empty()) md << "none (" << gpu.why_none << ")";
@@ -39,17 +40,18 @@ void write_machine(std::ostream& md) {
 
 /// polymul_fused / polymul per (log N, bits, variant), from the measurements that have both.
 void write_ratios(std::ostream& md, const std::vector<Measurement>& ms) {
-  md << "| log N | bits | variant | polymul µs | polymul_fused µs | fused / unfused |\n"
-     << "|---:|---:|---|---:|---:|---:|\n";
+  md << "| log N | bits | variant | path | polymul µs | polymul_fused µs | fused / unfused |\n"
+     << "|---:|---:|---|---|---:|---:|---:|\n";
   for (const Measurement& plain : ms) {
     if (plain.op != "polymul") continue;
     for (const Measurement& fused : ms) {
       if (fused.op != "polymul_fused" || fused.log_n != plain.log_n || fused.bits != plain.bits ||
-          fused.variant != plain.variant) {
+          fused.variant != plain.variant || fused.path != plain.path) {
         continue;
       }
       md << "| " << plain.log_n << " | " << plain.bits << " | " << plain.variant << " | "
-         << micros(plain.stats.median_ns) << " | " << micros(fused.stats.median_ns) << " | "
+         << plain.path << " | " << micros(plain.stats.median_ns) << " | "
+         << micros(fused.stats.median_ns) << " | "
          << fixed(fused.stats.median_ns / plain.stats.median_ns, 3) << " |\n";
     }
   }
@@ -63,18 +65,16 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
     file.open(opt.output);
     if (!file) throw UsageError("--output: cannot write '" + opt.output + "'");
   }
-  BenchNttArgs args;  // the defaults: log N 10-17, 30/50/60 bits, default variant, 1 thread
+  BenchNttArgs args;  // log N 10-17, 30/50/60 bits, default variant, 1 thread, every CPU path
+  args.cpu = "all";
   args.min_time_s = opt.min_time_s ? *opt.min_time_s : opt.quick ? kQuickMinTime : kDefaultMinTime;
   const BenchNttConfig config = make_bench_ntt_config(args);
 
   err << "polyhe report: self-test...\n";
   const SelftestResult st = run_selftest(opt.seed ? *opt.seed : os_seed());
-  err << "polyhe report: NTT benchmark (" << config.cases.size() * config.ops.size()
-      << " measurements, about "
-      << fixed(static_cast<double>(config.cases.size() * config.ops.size()) *
-                   config.timing.min_time_s,
-               0)
-      << " s)...\n";
+  const std::size_t count = config.cases.size() * config.ops.size() * config.paths.size();
+  err << "polyhe report: NTT benchmark (" << count << " measurements, about "
+      << fixed(static_cast<double>(count) * config.timing.min_time_s, 0) << " s)...\n";
   std::vector<Measurement> ms;
   run_bench_ntt(
       config, [&](const Measurement& m) { ms.push_back(m); },
@@ -91,7 +91,9 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   write_selftest_text(st, md);
   md << "```\n\n## NTT and polynomial multiplication\n\n";
   md << "CPU, 1 thread, variant " << to_string(kDefaultNttVariant)
-     << ", the largest NTT prime of each size; median, 10th and 90th percentile per call over "
+     << " on every kernel path this CPU has (`path`: the kernel that ran; IFMA serves primes "
+        "below 2^50, wider ones fall back to AVX-512), the largest NTT prime of each size; median, "
+        "10th and 90th percentile per call over "
         "`reps` samples (at least "
      << fixed(config.timing.min_time_s, 2) << " s per measurement).\n\n";
   md << markdown_table_header();

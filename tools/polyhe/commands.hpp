@@ -33,6 +33,7 @@ struct BenchNttArgs {
   std::string bits = "30,50,60";
   std::string variant;  // empty: the default variant; "all": every variant
   std::string ops;      // empty: all four
+  std::string cpu;      // empty: the active CPU path; a path name; or "all" (those this CPU has)
   unsigned threads = 1;
   double min_time_s = 0.3;
   bool json = false;

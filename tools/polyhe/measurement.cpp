@@ -30,6 +30,7 @@ std::string measurement_json(const Measurement& m) {
                                     {"p90_ns", tenth(m.stats.p90_ns)},
                                     {"reps", m.stats.reps},
                                     {"threads", m.threads},
+                                    {"path", m.path},
                                     {"unit", "ns"}};
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
@@ -39,14 +40,15 @@ std::string micros(double ns) {
 }
 
 std::string markdown_table_header() {
-  return "| op | log N | bits | variant | median µs | p10 µs | p90 µs | reps |\n"
-         "|---|---:|---:|---|---:|---:|---:|---:|\n";
+  return "| op | log N | bits | variant | path | median µs | p10 µs | p90 µs | reps |\n"
+         "|---|---:|---:|---|---|---:|---:|---:|---:|\n";
 }
 
 std::string markdown_table_row(const Measurement& m) {
   return "| " + m.op + " | " + std::to_string(m.log_n) + " | " + std::to_string(m.bits) + " | " +
-         m.variant + " | " + micros(m.stats.median_ns) + " | " + micros(m.stats.p10_ns) + " | " +
-         micros(m.stats.p90_ns) + " | " + std::to_string(m.stats.reps) + " |\n";
+         m.variant + " | " + m.path + " | " + micros(m.stats.median_ns) + " | " +
+         micros(m.stats.p10_ns) + " | " + micros(m.stats.p90_ns) + " | " +
+         std::to_string(m.stats.reps) + " |\n";
 }
 
 }  // namespace polyhe::cli

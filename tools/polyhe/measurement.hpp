@@ -17,15 +17,16 @@ struct Measurement {
   int bits = 0;
   std::size_t limbs = 1;  // limbs per timed call
   std::string variant;
-  TimingStats stats;  // per call
+  std::string path = "scalar";  // the CPU kernel path that ran (scalar, avx512, ifma)
+  TimingStats stats;            // per call
   unsigned threads = 1;
 };
 
 /// {"op", "backend", "device", "log_n", "bits", "limbs", "variant", "median_ns", "p10_ns",
-/// "p90_ns", "reps", "threads", "unit"} on one line, without the newline.
+/// "p90_ns", "reps", "threads", "path", "unit"} on one line, without the newline.
 std::string measurement_json(const Measurement& m);
 
-/// "| op | log N | bits | variant | median µs | p10 µs | p90 µs | reps |" and its rule line,
+/// "| op | log N | bits | variant | path | median µs | p10 µs | p90 µs | reps |" and its rule line,
 /// each ending in a newline.
 std::string markdown_table_header();
 std::string markdown_table_row(const Measurement& m);

@@ -1,5 +1,8 @@
 #include "sysinfo.hpp"
 
+#include "polyhe/core/error.hpp"
+#include "polyhe/cpu/features.hpp"
+
 #include <algorithm>
 #include <ctime>
 #include <fstream>
@@ -28,15 +31,27 @@ unsigned logical_cores() {
   return std::max(1U, std::thread::hardware_concurrency());
 }
 
-std::vector<CpuFeature> cpu_features() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  return {{"avx512f", __builtin_cpu_supports("avx512f") != 0},
-          {"avx512dq", __builtin_cpu_supports("avx512dq") != 0},
-          {"avx512ifma", __builtin_cpu_supports("avx512ifma") != 0}};
-#else
-  return {};
-#endif
+std::vector<CpuFeature> cpu_feature_list() {
+  const CpuFeatures& f = polyhe::cpu_features();
+  if (!f.x86_64) return {};
+  return {{"avx512f", f.avx512f},   {"avx512dq", f.avx512dq},     {"avx512vl", f.avx512vl},
+          {"avx512bw", f.avx512bw}, {"avx512ifma", f.avx512ifma}, {"os_avx512_state", f.os_avx512}};
+}
+
+std::string cpu_path_line() {
+  try {
+    const CpuPath active = cpu_path();
+    std::string line = std::string(to_string(active));
+    if (active == best_cpu_path()) {
+      line += " (" + best_cpu_path_reason() + ")";
+    } else {
+      line += " (forced by POLYHE_CPU or the API; the best here is " +
+              std::string(to_string(best_cpu_path())) + ": " + best_cpu_path_reason() + ")";
+    }
+    return line;
+  } catch (const Error& e) {
+    return std::string("invalid: ") + e.what();
+  }
 }
 
 std::string build_type() {

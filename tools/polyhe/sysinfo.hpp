@@ -16,9 +16,13 @@ struct CpuFeature {
   const char* name;
   bool present;
 };
-/// The ISA extensions polyhe's fast paths select at run time (AVX-512 F/DQ/IFMA on x86-64); empty
-/// on other architectures.
-std::vector<CpuFeature> cpu_features();
+/// The ISA extensions polyhe's kernels are chosen by at run time (polyhe::cpu_features(), read
+/// from CPUID and XGETBV); empty on other architectures.
+std::vector<CpuFeature> cpu_feature_list();
+
+/// "ifma (AVX-512 F/DQ/VL/BW and IFMA52 present ...)": the active CPU path and why; when
+/// POLYHE_CPU is invalid, its error message.
+std::string cpu_path_line();
 
 /// CMake's build type of this binary ("Release", ...).
 std::string build_type();

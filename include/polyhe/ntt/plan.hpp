@@ -1,6 +1,7 @@
 // NttPlan: the negacyclic NTT over one prime, with its twiddle tables built once.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "polyhe/arith/modulus.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "polyhe/cpu/ntt_kernel.hpp"
 #include "polyhe/ntt/variant.hpp"
 
 namespace polyhe {
@@ -72,6 +75,13 @@ class NttPlan {
   [[nodiscard]] std::span<const W> inverse_twiddles() const { return inv_; }  // ψ^−br(i)
   [[nodiscard]] std::span<const W> inverse_half_twiddles() const { return inv_half_; }
 
+  /// The kernel that runs the default variant (shoup-lazy) on 64-bit words: the one of the
+  /// highest path at or below `p` (default: the active cpu_path()) that serves (n, q) — IFMA
+  /// serves q < 2^50 only, wider primes fall back to AVX-512. nullptr on 32-bit words, whose
+  /// default variant runs the generic scalar schedule.
+  [[nodiscard]] const cpu::NttKernel64* cpu_kernel() const { return cpu_kernel(cpu_path()); }
+  [[nodiscard]] const cpu::NttKernel64* cpu_kernel(CpuPath p) const;
+
   /// Runs f with the butterfly policy of variant v (internal; used by the transforms, the
   /// polynomial products and the batched forms). Defined in src/ntt/dispatch.hpp.
   template <class F>
@@ -89,6 +99,9 @@ class NttPlan {
   AlignedVector<W> inv_half_, inv_half_shoup_;  // ψ^−br(i)/2
   AlignedVector<W> fwd_mont_, inv_half_mont_;   // times 2^β (Montgomery)
   AlignedVector<W> fwd_mntt_, inv_half_mntt_;   // times 2^(r·k) (NTT-friendly Montgomery)
+  // The default variant's kernels (64-bit words), indexed by CpuPath; built for every path this
+  // CPU supports and that serves (n, q).
+  std::array<std::unique_ptr<const cpu::NttKernel64>, 3> kernels_;
 };
 
 extern template class NttPlan<std::uint32_t>;

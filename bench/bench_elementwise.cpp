@@ -1,0 +1,162 @@
+// Google Benchmark: the element-wise operations of polyhe::vec per CPU path, and the cost of the
+// thread pool.
+//
+//   vec/<op>/<path>/bits:B/n:N        one modulus, one thread; counter ns_per_word
+//   pool/parallel_for/threads:T/...   one parallel_for of T near-empty tasks (the pool's overhead)
+//   ntt_batch/logn:12/limbs:L/threads:T   forward_batch through the pool
+//
+// Inputs are uniform in [0, q) (never zeros); each benchmark warms up before it is timed.
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "polyhe/arith/modulus.hpp"
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "polyhe/ntt/batch.hpp"
+#include "polyhe/ntt/plan.hpp"
+
+namespace {
+
+using u64 = std::uint64_t;
+
+enum class Op { add, sub, negate, multiply, multiply_scalar, multiply_accumulate };
+
+std::vector<u64> uniform(std::size_t n, u64 q, u64 seed) {
+  std::mt19937_64 g(seed);  // benchmark data only; tests use the seeded TestRng
+  std::vector<u64> v(n);
+  for (auto& x : v) x = g() % q;
+  return v;
+}
+
+void bench_op(benchmark::State& state, Op op, polyhe::CpuPath path, int bits) {
+  if (auto why = polyhe::cpu_path_unavailable_reason(path)) {
+    state.SkipWithError(why->c_str());
+    return;
+  }
+  polyhe::set_cpu_path(path);
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const u64 qv = polyhe::ntt_primes(bits, 1024, 1)[0];
+  const polyhe::Modulus<u64> q(qv);
+  auto a = uniform(n, qv, 1), b = uniform(n, qv, 2), c = uniform(n, qv, 3);
+  const u64 s = qv / 3;
+  const auto once = [&] {
+    switch (op) {
+      case Op::add: polyhe::vec::add(a, b, c, q); break;
+      case Op::sub: polyhe::vec::sub(a, b, c, q); break;
+      case Op::negate: polyhe::vec::negate(a, c, q); break;
+      case Op::multiply: polyhe::vec::multiply(a, b, c, q); break;
+      case Op::multiply_scalar: polyhe::vec::multiply_scalar(a, s, c, q); break;
+      case Op::multiply_accumulate: polyhe::vec::multiply_accumulate(a, b, c, q); break;
+    }
+  };
+  for (int i = 0; i < 100; ++i) once();
+  for (auto _ : state) {
+    once();
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns_per_word"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
+  polyhe::set_cpu_path(polyhe::best_cpu_path());
+}
+
+/// One parallel_for of `threads` tasks that each add to an atomic: the pool's fixed cost. With
+/// pause_us > 0 the pool idles that long between calls (its workers park), as a pool that is
+/// called now and then does.
+void bench_pool(benchmark::State& state, unsigned threads, int pause_us) {
+  polyhe::ThreadPool pool(threads);
+  std::atomic<std::size_t> sink{0};
+  const auto body = [&](std::size_t i) { sink.fetch_add(i, std::memory_order_relaxed); };
+  for (int i = 0; i < 1000; ++i) pool.parallel_for(threads, body);
+  for (auto _ : state) {
+    if (pause_us > 0) {
+      state.PauseTiming();
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(pause_us);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      state.ResumeTiming();
+    }
+    pool.parallel_for(threads, body);
+  }
+  benchmark::DoNotOptimize(sink.load());
+}
+
+void bench_ntt_batch(benchmark::State& state, std::size_t limbs, unsigned threads) {
+  const std::size_t n = 4096;
+  const auto qs = polyhe::ntt_primes(60, n, limbs);
+  std::vector<std::shared_ptr<const polyhe::NttPlan<u64>>> owned;
+  std::vector<const polyhe::NttPlan<u64>*> plans;
+  std::vector<u64> data;
+  for (std::size_t i = 0; i < limbs; ++i) {
+    owned.push_back(polyhe::NttPlan<u64>::create(n, qs[i]));
+    plans.push_back(owned.back().get());
+    const auto limb = uniform(n, qs[i], 10 + i);
+    data.insert(data.end(), limb.begin(), limb.end());
+  }
+  const auto once = [&] {
+    polyhe::forward_batch<u64>(data, plans, polyhe::kDefaultNttVariant, threads);
+    polyhe::inverse_batch<u64>(data, plans, polyhe::kDefaultNttVariant, threads);
+  };
+  for (int i = 0; i < 20; ++i) once();
+  for (auto _ : state) {
+    once();
+    benchmark::ClobberMemory();
+  }
+  state.counters["threads"] = threads;
+}
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::add: return "add";
+    case Op::sub: return "sub";
+    case Op::negate: return "negate";
+    case Op::multiply: return "multiply";
+    case Op::multiply_scalar: return "multiply_scalar";
+    case Op::multiply_accumulate: return "multiply_accumulate";
+  }
+  return "?";
+}
+
+[[maybe_unused]] const bool kRegistered = [] {
+  for (Op op :
+       {Op::add, Op::sub, Op::negate, Op::multiply, Op::multiply_scalar, Op::multiply_accumulate}) {
+    for (auto path : {polyhe::CpuPath::scalar, polyhe::CpuPath::avx512, polyhe::CpuPath::ifma}) {
+      for (int bits : {49, 60}) {
+        const std::string name = std::string("vec/") + op_name(op) + "/" +
+                                 std::string(polyhe::to_string(path)) +
+                                 "/bits:" + std::to_string(bits);
+        benchmark::RegisterBenchmark(name.c_str(), bench_op, op, path, bits)
+            ->Arg(1 << 14)
+            ->ArgName("n");
+      }
+    }
+  }
+  for (unsigned t : {1U, 2U, 4U}) {
+    for (int pause : {0, 1000}) {
+      const std::string name =
+          "pool/parallel_for/threads:" + std::to_string(t) + "/idle_us:" + std::to_string(pause);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), bench_pool, t, pause)->UseRealTime();
+      if (pause > 0) b->Iterations(1000);  // the idle time is not timed but still passes
+    }
+  }
+  for (std::size_t limbs : {2, 8}) {
+    for (unsigned t : {1U, 2U}) {
+      const std::string name =
+          "ntt_batch/logn:12/limbs:" + std::to_string(limbs) + "/threads:" + std::to_string(t);
+      benchmark::RegisterBenchmark(name.c_str(), bench_ntt_batch, limbs, t)->UseRealTime();
+    }
+  }
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();

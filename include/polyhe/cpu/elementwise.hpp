@@ -1,0 +1,81 @@
+// Element-wise modular arithmetic on 64-bit words: the coefficient-wise operations of the ring
+// layer (add, sub, negate, multiply, multiply by a constant, multiply-accumulate), on one residue
+// vector or on the flattened limbs of an RNS polynomial. Each call runs the kernels of the active
+// CPU path (cpu_path(): scalar, AVX-512 F/DQ, or IFMA52 for q < 2^50); every path returns the
+// same words.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "polyhe/arith/modulus.hpp"
+
+namespace polyhe::vec {
+
+// --- One modulus -------------------------------------------------------------------------------
+//
+// Checked in every build (InvalidParameter naming the value): operands of equal length,
+// len(q) ≤ 62, a scalar below q, and c either exactly a or b or disjoint from both (no partial
+// overlap). Precondition, asserted in debug builds only: every input word in [0, q).
+// Output: every word of c in [0, q). Runs on the calling thread.
+
+/// c = (a + b) mod q.
+void add(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+         std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
+
+/// c = (a − b) mod q.
+void sub(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+         std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
+
+/// c = (−a) mod q.
+void negate(std::span<const std::uint64_t> a, std::span<std::uint64_t> c,
+            const Modulus<std::uint64_t>& q);
+
+/// c = a·b mod q (Barrett, paper Alg. 4).
+void multiply(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+              std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
+
+/// c = a·s mod q for a constant 0 ≤ s < q (Shoup, with s' = ⌊s·2^64 / q⌋ computed once).
+void multiply_scalar(std::span<const std::uint64_t> a, std::uint64_t s, std::span<std::uint64_t> c,
+                     const Modulus<std::uint64_t>& q);
+
+/// c = (c + a·b) mod q.
+void multiply_accumulate(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                         std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
+
+// --- Limbs of an RNS polynomial ----------------------------------------------------------------
+//
+// The flattened layout of DESIGN.md: L = moduli.size() limbs of n words each, limb i at words
+// [i·n, (i+1)·n) under moduli[i]; every operand holds L·n words (checked: a whole number of
+// limbs, equal sizes, L ≥ 1 unless the data are empty). Same checks and ranges as above.
+// `threads` as in ntt/batch.hpp: 0 = the default pool's size, 1 = the calling thread only,
+// k > 1 = at most k threads. Calls on fewer than kParallelMinWords words in all run inline.
+
+/// The smallest total size (words) a limb-batched call spreads over the thread pool.
+inline constexpr std::size_t kParallelMinWords = std::size_t{1} << 16;
+
+void add(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+         std::span<std::uint64_t> c, std::span<const Modulus<std::uint64_t>> moduli,
+         unsigned threads = 0);
+
+void sub(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+         std::span<std::uint64_t> c, std::span<const Modulus<std::uint64_t>> moduli,
+         unsigned threads = 0);
+
+void negate(std::span<const std::uint64_t> a, std::span<std::uint64_t> c,
+            std::span<const Modulus<std::uint64_t>> moduli, unsigned threads = 0);
+
+void multiply(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+              std::span<std::uint64_t> c, std::span<const Modulus<std::uint64_t>> moduli,
+              unsigned threads = 0);
+
+/// Limb i is multiplied by scalars[i] < moduli[i] (an RNS constant: one residue per limb).
+void multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::uint64_t> scalars,
+                     std::span<std::uint64_t> c, std::span<const Modulus<std::uint64_t>> moduli,
+                     unsigned threads = 0);
+
+void multiply_accumulate(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                         std::span<std::uint64_t> c, std::span<const Modulus<std::uint64_t>> moduli,
+                         unsigned threads = 0);
+
+}  // namespace polyhe::vec

@@ -1,0 +1,57 @@
+// The interface between the element-wise operations of polyhe::vec (cpu/elementwise.hpp) and
+// their per-instruction-set kernels (scalar, AVX-512 F/DQ, IFMA52). Kernels validate nothing:
+// the dispatcher (src/cpu/elementwise.cpp) checks sizes, moduli and scalars once per call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "polyhe/arith/barrett.hpp"
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/cpu/features.hpp"
+
+namespace polyhe::cpu {
+
+/// One path's kernels over n words modulo q, for 2 ≤ q < 2^62 (IFMA: see ifma_serves).
+/// Preconditions of every kernel: inputs in [0, q); c may alias a or b exactly (never a partial
+/// overlap); pointers need no alignment; any n ≥ 0. Outputs in [0, q), hence unique: every path
+/// returns the same words as the scalar path.
+struct ElementwiseKernels {
+  CpuPath path;
+  /// c[i] = (a[i] + b[i]) mod q.
+  void (*add)(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c, std::size_t n,
+              std::uint64_t q);
+  /// c[i] = (a[i] − b[i]) mod q.
+  void (*sub)(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c, std::size_t n,
+              std::uint64_t q);
+  /// c[i] = (−a[i]) mod q.
+  void (*negate)(const std::uint64_t* a, std::uint64_t* c, std::size_t n, std::uint64_t q);
+  /// c[i] = a[i]·b[i] mod q, by the one-correction Barrett of paper Alg. 4 with r's constants.
+  void (*multiply)(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c, std::size_t n,
+                   const BarrettAlg4<std::uint64_t>& r);
+  /// c[i] = a[i]·w mod q by Shoup's method; w.w < q, w.w_shoup = ⌊w·2^64 / q⌋.
+  void (*multiply_scalar)(const std::uint64_t* a, ShoupOperand<std::uint64_t> w, std::uint64_t* c,
+                          std::size_t n, std::uint64_t q);
+  /// c[i] = (c[i] + a[i]·b[i]) mod q: one Alg. 4 reduction of a·b + c < q² + q ≤ 2^(2m).
+  void (*multiply_accumulate)(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c,
+                              std::size_t n, const BarrettAlg4<std::uint64_t>& r);
+};
+
+/// Always available; the specification the other paths match bit for bit.
+const ElementwiseKernels& scalar_elementwise_kernels();
+/// nullptr when this build did not compile the kernels (the CPU is not asked: callers check
+/// cpu_path() first).
+const ElementwiseKernels* avx512_elementwise_kernels();
+const ElementwiseKernels* ifma_elementwise_kernels();
+
+/// Whether the IFMA52 kernels serve q: len(q) ≤ 50 and Alg. 4's µ = ⌊2^(2m+1)/q⌋ < 2^52 (which
+/// excludes only q = 2^49), so that every operand of vpmadd52{l,h}uq fits its 52 bits.
+constexpr bool ifma_serves(std::uint64_t q) {
+  return q < (std::uint64_t{1} << 50) && q != (std::uint64_t{1} << 49);
+}
+
+/// The kernels that serve q on path p: IFMA for the q it serves, else AVX-512; scalar for
+/// p = scalar and wherever a SIMD path was not compiled.
+const ElementwiseKernels& elementwise_kernels(CpuPath p, std::uint64_t q);
+
+}  // namespace polyhe::cpu

@@ -1,0 +1,137 @@
+// The AVX-512 F/DQ element-wise kernels on 64-bit words, for 2 ≤ q < 2^62: eight words per
+// vector, the n mod 8 tail in one masked vector. Compiled with -mavx512f/dq/vl/bw (this file
+// only) and called only when cpu_path() allows it.
+//
+// 64×64-bit products have no AVX-512F instruction: the 128-bit product is assembled from the four
+// 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ).
+#include "lanes.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+
+namespace polyhe::cpu {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+/// The 128-bit product a·b as hi·2^64 + lo. With a = a1·2^32 + a0, b = b1·2^32 + b0:
+/// t = a1·b0 + ⌊a0·b0 / 2^32⌋ < 2^64 and u = a0·b1 + (t mod 2^32) < 2^64, so
+/// hi = a1·b1 + ⌊t / 2^32⌋ + ⌊u / 2^32⌋ and lo = (u mod 2^32)·2^32 + (a0·b0 mod 2^32).
+inline void mul_wide(V a, V b, V& hi, V& lo) {
+  const V mask32 = set1(0xFFFFFFFFULL);
+  const V a1 = _mm512_srli_epi64(a, 32);
+  const V b1 = _mm512_srli_epi64(b, 32);
+  const V p00 = _mm512_mul_epu32(a, b);
+  const V t = _mm512_add_epi64(_mm512_mul_epu32(a1, b), _mm512_srli_epi64(p00, 32));
+  const V u = _mm512_add_epi64(_mm512_mul_epu32(a, b1), _mm512_and_si512(t, mask32));
+  hi = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a1, b1), _mm512_srli_epi64(t, 32)),
+                        _mm512_srli_epi64(u, 32));
+  // (u << 32) | (p00 & mask32): ternary-logic A | (B & C) = 0xF8.
+  lo = _mm512_ternarylogic_epi64(_mm512_slli_epi64(u, 32), p00, mask32, 0xF8);
+}
+
+/// hi(a·b) for a constant b whose high half b1 = ⌊b / 2^32⌋ is precomputed; as mul_wide.
+inline V mul_hi(V a, V b, V b1) {
+  const V mask32 = set1(0xFFFFFFFFULL);
+  const V a1 = _mm512_srli_epi64(a, 32);
+  const V p00 = _mm512_mul_epu32(a, b);
+  const V t = _mm512_add_epi64(_mm512_mul_epu32(a1, b), _mm512_srli_epi64(p00, 32));
+  const V u = _mm512_add_epi64(_mm512_mul_epu32(a, b1), _mm512_and_si512(t, mask32));
+  return _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a1, b1), _mm512_srli_epi64(t, 32)),
+                          _mm512_srli_epi64(u, 32));
+}
+
+/// Paper Alg. 4 on eight lanes: x = hi·2^64 + lo < 2^(2m) ↦ x mod q, with the constants of
+/// BarrettAlg4 (m = len(q) ≤ 62). c = ⌊x / 2^(m−2)⌋ = hi·2^(66−m) + ⌊lo / 2^(m−2)⌋ < 2^(m+2)
+/// (a shift by 64 yields 0, as m = 2 needs); quot = ⌊c·(µ·2^pre) / 2^64⌋ / 2^post, which is
+/// barrett_quotient's ⌊hi((c << pre)·µ) / 2^post⌋ with µ·2^pre < 2^64 (µ ≤ 2^(m+2),
+/// pre = 61 − m). quot ∈ {⌊x/q⌋ − 1, ⌊x/q⌋}, so lo − quot·q (mod 2^64) ∈ [0, 2q).
+class Barrett8 {
+ public:
+  explicit Barrett8(const BarrettAlg4<u64>& r)
+      : q_(set1(r.q)),
+        mu_(set1(r.mu << r.pre)),
+        mu1_(set1((r.mu << r.pre) >> 32)),
+        down_(shift_count(r.m - 2)),
+        up_(shift_count(66 - r.m)),
+        post_(shift_count(r.post)) {}
+
+  [[nodiscard]] V reduce(V hi, V lo) const {
+    const V c = _mm512_or_si512(_mm512_sll_epi64(hi, up_), _mm512_srl_epi64(lo, down_));
+    const V quot = _mm512_srl_epi64(mul_hi(c, mu_, mu1_), post_);
+    return reduce_once(_mm512_sub_epi64(lo, _mm512_mullo_epi64(quot, q_)), q_);
+  }
+  [[nodiscard]] V q() const { return q_; }
+
+ private:
+  V q_, mu_, mu1_;
+  __m128i down_, up_, post_;
+};
+
+// --- Kernels.
+
+void add(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
+  const V vq = set1(q);
+  map2(a, b, c, n, [vq](V x, V y) { return reduce_once(_mm512_add_epi64(x, y), vq); });
+}
+
+/// d = a − b wraps above 2^64 − q exactly when a < b; then d + q (mod 2^64) < d is the answer.
+void sub(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
+  const V vq = set1(q);
+  map2(a, b, c, n, [vq](V x, V y) {
+    const V d = _mm512_sub_epi64(x, y);
+    return _mm512_min_epu64(d, _mm512_add_epi64(d, vq));
+  });
+}
+
+/// q − a where a ≠ 0, and 0 where a = 0.
+void negate(const u64* a, u64* c, std::size_t n, u64 q) {
+  const V vq = set1(q);
+  map1(a, c, n, [vq](V x) { return _mm512_maskz_sub_epi64(_mm512_test_epi64_mask(x, x), vq, x); });
+}
+
+void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAlg4<u64>& r) {
+  const Barrett8 br(r);
+  map2(a, b, c, n, [&br](V x, V y) {
+    V hi, lo;
+    mul_wide(x, y, hi, lo);
+    return br.reduce(hi, lo);
+  });
+}
+
+/// Shoup: quot = hi(a·w'), r = a·w − quot·q (mod 2^64) ∈ [0, 2q) for any a < 2^64.
+void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u64 q) {
+  const V vq = set1(q);
+  const V vw = set1(w.w);
+  const V ws = set1(w.w_shoup);
+  const V ws1 = set1(w.w_shoup >> 32);
+  map1(a, c, n, [=](V x) {
+    const V quot = mul_hi(x, ws, ws1);
+    return reduce_once(_mm512_sub_epi64(_mm512_mullo_epi64(x, vw), _mm512_mullo_epi64(quot, vq)),
+                       vq);
+  });
+}
+
+/// x = a·b + c < q² + q ≤ 2^(2m): the 128-bit product plus c with its carry, then one Alg. 4.
+void multiply_accumulate(const u64* a, const u64* b, u64* c, std::size_t n,
+                         const BarrettAlg4<u64>& r) {
+  const Barrett8 br(r);
+  const V one = set1(1);
+  map3(a, b, c, n, [&br, one](V x, V y, V z) {
+    V hi, lo;
+    mul_wide(x, y, hi, lo);
+    lo = _mm512_add_epi64(lo, z);
+    hi = _mm512_mask_add_epi64(hi, _mm512_cmplt_epu64_mask(lo, z), hi, one);
+    return br.reduce(hi, lo);
+  });
+}
+
+constexpr ElementwiseKernels kAvx512{
+    CpuPath::avx512, add, sub, negate, multiply, multiply_scalar, multiply_accumulate};
+
+}  // namespace
+
+const ElementwiseKernels* avx512_elementwise_kernels() {
+  return &kAvx512;
+}
+
+}  // namespace polyhe::cpu

@@ -1,0 +1,99 @@
+// The AVX-512 IFMA52 element-wise kernels for the q that ifma_serves (len(q) ≤ 50, q ≠ 2^49).
+// vpmadd52luq / vpmadd52huq add the low / high 52 bits of the 104-bit product of two 52-bit lanes
+// to a 64-bit accumulator: one instruction per half product where AVX-512F needs four vpmuludq.
+// Addition, subtraction and negation have no products: they are the AVX-512 kernels. Compiled
+// with -mavx512ifma (this file only) and called only when cpu_path() is ifma.
+#include "../avx512/lanes.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+
+namespace polyhe::cpu {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+constexpr u64 kMask52 = (u64{1} << 52) - 1;
+
+inline V lo52(V acc, V x, V y) {
+  return _mm512_madd52lo_epu64(acc, x, y);
+}
+inline V hi52(V acc, V x, V y) {
+  return _mm512_madd52hi_epu64(acc, x, y);
+}
+
+/// Paper Alg. 4 in 52-bit limbs, for m = len(q) ≤ 50 and x = xh·2^52 + xl < 2^(2m) with
+/// xl < 2^53 (a carry in bit 52 is allowed). c = ⌊x / 2^(m−2)⌋ = xh·2^(54−m) + ⌊xl / 2^(m−2)⌋
+/// (exact, as 2^(m−2) divides 2^52) < 2^(m+2) ≤ 2^52; quot = ⌊c·µ / 2^(m+3)⌋ is
+/// hi52(c·(µ·2^pre)) / 2^post with pre = 49 − m, post = 0 for m ≤ 49 and pre = 0, post = 1 for
+/// m = 50, every operand below 2^52 (µ·2^pre < 2^52 as q ≠ 2^49). quot ∈ {⌊x/q⌋ − 1, ⌊x/q⌋}, so
+/// r = x − quot·q ∈ [0, 2q) ⊂ [0, 2^51) equals its residue mod 2^52:
+/// (xl + lo52(quot·(2^52 − q))) mod 2^52.
+class Barrett52 {
+ public:
+  explicit Barrett52(const BarrettAlg4<u64>& r)
+      : q_(set1(r.q)),
+        neg_q_(set1((u64{1} << 52) - r.q)),
+        mu_(set1(r.m <= 49 ? r.mu << (49 - r.m) : r.mu)),
+        mask_(set1(kMask52)),
+        down_(shift_count(r.m - 2)),
+        up_(shift_count(54 - r.m)),
+        post_(shift_count(r.m <= 49 ? 0 : 1)) {}
+
+  [[nodiscard]] V reduce(V xh, V xl) const {
+    const V zero = _mm512_setzero_si512();
+    const V c = _mm512_add_epi64(_mm512_sll_epi64(xh, up_), _mm512_srl_epi64(xl, down_));
+    const V quot = _mm512_srl_epi64(hi52(zero, c, mu_), post_);
+    return reduce_once(_mm512_and_si512(lo52(xl, quot, neg_q_), mask_), q_);
+  }
+
+ private:
+  V q_, neg_q_, mu_, mask_;
+  __m128i down_, up_, post_;
+};
+
+void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAlg4<u64>& r) {
+  const Barrett52 br(r);
+  map2(a, b, c, n, [&br](V x, V y) {
+    const V zero = _mm512_setzero_si512();
+    return br.reduce(hi52(zero, x, y), lo52(zero, x, y));
+  });
+}
+
+/// x = a·b + c < q² + q ≤ 2^(2m): lo52 accumulates onto c (xl < 2^53), then one Barrett52.
+void multiply_accumulate(const u64* a, const u64* b, u64* c, std::size_t n,
+                         const BarrettAlg4<u64>& r) {
+  const Barrett52 br(r);
+  map3(a, b, c, n, [&br](V x, V y, V z) {
+    return br.reduce(hi52(_mm512_setzero_si512(), x, y), lo52(z, x, y));
+  });
+}
+
+/// Shoup in 52-bit limbs: w' = ⌊w·2^52 / q⌋ = ⌊w_shoup / 2^12⌋ < 2^52. For a < 2^52,
+/// quot = hi52(a·w') lies in (a·w/q − 2, a·w/q], so r = a·w − quot·q ∈ [0, 2q) ⊂ [0, 2^51),
+/// computed as (lo52(a·w) + lo52(quot·(2^52 − q))) mod 2^52.
+void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u64 q) {
+  const V vq = set1(q);
+  const V neg_q = set1((u64{1} << 52) - q);
+  const V vw = set1(w.w);
+  const V ws = set1(w.w_shoup >> 12);
+  const V mask = set1(kMask52);
+  map1(a, c, n, [=](V x) {
+    const V zero = _mm512_setzero_si512();
+    const V quot = hi52(zero, x, ws);
+    return reduce_once(_mm512_and_si512(lo52(lo52(zero, x, vw), quot, neg_q), mask), vq);
+  });
+}
+
+}  // namespace
+
+const ElementwiseKernels* ifma_elementwise_kernels() {
+  // Addition, subtraction and negation multiply nothing: the AVX-512 kernels serve them.
+  static const ElementwiseKernels kernels = [] {
+    const ElementwiseKernels* v = avx512_elementwise_kernels();
+    return ElementwiseKernels{
+        CpuPath::ifma, v->add, v->sub, v->negate, multiply, multiply_scalar, multiply_accumulate};
+  }();
+  return &kernels;
+}
+
+}  // namespace polyhe::cpu

@@ -1,0 +1,51 @@
+// The scalar element-wise kernels: the arith catalogue applied word by word. The specification
+// that the AVX-512 and IFMA52 kernels match bit for bit.
+#include "polyhe/arith/add.hpp"
+#include "polyhe/arith/barrett.hpp"
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+
+namespace polyhe::cpu {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+void add(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
+  for (std::size_t i = 0; i < n; ++i) c[i] = add_mod(a[i], b[i], q);
+}
+
+void sub(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
+  for (std::size_t i = 0; i < n; ++i) c[i] = sub_mod(a[i], b[i], q);
+}
+
+void negate(const u64* a, u64* c, std::size_t n, u64 q) {
+  for (std::size_t i = 0; i < n; ++i) c[i] = neg_mod(a[i], q);
+}
+
+void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAlg4<u64>& r) {
+  const BarrettAlg4<u64> rc = r;  // a local copy: the stores to c cannot alias it
+  for (std::size_t i = 0; i < n; ++i) c[i] = mul_mod(a[i], b[i], rc);
+}
+
+void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u64 q) {
+  for (std::size_t i = 0; i < n; ++i) c[i] = mul_shoup(a[i], w, q);
+}
+
+/// a·b + c ≤ (q−1)² + (q−1) < q² < 2^(2m): within Alg. 4's input range, so one reduction.
+void multiply_accumulate(const u64* a, const u64* b, u64* c, std::size_t n,
+                         const BarrettAlg4<u64>& r) {
+  const BarrettAlg4<u64> rc = r;
+  for (std::size_t i = 0; i < n; ++i) c[i] = barrett_alg4_reduce(mul_wide(a[i], b[i]) + c[i], rc);
+}
+
+constexpr ElementwiseKernels kScalar{
+    CpuPath::scalar, add, sub, negate, multiply, multiply_scalar, multiply_accumulate};
+
+}  // namespace
+
+const ElementwiseKernels& scalar_elementwise_kernels() {
+  return kScalar;
+}
+
+}  // namespace polyhe::cpu

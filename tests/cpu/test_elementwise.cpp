@@ -1,0 +1,285 @@
+// polyhe::vec on the CPU path chosen as users choose it (POLYHE_CPU; CTest runs this binary once
+// per path, and a path this CPU lacks skips, naming the reason): every operation equals a
+// double-word (unsigned __int128) reference bit for bit, for every length 0..40, 4096 and
+// 2^17 + 3, on random and edge values, at both ends of every modulus size class, aliased and
+// not, one limb and many.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "polyhe/arith/modulus.hpp"
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "support/test_rng.hpp"
+
+namespace polyhe {
+namespace {
+
+using u64 = std::uint64_t;
+
+class ElementwisePaths : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      path_ = cpu_path();
+    } catch (const InvalidParameter& e) {
+      GTEST_SKIP() << e.what();
+    }
+  }
+  CpuPath path_ = CpuPath::scalar;
+};
+
+/// The largest and the smallest prime of each boundary length (IFMA: below 2^50; AVX-512: up to
+/// 62 bits), and the moduli at the edges of the kernels' ranges: the tiniest, 2^49 (which IFMA
+/// leaves to AVX-512), 2^50 − 1 (the largest IFMA serves), 2^61 (no Alg. 4) and 2^62 − 1.
+std::vector<u64> test_moduli() {
+  std::vector<u64> qs = {2, 3, u64{1} << 49, (u64{1} << 50) - 1, u64{1} << 61, (u64{1} << 62) - 1};
+  for (int bits : {20, 32, 49, 50, 61, 62}) {
+    u64 top = (u64{1} << bits) - 1;
+    while (!is_prime(top)) --top;
+    u64 bottom = (u64{1} << (bits - 1)) + 1;
+    while (!is_prime(bottom)) ++bottom;
+    qs.push_back(top);
+    qs.push_back(bottom);
+  }
+  return qs;
+}
+
+/// Uniform words with edge values (0, 1, 2, q−2, q−1) mixed in at a quarter of the positions.
+std::vector<u64> sample(test::TestRng& rng, std::size_t n, u64 q) {
+  const u64 edges[] = {0, 1, 2 % q, (q - 2) % q, q - 1};
+  std::vector<u64> v(n);
+  for (auto& x : v) x = rng.uniform(0, 3) == 0 ? edges[rng.uniform(0, 4)] : rng.uniform(0, q - 1);
+  return v;
+}
+
+enum class Op { add, sub, negate, multiply, multiply_scalar, multiply_accumulate };
+constexpr Op kOps[] = {
+    Op::add, Op::sub, Op::negate, Op::multiply, Op::multiply_scalar, Op::multiply_accumulate};
+
+const char* name(Op op) {
+  switch (op) {
+    case Op::add: return "add";
+    case Op::sub: return "sub";
+    case Op::negate: return "negate";
+    case Op::multiply: return "multiply";
+    case Op::multiply_scalar: return "multiply_scalar";
+    case Op::multiply_accumulate: return "multiply_accumulate";
+  }
+  return "?";
+}
+
+/// The reference: one word by double-word arithmetic; c is the accumulator's old value.
+u64 reference(Op op, u64 a, u64 b, u64 c, u64 s, u64 q) {
+  const u128 Q = q;
+  switch (op) {
+    case Op::add: return static_cast<u64>((u128{a} + b) % Q);
+    case Op::sub: return static_cast<u64>((u128{a} + Q - b) % Q);
+    case Op::negate: return static_cast<u64>((Q - a) % Q);
+    case Op::multiply: return static_cast<u64>(u128{a} * b % Q);
+    case Op::multiply_scalar: return static_cast<u64>(u128{a} * s % Q);
+    case Op::multiply_accumulate: return static_cast<u64>((u128{a} * b + c) % Q);
+  }
+  return 0;
+}
+
+/// The operation through the public one-modulus API.
+void apply(Op op, std::span<const u64> a, std::span<const u64> b, u64 s, std::span<u64> c,
+           const Modulus<u64>& q) {
+  switch (op) {
+    case Op::add: vec::add(a, b, c, q); return;
+    case Op::sub: vec::sub(a, b, c, q); return;
+    case Op::negate: vec::negate(a, c, q); return;
+    case Op::multiply: vec::multiply(a, b, c, q); return;
+    case Op::multiply_scalar: vec::multiply_scalar(a, s, c, q); return;
+    case Op::multiply_accumulate: vec::multiply_accumulate(a, b, c, q); return;
+  }
+}
+
+/// Checks op on (a, b, c0) against the reference three ways: c separate, c aliasing a, and
+/// c aliasing b. The operands sit at word offset `off` of their buffers (unaligned when odd).
+void check_op(Op op, const std::vector<u64>& a, const std::vector<u64>& b,
+              const std::vector<u64>& c0, u64 s, const Modulus<u64>& q, std::size_t off,
+              const std::string& where) {
+  const std::size_t n = a.size();
+  const u64 qv = q.value();
+  const auto buffer = [&](const std::vector<u64>& x) {
+    std::vector<u64> buf(n + off, 0);
+    std::copy(x.begin(), x.end(), buf.begin() + static_cast<std::ptrdiff_t>(off));
+    return buf;
+  };
+  const auto view = [&](std::vector<u64>& buf) { return std::span<u64>(buf).subspan(off, n); };
+  std::vector<u64> ba = buffer(a), bb = buffer(b), bc = buffer(c0);
+  apply(op, view(ba), view(bb), s, view(bc), q);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(view(bc)[i], reference(op, a[i], b[i], c0[i], s, qv))
+        << name(op) << " " << where << " i=" << i << " a=" << a[i] << " b=" << b[i];
+  }
+  // c = a: for multiply_accumulate the accumulator is then a itself.
+  std::vector<u64> xa = buffer(a);
+  apply(op, view(xa), view(bb), s, view(xa), q);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(view(xa)[i], reference(op, a[i], b[i], a[i], s, qv))
+        << name(op) << " (c = a) " << where << " i=" << i;
+  }
+  if (op == Op::negate || op == Op::multiply_scalar) return;
+  std::vector<u64> xb = buffer(b);
+  apply(op, view(ba), view(xb), s, view(xb), q);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(view(xb)[i], reference(op, a[i], b[i], b[i], s, qv))
+        << name(op) << " (c = b) " << where << " i=" << i;
+  }
+}
+
+TEST_F(ElementwisePaths, KernelsFollowThePathAndTheSizeClass) {
+  for (u64 q : test_moduli()) {
+    const CpuPath got = cpu::elementwise_kernels(path_, q).path;
+    CpuPath want = path_;
+    if (path_ == CpuPath::ifma && !cpu::ifma_serves(q)) want = CpuPath::avx512;
+    EXPECT_EQ(got, want) << "q = " << q << " on path " << to_string(path_);
+  }
+  EXPECT_TRUE(cpu::ifma_serves((u64{1} << 50) - 1));
+  EXPECT_FALSE(cpu::ifma_serves(u64{1} << 50));
+  EXPECT_FALSE(cpu::ifma_serves(u64{1} << 49));
+}
+
+TEST_F(ElementwisePaths, EveryLengthEqualsTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 40; ++n) lengths.push_back(n);
+  lengths.push_back(4096);
+  lengths.push_back((std::size_t{1} << 17) + 3);
+  for (u64 qv : test_moduli()) {
+    const Modulus<u64> q(qv);
+    for (std::size_t n : lengths) {
+      const auto a = sample(rng, n, qv), b = sample(rng, n, qv), c = sample(rng, n, qv);
+      for (Op op : kOps) {
+        for (u64 s : {u64{0}, u64{1}, qv - 1, rng.uniform(0, qv - 1)}) {
+          if (op != Op::multiply_scalar && s != 0) continue;
+          check_op(op, a, b, c, s, q, n % 2,
+                   "q=" + std::to_string(qv) + " n=" + std::to_string(n) +
+                       " s=" + std::to_string(s) + " path " + std::string(to_string(path_)));
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+/// Every pair of edge values, as one vector per operand.
+TEST_F(ElementwisePaths, EdgeValuePairs) {
+  for (u64 qv : test_moduli()) {
+    const Modulus<u64> q(qv);
+    const std::vector<u64> edges = {0, 1, 2 % qv, (qv - 2) % qv, qv - 1, qv / 2, (qv + 1) / 2 % qv};
+    std::vector<u64> a, b, c;
+    for (u64 x : edges) {
+      for (u64 y : edges) {
+        for (u64 z : edges) {
+          a.push_back(x);
+          b.push_back(y);
+          c.push_back(z);
+        }
+      }
+    }
+    for (Op op : kOps) {
+      for (u64 s : edges) {
+        if (op != Op::multiply_scalar && s != 0) continue;
+        check_op(op, a, b, c, s, q, 1, "q=" + std::to_string(qv) + " s=" + std::to_string(s));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+/// The limb-batched forms equal the one-modulus forms limb by limb, inline and on the pool.
+TEST_F(ElementwisePaths, LimbBatchesEqualPerLimbCalls) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::vector<u64> qvs = {(u64{1} << 62) - 57, (u64{1} << 50) - 27, (u64{1} << 49) + 69,
+                                (u64{1} << 20) - 3, (u64{1} << 61) - 1};
+  std::vector<Modulus<u64>> moduli;
+  moduli.reserve(qvs.size());
+  for (u64 q : qvs) moduli.emplace_back(q);
+  // The last two sizes exceed kParallelMinWords in all: those calls run on the pool, in chunks
+  // that split limbs (2^14 + 5 words: three chunks, the last one short).
+  static_assert(((std::size_t{1} << 14) + 5) * 5 >= vec::kParallelMinWords);
+  for (std::size_t n : {std::size_t{1}, std::size_t{37}, std::size_t{4096},
+                        (std::size_t{1} << 14) + 5, std::size_t{1} << 15}) {
+    const std::size_t words = n * moduli.size();
+    std::vector<u64> a(words), b(words), c0(words), scalars;
+    for (std::size_t i = 0; i < moduli.size(); ++i) {
+      const u64 q = moduli[i].value();
+      for (std::size_t j = 0; j < n; ++j) {
+        a[i * n + j] = rng.uniform(0, q - 1);
+        b[i * n + j] = rng.uniform(0, q - 1);
+        c0[i * n + j] = rng.uniform(0, q - 1);
+      }
+      scalars.push_back(rng.uniform(0, q - 1));
+    }
+    for (Op op : kOps) {
+      std::vector<u64> want = c0;
+      for (std::size_t i = 0; i < moduli.size(); ++i) {
+        const auto limb = [&](const std::vector<u64>& x) {
+          return std::span<const u64>(x).subspan(i * n, n);
+        };
+        apply(op, limb(a), limb(b), scalars[i], std::span<u64>(want).subspan(i * n, n), moduli[i]);
+      }
+      for (unsigned threads : {0U, 1U, 2U, 3U}) {
+        std::vector<u64> got = c0;
+        switch (op) {
+          case Op::add: vec::add(a, b, got, moduli, threads); break;
+          case Op::sub: vec::sub(a, b, got, moduli, threads); break;
+          case Op::negate: vec::negate(a, got, moduli, threads); break;
+          case Op::multiply: vec::multiply(a, b, got, moduli, threads); break;
+          case Op::multiply_scalar: vec::multiply_scalar(a, scalars, got, moduli, threads); break;
+          case Op::multiply_accumulate: vec::multiply_accumulate(a, b, got, moduli, threads); break;
+        }
+        ASSERT_EQ(got, want) << name(op) << " n=" << n << " threads=" << threads;
+      }
+    }
+  }
+}
+
+TEST(ElementwiseChecks, RejectsBadArguments) {
+  const Modulus<u64> q(97);
+  std::vector<u64> a(8, 1), b(7, 1), c(8), big(16, 1);
+  EXPECT_THROW(vec::add(a, b, c, q), InvalidParameter);
+  EXPECT_THROW(vec::multiply(b, a, c, q), InvalidParameter);
+  EXPECT_THROW(vec::negate(b, c, q), InvalidParameter);
+  EXPECT_THROW(vec::multiply_scalar(a, 97, c, q), InvalidParameter);
+  EXPECT_NO_THROW(vec::multiply_scalar(a, 96, c, q));
+  const Modulus<u64> wide((u64{1} << 62) + 135);  // 63 bits: a Modulus, but not for vec
+  try {
+    vec::add(a, a, c, wide);
+    FAIL() << "63-bit q accepted";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("62"), std::string::npos) << e.what();
+  }
+  // Partial overlap: c shifted by one word against a.
+  std::span<const u64> head(big.data(), 8);
+  std::span<u64> shifted(big.data() + 1, 8);
+  EXPECT_THROW(vec::add(head, a, shifted, q), InvalidParameter);
+  EXPECT_THROW(vec::multiply_accumulate(a, head, shifted, q), InvalidParameter);
+  EXPECT_NO_THROW(vec::add(head, a, std::span<u64>(big.data(), 8), q));  // exact alias
+
+  const std::vector<Modulus<u64>> two = {Modulus<u64>(97), Modulus<u64>(193)};
+  std::vector<u64> odd(15, 1), odd_c(15);
+  EXPECT_THROW(vec::add(odd, odd, odd_c, two), InvalidParameter);  // not whole limbs
+  const std::vector<u64> scalars_one = {5};
+  EXPECT_THROW(vec::multiply_scalar(big, scalars_one, big, two), InvalidParameter);
+  const std::vector<u64> scalars_big = {5, 193};
+  EXPECT_THROW(vec::multiply_scalar(big, scalars_big, big, two), InvalidParameter);
+  const std::vector<Modulus<u64>> none;
+  EXPECT_THROW(vec::add(a, a, c, none), InvalidParameter);
+  std::vector<u64> empty;
+  EXPECT_NO_THROW(vec::add(empty, empty, empty, none));
+  EXPECT_NO_THROW(vec::add(empty, empty, empty, two));
+}
+
+}  // namespace
+}  // namespace polyhe
