@@ -1,0 +1,65 @@
+// The algorithms behind CyclicNttPlan (internal). Each factory validates that its algorithm
+// applies to (n, q, ω) and throws InvalidParameter naming the rule otherwise; ω is a primitive
+// n-th root of unity mod the prime q, already validated by the caller.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "polyhe/arith/add.hpp"
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/ntt/cyclic/plan.hpp"
+
+namespace polyhe::cyclic {
+
+using u64 = std::uint64_t;
+using PlanPtr = std::shared_ptr<const CyclicNttPlan>;
+
+PlanPtr make_direct(std::size_t n, u64 q, u64 omega);
+PlanPtr make_radix2(std::size_t n, u64 q, u64 omega);
+/// n = n1·(n/n1) with gcd(n1, n/n1) = 1.
+PlanPtr make_pfa(std::size_t n, u64 q, u64 omega, std::size_t n1);
+/// n = n1·(n/n1), any factors.
+PlanPtr make_cooley_tukey(std::size_t n, u64 q, u64 omega, std::size_t n1);
+/// n prime; padded: the (n−1)-point convolution through a power of two ≥ 2(n−1)−1.
+PlanPtr make_rader(std::size_t n, u64 q, u64 omega, bool padded);
+PlanPtr make_bluestein(std::size_t n, u64 q, u64 omega);
+
+/// The planner's choice for (n, q, ω): radix-2 for powers of two, PFA over the smallest
+/// prime-power factor and the rest, Cooley–Tukey p·p^(k−1) for prime powers, the direct DFT for
+/// primes ≤ 5, Rader for larger primes (padded, then Bluestein, when q lacks the root the
+/// convolution needs).
+PlanPtr plan_automatic(std::size_t n, u64 q, u64 omega);
+
+/// A plan for a cyclic convolution of length L mod q: any primitive L-th root will do. Throws
+/// InvalidParameter naming `who` when q ≢ 1 mod L.
+PlanPtr plan_convolution(std::size_t L, u64 q, const char* who);
+
+inline u64 mul_mod_slow(u64 a, u64 b, u64 q) {
+  return static_cast<u64>(static_cast<u128>(a) * b % q);
+}
+
+/// [ω^e for e in exponents], each with its Shoup companion (construction only).
+std::vector<ShoupOperand<u64>> shoup_powers(u64 omega, u64 q, std::size_t count);
+
+/// The smallest power of two ≥ x.
+inline std::size_t next_power_of_two(std::size_t x) {
+  std::size_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+/// Pointwise a[i] ← a[i]·w[i] mod q. Output in [0, q).
+inline void mul_pointwise(std::span<u64> a, std::span<const ShoupOperand<u64>> w, u64 q) {
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = mul_shoup(a[i], w[i], q);
+}
+
+/// The transform of h (length L = conv->n()) divided by L, for convolving with h:
+/// a ⊛ h = rev(F(F(a) ⊙ H)) where rev maps index i to (L − i) mod L.
+std::vector<ShoupOperand<u64>> convolution_kernel(const CyclicNttPlan& conv, std::vector<u64> h);
+
+}  // namespace polyhe::cyclic
