@@ -306,3 +306,32 @@ TEST(CliBenchNttPaths, RefusesUnknownOrUnavailablePaths) {
 
 }  // namespace
 }  // namespace polyhe::test
+
+namespace polyhe::test {
+namespace {
+
+TEST(CliBenchCyclic, JsonPerLengthAndDecomposition) {
+  const auto r = run_cli({"bench", "cyclic", "--n", "15,16", "--bits", "40", "--min-time",
+                          "0.001", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto ls = lines(r.out);
+  ASSERT_EQ(ls.size(), 4U) << r.out;  // automatic and bluestein for each length
+  for (const auto& line : ls) {
+    const auto m = nlohmann::json::parse(line);
+    EXPECT_EQ(m["op"], "cyclic_forward");
+    EXPECT_TRUE(m["n"] == 15 || m["n"] == 16) << line;
+    EXPECT_GT(m["median_ns"].get<double>(), 0);
+    EXPECT_FALSE(m["variant"].get<std::string>().empty());
+  }
+  EXPECT_NE(nlohmann::json::parse(ls[1])["variant"].get<std::string>().find("bluestein"),
+            std::string::npos);
+}
+
+TEST(CliBenchCyclic, RefusesBadOptions) {
+  expect_bad_input(run_cli({"bench", "cyclic", "--decomposition", "fft9"}), "fft9");
+  expect_bad_input(run_cli({"bench", "cyclic", "--bits", "70"}), "70");
+  expect_bad_input(run_cli({"bench", "cyclic", "--n", "1"}), "--n");
+}
+
+}  // namespace
+}  // namespace polyhe::test

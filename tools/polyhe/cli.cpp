@@ -43,6 +43,7 @@ struct Options {
   std::uint64_t selftest_seed = 0;
   PolymulOptions polymul;
   BenchNttArgs bench_ntt;
+  BenchCyclicArgs bench_cyclic;
   ReportOptions report;
   std::uint64_t report_seed = 0;
   double report_min_time = 0;
@@ -54,6 +55,7 @@ struct Commands {
   CLI::App* polymul;
   CLI::App* bench;
   CLI::App* bench_ntt;
+  CLI::App* bench_cyclic;
   CLI::App* report;
 };
 
@@ -106,6 +108,20 @@ Commands declare(CLI::App& app, Options& o) {
       ->capture_default_str();
   c.bench_ntt->add_flag("--json", b.json, "One JSON object per measurement, one per line");
 
+  c.bench_cyclic = c.bench->add_subcommand(
+      "cyclic", "Time cyclic NTTs of any length: PFA, Rader, Bluestein, radix-2 plans");
+  auto& bc = o.bench_cyclic;
+  c.bench_cyclic->add_option("--n", bc.n, "Lengths, e.g. 21845,16384,32768")->capture_default_str();
+  c.bench_cyclic
+      ->add_option("--decomposition", bc.decomposition,
+                   "automatic, radix2, pfa, cooley_tukey, rader, rader_padded, bluestein, direct "
+                   "(a list), or all; a decomposition that does not apply to n is skipped")
+      ->capture_default_str();
+  c.bench_cyclic->add_option("--bits", bc.bits, "Prime size in bits (30-62)")->capture_default_str();
+  c.bench_cyclic->add_option("--min-time", bc.min_time_s, "Seconds per measurement")
+      ->capture_default_str();
+  c.bench_cyclic->add_flag("--json", bc.json, "One JSON object per measurement, one per line");
+
   c.report = app.add_subcommand("report", "Self-test and NTT benchmark, as a markdown report");
   c.report->add_flag("--quick", o.report.quick, "Shorter measurements (0.02 s each)");
   c.report->add_option("--min-time", o.report_min_time, "Seconds per measurement (default 0.3)");
@@ -124,6 +140,7 @@ int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& i
   }
   if (c.polymul->parsed()) return cmd_polymul(o.polymul, in, out);
   if (c.bench_ntt->parsed()) return cmd_bench_ntt(o.bench_ntt, out, err);
+  if (c.bench_cyclic->parsed()) return cmd_bench_cyclic(o.bench_cyclic, out, err);
   if (c.bench->parsed()) {
     err << c.bench->help("polyhe");
     return kExitBadInput;

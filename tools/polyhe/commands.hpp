@@ -40,6 +40,15 @@ struct BenchNttArgs {
 };
 int cmd_bench_ntt(const BenchNttArgs& args, std::ostream& out, std::ostream& err);
 
+struct BenchCyclicArgs {
+  std::string n = "21845,16384,32768";  // lengths
+  std::string decomposition = "automatic,bluestein";  // or "all", or a list of names
+  int bits = 62;
+  double min_time_s = 0.3;
+  bool json = false;
+};
+int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostream& err);
+
 struct ReportOptions {
   bool quick = false;
   std::optional<double> min_time_s;  // per measurement; default 0.3 s, 0.02 s with quick

@@ -1,0 +1,121 @@
+// `polyhe bench cyclic`: the cyclic (non-power-of-two) NTT plans, e.g. HElib's m = 21845 by the
+// planner's PFA+Rader tree against Bluestein, next to the power-of-two lengths.
+#include <bit>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/ntt/cyclic/plan.hpp"
+#include "polyhe/ntt/cyclic/primes.hpp"
+#include "random.hpp"
+#include "sysinfo.hpp"
+#include "text.hpp"
+#include "timing.hpp"
+#include "usage.hpp"
+
+namespace polyhe::cli {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+constexpr Decomposition kAllDecompositions[] = {
+    Decomposition::automatic, Decomposition::radix2,       Decomposition::pfa,
+    Decomposition::cooley_tukey, Decomposition::rader,     Decomposition::rader_padded,
+    Decomposition::bluestein, Decomposition::direct};
+
+std::vector<Decomposition> parse_decompositions(const std::string& spec) {
+  if (spec == "all") return {std::begin(kAllDecompositions), std::end(kAllDecompositions)};
+  std::vector<Decomposition> out;
+  for (const std::string& name : split_list(spec, "--decomposition")) {
+    bool found = false;
+    for (Decomposition d : kAllDecompositions) {
+      if (to_string(d) == name) {
+        out.push_back(d);
+        found = true;
+      }
+    }
+    if (!found) {
+      throw UsageError("--decomposition: unknown decomposition '" + name +
+                       "'; use automatic, radix2, pfa, cooley_tukey, rader, rader_padded, "
+                       "bluestein, direct, or all");
+    }
+  }
+  return out;
+}
+
+/// A prime of `bits` bits with every root any decomposition of n may need: n-th roots, (p−1)-th
+/// for Rader at each prime p | n, and the power-of-two lengths of padded convolutions (≥ 2n − 1).
+u64 bench_prime(std::size_t n, int bits) {
+  u64 L = std::lcm(static_cast<u64>(n), std::bit_ceil(2 * static_cast<u64>(n)));
+  for (u64 p : prime_factors(n)) L = std::lcm(L, std::bit_ceil(2 * p));
+  for (u64 p : prime_factors(n)) L = std::lcm(L, p - 1);
+  return cyclic_prime(bits, L);
+}
+
+}  // namespace
+
+int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostream& err) {
+  const std::vector<int> lengths = parse_int_list(args.n, "--n", 2, 1 << 20);
+  const std::vector<Decomposition> decompositions = parse_decompositions(args.decomposition);
+  if (args.bits < 30 || args.bits > 62) {
+    throw UsageError("--bits: " + std::to_string(args.bits) + " is outside [30, 62]");
+  }
+  if (!(args.min_time_s > 0 && args.min_time_s <= 600)) {
+    throw UsageError("--min-time: " + fixed(args.min_time_s, 3) + " s is outside (0, 600]");
+  }
+  TimingOptions timing;
+  timing.min_time_s = args.min_time_s;
+  timing.warmup_s = std::min(timing.warmup_s, args.min_time_s / 4);
+  const std::string device = cpu_model();
+  InputRng rng(os_seed());
+  if (!args.json) {
+    out << "Cyclic NTT benchmark on " << device << ": 1 thread, forward transform, per call\n\n"
+        << "| n | bits | decomposition | median µs | p10 µs | p90 µs | reps |\n"
+        << "|---:|---:|---|---:|---:|---:|---:|\n";
+  }
+  for (int n_int : lengths) {
+    const auto n = static_cast<std::size_t>(n_int);
+    u64 q = 0;
+    try {
+      q = bench_prime(n, args.bits);
+    } catch (const Error& e) {
+      throw UsageError("--n " + std::to_string(n) + " with --bits " + std::to_string(args.bits) +
+                       ": " + e.what());
+    }
+    for (Decomposition d : decompositions) {
+      std::shared_ptr<const CyclicNttPlan> plan;
+      try {
+        plan = CyclicNttPlan::create(n, q, d);
+      } catch (const Error& e) {
+        err << "polyhe bench: skipping " << to_string(d) << " at n = " << n << ": "
+            << one_line(e.what()) << '\n';
+        continue;
+      }
+      std::vector<u64> a(n);
+      for (auto& x : a) x = rng.uniform(1, q - 1);
+      const TimingStats s = measure([&] { plan->forward(a); }, timing);
+      if (args.json) {
+        const nlohmann::ordered_json j = {
+            {"op", "cyclic_forward"}, {"backend", "cpu"},       {"device", device},
+            {"n", n},                 {"log_n", std::bit_width(n) - 1},
+            {"bits", args.bits},      {"limbs", 1},             {"variant", plan->decomposition()},
+            {"median_ns", s.median_ns}, {"p10_ns", s.p10_ns},   {"p90_ns", s.p90_ns},
+            {"reps", s.reps},         {"threads", 1},           {"unit", "ns"}};
+        out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+            << std::endl;
+      } else {
+        out << "| " << n << " | " << args.bits << " | " << plan->decomposition() << " | "
+            << fixed(s.median_ns / 1000, 3) << " | " << fixed(s.p10_ns / 1000, 3) << " | "
+            << fixed(s.p90_ns / 1000, 3) << " | " << s.reps << " |" << std::endl;
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace polyhe::cli
