@@ -11,6 +11,7 @@
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
+#include "polyhe/ntt/cyclic/cyclotomic.hpp"
 #include "polyhe/ntt/cyclic/plan.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
 #include "polyhe/ntt/plan.hpp"
