@@ -16,6 +16,7 @@
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
+#include "support/cpu_path_test.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe {
@@ -23,17 +24,7 @@ namespace {
 
 using u64 = std::uint64_t;
 
-class ElementwisePaths : public ::testing::Test {
- protected:
-  void SetUp() override {
-    try {
-      path_ = cpu_path();
-    } catch (const InvalidParameter& e) {
-      GTEST_SKIP() << e.what();
-    }
-  }
-  CpuPath path_ = CpuPath::scalar;
-};
+using ElementwisePaths = test::CpuPathTest;
 
 /// The largest and the smallest prime of each boundary length (IFMA: below 2^50; AVX-512: up to
 /// 62 bits), and the moduli at the edges of the kernels' ranges: the tiniest, 2^49 (which IFMA

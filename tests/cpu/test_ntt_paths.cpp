@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "polyhe/polyhe.hpp"
+#include "support/cpu_path_test.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe {
@@ -14,17 +15,7 @@ namespace {
 
 using u64 = std::uint64_t;
 
-class NttPaths : public ::testing::Test {
- protected:
-  void SetUp() override {
-    try {
-      path_ = cpu_path();
-    } catch (const InvalidParameter& e) {
-      GTEST_SKIP() << e.what();
-    }
-  }
-  CpuPath path_ = CpuPath::scalar;
-};
+using NttPaths = test::CpuPathTest;
 
 /// Primes at the ends of each size class (IFMA: below 2^50; AVX-512: up to 62 bits): the
 /// smallest and the largest NTT prime of each boundary bit length.
