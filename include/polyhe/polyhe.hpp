@@ -17,6 +17,8 @@
 #include "polyhe/ntt/plan.hpp"
 #include "polyhe/ntt/polymul.hpp"
 #include "polyhe/ntt/variant.hpp"
+#include "polyhe/ring/context.hpp"
+#include "polyhe/ring/poly.hpp"
 #include "polyhe/rns/base_converter.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/bigint.hpp"

@@ -1,0 +1,86 @@
+// RnsPoly: an element of Z_Q[x]/(x^N + 1) as RNS limbs, with its form (coefficient or
+// evaluation) tracked.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "polyhe/ntt/plan.hpp"
+#include "polyhe/ring/context.hpp"
+
+namespace polyhe {
+
+/// Coefficient form: limb i holds a mod q_i in natural coefficient order. Evaluation form: limb i
+/// holds the negacyclic NTT of that, in bit-reversed order: â[j] = a(ψ_i^(2·br(j)+1)) mod q_i.
+enum class PolyForm { kCoefficient, kEvaluation };
+
+[[nodiscard]] const char* to_string(PolyForm f);
+
+/// N·L words, limb-major and contiguous (limb i at [i·N, (i+1)·N)), 64-byte aligned, every word
+/// of limb i in [0, q_i) (DESIGN.md, data layout); L limbs = level L − 1 of its context.
+///
+/// Binary operations check (in every build) that both operands share the context object and
+/// the limb count (MismatchedContext, naming both) and the form where it matters
+/// (InvalidParameter). Element-wise work runs on the polyhe::vec kernels, transforms on the
+/// batched NTT; both spread the limbs over the default thread pool.
+class RnsPoly {
+ public:
+  /// The zero polynomial with `limbs` limbs (1 ≤ limbs ≤ max_limbs(), checked) in form `form`.
+  RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs,
+          PolyForm form = PolyForm::kCoefficient);
+  /// The zero polynomial at a level.
+  explicit RnsPoly(const RingLevel& level, PolyForm form = PolyForm::kCoefficient)
+      : RnsPoly(level.context, level.limbs, form) {}
+
+  [[nodiscard]] const std::shared_ptr<const RingContext>& context() const { return context_; }
+  [[nodiscard]] std::size_t n() const { return context_->n(); }
+  [[nodiscard]] std::size_t limbs() const { return limbs_; }
+  [[nodiscard]] std::size_t level() const { return limbs_ - 1; }
+  [[nodiscard]] PolyForm form() const { return form_; }
+
+  /// Limb i (i < limbs(), checked): the residues mod q_i.
+  [[nodiscard]] std::span<std::uint64_t> limb(std::size_t i);
+  [[nodiscard]] std::span<const std::uint64_t> limb(std::size_t i) const;
+  /// All limbs, flattened.
+  [[nodiscard]] std::span<std::uint64_t> data() { return data_; }
+  [[nodiscard]] std::span<const std::uint64_t> data() const { return data_; }
+
+  /// Coefficient → evaluation form (forward NTT of every limb). InvalidParameter if already there.
+  void to_evaluation();
+  /// Evaluation → coefficient form (inverse NTT of every limb). InvalidParameter if already there.
+  void to_coefficient();
+
+  /// this = this + b, this − b, −this (either form; b in the same form).
+  void add(const RnsPoly& b);
+  void sub(const RnsPoly& b);
+  void negate();
+  /// this = this · b (both in evaluation form: a slot-wise product there is the negacyclic one).
+  void multiply(const RnsPoly& b);
+  /// this = this + a · b (all three in evaluation form).
+  void multiply_accumulate(const RnsPoly& a, const RnsPoly& b);
+  /// this = this · s for an integer s given by its residues: one per limb, residues[i] < q_i
+  /// (checked). Either form.
+  void multiply_scalar(std::span<const std::uint64_t> residues);
+  /// this = this · s, s reduced mod each q_i. Either form.
+  void multiply_scalar(std::uint64_t s);
+
+  /// Drops the last limb (level l → l − 1, without rescaling). InvalidParameter at one limb.
+  void drop_last_limb();
+
+  /// The image of this under x → x^k, for odd k in [1, 2N) (InvalidParameter otherwise), in the
+  /// same form. See src/ring/automorphism.cpp for the index maps of both forms.
+  [[nodiscard]] RnsPoly automorphism(std::uint64_t k) const;
+
+ private:
+  void check_compatible(const RnsPoly& b, const char* op) const;
+  void require_evaluation(const char* op) const;
+
+  std::shared_ptr<const RingContext> context_;
+  std::size_t limbs_;
+  PolyForm form_;
+  AlignedVector<std::uint64_t> data_;
+};
+
+}  // namespace polyhe
