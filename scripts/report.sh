@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cmake --preset release >/dev/null
-cmake --build --preset release --target polyhe_cli
+cmake --preset release >&2
+cmake --build --preset release --target polyhe_cli >&2
 exec build/release/tools/polyhe/polyhe report "$@"

@@ -47,7 +47,9 @@ BenchNttConfig make_bench_ntt_config(const BenchNttArgs& args);
 
 /// Runs every (case, path, variant, op) in that nesting order (ops in the order of kAllBenchOps)
 /// and hands each measurement to `sink`. Only the default variant has per-path kernels; the
-/// others run once per case, on the scalar code. The active path is restored afterwards. With
+/// others run once per case, on the scalar code. A path whose kernel for the case is one already
+/// timed (IFMA asked for a prime ≥ 2^50 runs the AVX-512 kernel) is not timed twice. The active
+/// path is restored afterwards. With
 /// threads > 1 the batched API is timed on 2·threads limbs of one plan per call. A variant the
 /// prime cannot serve is skipped with a line to `note`.
 void run_bench_ntt(const BenchNttConfig& config,

@@ -117,7 +117,8 @@ Commands declare(CLI::App& app, Options& o) {
                    "automatic, radix2, pfa, cooley_tukey, rader, rader_padded, bluestein, direct "
                    "(a list), or all; a decomposition that does not apply to n is skipped")
       ->capture_default_str();
-  c.bench_cyclic->add_option("--bits", bc.bits, "Prime size in bits (30-62)")->capture_default_str();
+  c.bench_cyclic->add_option("--bits", bc.bits, "Prime size in bits (30-62)")
+      ->capture_default_str();
   c.bench_cyclic->add_option("--min-time", bc.min_time_s, "Seconds per measurement")
       ->capture_default_str();
   c.bench_cyclic->add_flag("--json", bc.json, "One JSON object per measurement, one per line");

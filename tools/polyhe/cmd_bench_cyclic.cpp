@@ -24,9 +24,9 @@ namespace {
 using u64 = std::uint64_t;
 
 constexpr Decomposition kAllDecompositions[] = {
-    Decomposition::automatic, Decomposition::radix2,       Decomposition::pfa,
-    Decomposition::cooley_tukey, Decomposition::rader,     Decomposition::rader_padded,
-    Decomposition::bluestein, Decomposition::direct};
+    Decomposition::automatic,    Decomposition::radix2, Decomposition::pfa,
+    Decomposition::cooley_tukey, Decomposition::rader,  Decomposition::rader_padded,
+    Decomposition::bluestein,    Decomposition::direct};
 
 std::vector<Decomposition> parse_decompositions(const std::string& spec) {
   if (spec == "all") return {std::begin(kAllDecompositions), std::end(kAllDecompositions)};
@@ -100,12 +100,20 @@ int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostrea
       for (auto& x : a) x = rng.uniform(1, q - 1);
       const TimingStats s = measure([&] { plan->forward(a); }, timing);
       if (args.json) {
-        const nlohmann::ordered_json j = {
-            {"op", "cyclic_forward"}, {"backend", "cpu"},       {"device", device},
-            {"n", n},                 {"log_n", std::bit_width(n) - 1},
-            {"bits", args.bits},      {"limbs", 1},             {"variant", plan->decomposition()},
-            {"median_ns", s.median_ns}, {"p10_ns", s.p10_ns},   {"p90_ns", s.p90_ns},
-            {"reps", s.reps},         {"threads", 1},           {"unit", "ns"}};
+        const nlohmann::ordered_json j = {{"op", "cyclic_forward"},
+                                          {"backend", "cpu"},
+                                          {"device", device},
+                                          {"n", n},
+                                          {"log_n", std::bit_width(n) - 1},
+                                          {"bits", args.bits},
+                                          {"limbs", 1},
+                                          {"variant", plan->decomposition()},
+                                          {"median_ns", s.median_ns},
+                                          {"p10_ns", s.p10_ns},
+                                          {"p90_ns", s.p90_ns},
+                                          {"reps", s.reps},
+                                          {"threads", 1},
+                                          {"unit", "ns"}};
         out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
             << std::endl;
       } else {
