@@ -113,6 +113,18 @@ int KeySwitchBasis::max_digit_modulus_bits() const {
 
 void KeySwitchBasis::mod_up(std::size_t level, std::size_t j, std::span<const std::uint64_t> in,
                             std::span<std::uint64_t> out, unsigned threads) const {
+  mod_up_impl(level, j, in, out, false, threads);
+}
+
+void KeySwitchBasis::mod_up_centred(std::size_t level, std::size_t j,
+                                    std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
+                                    unsigned threads) const {
+  mod_up_impl(level, j, in, out, true, threads);
+}
+
+void KeySwitchBasis::mod_up_impl(std::size_t level, std::size_t j,
+                                 std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
+                                 bool centred, unsigned threads) const {
   const RnsBasis& d = digit(level, j);  // validates level and j
   const std::size_t limbs = level + 1 + impl_->p.size();
   if (in.empty() || in.size() % d.size() != 0) {
@@ -129,7 +141,11 @@ void KeySwitchBasis::mod_up(std::size_t level, std::size_t j, std::span<const st
   if (overlap(in, out)) throw InvalidParameter("KeySwitchBasis::mod_up: input and output overlap");
   const Level& lv = impl_->levels[level];
   std::copy(in.begin(), in.end(), out.begin() + static_cast<std::ptrdiff_t>(j * impl_->alpha * n));
-  lv.up[j].convert_approx(in, out, lv.up_limbs[j], threads);
+  if (centred) {
+    lv.up[j].convert_exact(in, out, lv.up_limbs[j], threads);
+  } else {
+    lv.up[j].convert_approx(in, out, lv.up_limbs[j], threads);
+  }
 }
 
 void KeySwitchBasis::mod_down(std::size_t level, std::span<const std::uint64_t> in,

@@ -94,6 +94,40 @@ TEST_P(KeySwitch, ModUpExtendsEachDigit) {
   }
 }
 
+// Centred ModUp: every limb of Q_l ∪ P holds x_c mod its prime, x_c the centred representative of
+// x mod D_j (x_c ∓ D_j allowed only within D_j·δ of ±D_j/2, which random inputs never hit).
+TEST_P(KeySwitch, CentredModUpLiftsTheCentredResidue) {
+  POLYHE_SEEDED_RNG(rng);
+  const KsCase c = GetParam();
+  const auto ks = make_ks(rng, c, dnum_);
+  test::BigRng gmp(rng);
+  const std::size_t n = 16;
+  for (std::size_t l : {ks.max_level(), ks.max_level() / 2}) {
+    const RnsBasis all = RnsBasis::concat(ks.q().prefix(l + 1), ks.p());
+    for (std::size_t j = 0; j < ks.digit_count(l); ++j) {
+      const RnsBasis& d = ks.digit(l, j);
+      const auto values = test::random_values(gmp, d.product(), n);
+      const auto in = test::to_limbs(values, d);
+      std::vector<std::uint64_t> out(all.size() * n);
+      ks.mod_up_centred(l, j, in, out);
+      for (std::size_t k = 0; k < n; ++k) {
+        const mpz_class centred =
+            2 * values[k] > d.product() ? mpz_class(values[k] - d.product()) : values[k];
+        // Within D·2^-40 of D/2 the double-precision correction may pick the other side.
+        const mpz_class gap = abs(mpz_class(2 * values[k] - d.product()));
+        const bool near_half = gap * (mpz_class(1) << 40) < d.product();
+        const mpz_class other = centred < 0 ? values[k] : mpz_class(values[k] - d.product());
+        for (std::size_t i = 0; i < all.size(); ++i) {
+          const std::uint64_t want = mpz_fdiv_ui(centred.get_mpz_t(), all.prime(i));
+          const std::uint64_t alt = mpz_fdiv_ui(other.get_mpz_t(), all.prime(i));
+          EXPECT_TRUE(out[i * n + k] == want || (near_half && out[i * n + k] == alt))
+              << "level " << l << " digit " << j << " limb " << i << " x = " << values[k].get_str();
+        }
+      }
+    }
+  }
+}
+
 // ModDown: floor and round within [0, k) below ⌊x/P⌋ and round(x/P); round_exact equal to
 // round(x/P) (off by one only within δ·P of a half-integer); P·x comes back exactly as x from
 // floor and round_exact.

@@ -44,6 +44,7 @@ struct Options {
   PolymulOptions polymul;
   BenchNttArgs bench_ntt;
   BenchCyclicArgs bench_cyclic;
+  BenchCkksArgs bench_ckks;
   ReportOptions report;
   std::uint64_t report_seed = 0;
   double report_min_time = 0;
@@ -56,8 +57,56 @@ struct Commands {
   CLI::App* bench;
   CLI::App* bench_ntt;
   CLI::App* bench_cyclic;
+  CLI::App* bench_ckks;
   CLI::App* report;
 };
+
+void declare_bench_ckks(Commands& c, Options& o) {
+  c.bench_ckks = c.bench->add_subcommand(
+      "ckks",
+      "Time RNS-CKKS encode, encrypt, add, multiply_relin, rescale, rotate, decrypt, decode");
+  auto& k = o.bench_ckks;
+  c.bench_ckks->add_option("--log-n", k.log_n, "log2 N, 2-17 (the security table starts at 10)")
+      ->capture_default_str();
+  c.bench_ckks
+      ->add_option("--primes", k.primes,
+                   "Bit sizes of the primes q_0..q_L; without --special the last one is the "
+                   "special prime P (as SEAL and TenSEAL read such a list)")
+      ->capture_default_str();
+  c.bench_ckks->add_option("--special", k.special,
+                           "Bit sizes of the special primes (default: the last of --primes)");
+  c.bench_ckks->add_option("--scale-bits", k.scale_bits, "log2 of the scale Δ, 10-60")
+      ->capture_default_str();
+  c.bench_ckks
+      ->add_option("--dnum", k.dnum,
+                   "Key-switching digits, 1..L+1 (0: the library default ⌈(L+1)/k⌉)")
+      ->capture_default_str();
+  c.bench_ckks
+      ->add_option("--security", k.security,
+                   "128, 192 or 256 (checked against the HomomorphicEncryption.org table), or "
+                   "none to benchmark an insecure set by name")
+      ->capture_default_str();
+  c.bench_ckks->add_option("--ops", k.ops,
+                           "Comma list of encode, encrypt, add, multiply_relin, rescale, rotate, "
+                           "decrypt, decode (default: all)");
+  c.bench_ckks->add_option("--rotate-step", k.rotate_step, "Slots to rotate by (left; < 0: right)")
+      ->capture_default_str();
+  c.bench_ckks->add_option("--threads", k.threads, "Threads of the library's default pool")
+      ->capture_default_str();
+  c.bench_ckks->add_option("--min-time", k.min_time_s, "Seconds per op")->capture_default_str();
+  c.bench_ckks->add_flag("--json", k.json, "One JSON object per op, one per line");
+  c.bench_ckks->footer(
+      "Times per call, key generation excluded, every op at the top level L on random slots "
+      "uniform in the complex unit disc (all N/2): encode into a preallocated polynomial; "
+      "encrypt with the public key; add in place; multiply_relin = tensor product + "
+      "relinearisation, no rescale; rescale = Evaluator::rescale, which copies its input "
+      "ciphertext first; rotate = automorphism + key switch; decrypt and decode (of a top-level "
+      "plaintext) allocate their results. multiply_relin also reports precision_bits = "
+      "-log2(max_j |z_j - x_j*y_j|) for z = decode(decrypt(rescale(multiply_relin(Enc(x), "
+      "Enc(y))))) against the product x*y computed in double. JSON: the benchmark fields plus "
+      "scheme, security, primes and special (bit sizes), dnum, scale_bits, log_qp, level; bits "
+      "= scale bits, limbs = L + 1, variant = hybrid-dnum<d>, path = the CPU kernel path.");
+}
 
 Commands declare(CLI::App& app, Options& o) {
   Commands c{};
@@ -123,8 +172,12 @@ Commands declare(CLI::App& app, Options& o) {
       ->capture_default_str();
   c.bench_cyclic->add_flag("--json", bc.json, "One JSON object per measurement, one per line");
 
-  c.report = app.add_subcommand("report", "Self-test and NTT benchmark, as a markdown report");
-  c.report->add_flag("--quick", o.report.quick, "Shorter measurements (0.02 s each)");
+  declare_bench_ckks(c, o);
+
+  c.report =
+      app.add_subcommand("report", "Self-test, NTT and CKKS benchmarks, as a markdown report");
+  c.report->add_flag("--quick", o.report.quick,
+                     "Shorter measurements (0.02 s each); CKKS at N = 2^12");
   c.report->add_option("--min-time", o.report_min_time, "Seconds per measurement (default 0.3)");
   c.report->add_option("--output", o.report.output, "Also write the report to this file");
   c.report->add_option("--seed", o.report_seed, "Seed of the self-test inputs");
@@ -142,6 +195,7 @@ int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& i
   if (c.polymul->parsed()) return cmd_polymul(o.polymul, in, out);
   if (c.bench_ntt->parsed()) return cmd_bench_ntt(o.bench_ntt, out, err);
   if (c.bench_cyclic->parsed()) return cmd_bench_cyclic(o.bench_cyclic, out, err);
+  if (c.bench_ckks->parsed()) return cmd_bench_ckks(o.bench_ckks, out, err);
   if (c.bench->parsed()) {
     err << c.bench->help("polyhe");
     return kExitBadInput;

@@ -1,8 +1,10 @@
-// `polyhe report`: the self-test and the NTT benchmark on this machine, as one markdown document.
+// `polyhe report`: the self-test, the NTT benchmark and the CKKS benchmark on this machine, as one
+// markdown document.
 #include <fstream>
 #include <ostream>
 #include <sstream>
 
+#include "bench_ckks.hpp"
 #include "bench_ntt.hpp"
 #include "commands.hpp"
 #include "polyhe/core/error.hpp"
@@ -57,6 +59,29 @@ void write_ratios(std::ostream& md, const std::vector<Measurement>& ms) {
   }
 }
 
+/// The CKKS parameter set of the report: the anchor set (N = 2^14, nine ciphertext primes, one
+/// 50-bit special prime), or with --quick N = 2^12 with q = 36, 30 and P = 36 bits (log QP = 102,
+/// within the 109 bits the 128-bit table allows at N = 2^12).
+BenchCkksArgs report_ckks_args(const ReportOptions& opt, double min_time_s) {
+  BenchCkksArgs args;  // the anchor set, 1 thread, every op
+  if (opt.quick) {
+    args.log_n = 12;
+    args.primes = "36,30,36";
+    args.scale_bits = 30;
+  }
+  args.min_time_s = min_time_s;
+  return args;
+}
+
+void write_ckks(std::ostream& md, const rlwe::Parameters& params, int scale_bits,
+                const std::vector<CkksMeasurement>& ms) {
+  md << "CPU, 1 thread, path " << (ms.empty() ? std::string("?") : ms.front().m.path) << ": "
+     << ckks_parameters_line(params, scale_bits) << ".\n\n";
+  md << ckks_table_header();
+  for (const CkksMeasurement& cm : ms) md << ckks_table_row(cm);
+  md << '\n' << ckks_table_notes(ms);
+}
+
 }  // namespace
 
 int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
@@ -80,6 +105,15 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
       config, [&](const Measurement& m) { ms.push_back(m); },
       [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
 
+  const BenchCkksConfig ckks = make_bench_ckks_config(report_ckks_args(opt, args.min_time_s));
+  err << "polyhe report: CKKS benchmark (N = 2^" << ckks.literal.log_n << ", " << ckks.ops.size()
+      << " ops)...\n";
+  const rlwe::ParametersPtr ckks_params = make_ckks_parameters(ckks);
+  std::vector<CkksMeasurement> ckks_ms;
+  run_bench_ckks(
+      ckks, ckks_params, [&](const CkksMeasurement& cm) { ckks_ms.push_back(cm); },
+      [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
+
   std::ostringstream md;
   md << "# polyhe report\n\n";
   md << "- Date: " << utc_timestamp() << '\n';
@@ -100,6 +134,8 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   for (const Measurement& m : ms) md << markdown_table_row(m);
   md << "\n## Fused multiplication (Alg. 8) against INTT(NTT(a) ⊙ NTT(b))\n\n";
   write_ratios(md, ms);
+  md << "\n## CKKS\n\n";
+  write_ckks(md, *ckks_params, ckks.scale_bits, ckks_ms);
 
   out << md.str() << std::flush;
   if (file.is_open()) {

@@ -49,6 +49,22 @@ struct BenchCyclicArgs {
 };
 int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostream& err);
 
+struct BenchCkksArgs {
+  /// The anchor set: N = 2^14, nine ciphertext primes (log Q ≈ 370) and one 50-bit special prime.
+  int log_n = 14;
+  std::string primes = "50,40,40,40,40,40,40,40,40,50";  // bit sizes
+  std::string special;  // bit sizes of P; empty: the last of `primes` is the special prime
+  int scale_bits = 40;
+  int dnum = 0;                  // 0: the library's default ⌈(L+1)/k⌉
+  std::string security = "128";  // 128, 192, 256 or none
+  std::string ops;               // empty: all eight
+  std::int64_t rotate_step = 1;
+  unsigned threads = 1;
+  double min_time_s = 0.3;
+  bool json = false;
+};
+int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
+
 struct ReportOptions {
   bool quick = false;
   std::optional<double> min_time_s;  // per measurement; default 0.3 s, 0.02 s with quick

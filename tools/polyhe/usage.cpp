@@ -9,13 +9,13 @@ namespace {
 
 /// A decimal integer in [lo, hi], digits only; throws UsageError otherwise.
 int parse_bounded(std::string_view text, std::string_view item, std::string_view option, int lo,
-                  int hi) {
+                  int hi, std::string_view expected = "an integer or a range of integers") {
   std::string range = "[";  // appended, not `"[" + ...`: GCC 12 warns falsely (-Wrestrict) on that
   range += std::to_string(lo) + ", " + std::to_string(hi) + "]";
   if (text.empty() || text.size() > 9 ||
       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    throw UsageError(std::string(option) + ": '" + std::string(item) +
-                     "' is not an integer or a range of integers in " + range);
+    throw UsageError(std::string(option) + ": '" + std::string(item) + "' is not " +
+                     std::string(expected) + " in " + range);
   }
   const int value = std::stoi(std::string(text));
   if (value < lo || value > hi) {
@@ -60,6 +60,15 @@ std::vector<int> parse_int_list(std::string_view spec, std::string_view option, 
     for (int v = first; v <= last; ++v) {
       if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
     }
+  }
+  return values;
+}
+
+std::vector<int> parse_int_sequence(std::string_view spec, std::string_view option, int lo,
+                                    int hi) {
+  std::vector<int> values;
+  for (const std::string& item : split_list(spec, option)) {
+    values.push_back(parse_bounded(item, item, option, lo, hi, "an integer"));
   }
   return values;
 }

@@ -22,4 +22,8 @@ std::vector<std::string> split_list(std::string_view spec, std::string_view opti
 /// the order given, duplicates dropped. Throws UsageError naming `option` and the bad item.
 std::vector<int> parse_int_list(std::string_view spec, std::string_view option, int lo, int hi);
 
+/// Integers from a comma list ("60,40,40,60"), each in [lo, hi], in the order given, duplicates
+/// kept (prime bit sizes repeat). No ranges. Throws UsageError naming `option` and the bad item.
+std::vector<int> parse_int_sequence(std::string_view spec, std::string_view option, int lo, int hi);
+
 }  // namespace polyhe::cli

@@ -67,6 +67,14 @@ class KeySwitchBasis {
   void mod_up(std::size_t level, std::size_t j, std::span<const std::uint64_t> in,
               std::span<std::uint64_t> out, unsigned threads = 0) const;
 
+  /// ModUp of the centred representative: the other limbs receive x_c mod c, x_c ∈ (−D_j/2, D_j/2]
+  /// the centred residue of the digit (BaseConverter::convert_exact, exact but for inputs within
+  /// D_j·exact_error_bound() of ±D_j/2, which may land on x_c ∓ D_j). Key switching uses this: an
+  /// uncentred lift has mean ≈ D_j/2 on every coefficient, i.e. (D_j/2)·(1 + x + … + x^{N−1}),
+  /// whose product with the key's error concentrates on the CKKS slots near ζ = 1.
+  void mod_up_centred(std::size_t level, std::size_t j, std::span<const std::uint64_t> in,
+                      std::span<std::uint64_t> out, unsigned threads = 0) const;
+
   /// ModDown (Alg. 8): in holds (l + 1 + k)·N words over Q_l ∪ P; out receives (l + 1)·N words
   /// over Q_l, x/P rounded as `mode` says. out may not overlap in.
   void mod_down(std::size_t level, std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
@@ -90,6 +98,8 @@ class KeySwitchBasis {
     std::vector<std::uint64_t> half_p;               // ⌊P/2⌋ mod p_r
   };
   void check_level(std::size_t level, const char* what) const;
+  void mod_up_impl(std::size_t level, std::size_t j, std::span<const std::uint64_t> in,
+                   std::span<std::uint64_t> out, bool centred, unsigned threads) const;
 
   std::shared_ptr<const Impl> impl_;
 };

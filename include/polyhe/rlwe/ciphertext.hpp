@@ -1,0 +1,53 @@
+// An RLWE ciphertext: 2 (or 3, before relinearisation) RNS polynomials at one level, in
+// evaluation form, with the scheme's scale.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "polyhe/ring/poly.hpp"
+#include "polyhe/ring/sampler.hpp"
+#include "polyhe/rlwe/parameters.hpp"
+
+namespace polyhe::rlwe {
+
+/// (c_0, c_1[, c_2]) over Q_l = q_0..q_l, every part in evaluation form, decrypting to
+/// c_0 + c_1·s (+ c_2·s²). `scale` is the CKKS scaling factor Δ of the message (1 for schemes
+/// without one). A fresh symmetric encryption remembers the seed of its c_1 so it serialises at
+/// half size; any mutable access to the parts forgets it.
+class Ciphertext {
+ public:
+  /// Zero parts at `level` (≤ L, checked), `size` ∈ {2, 3} (checked).
+  Ciphertext(ParametersPtr params, std::size_t level, std::size_t size = 2, double scale = 1.0);
+
+  [[nodiscard]] const ParametersPtr& params() const { return params_; }
+  [[nodiscard]] std::size_t level() const { return parts_[0].level(); }
+  [[nodiscard]] std::size_t limbs() const { return parts_[0].limbs(); }
+  [[nodiscard]] std::size_t size() const { return parts_.size(); }
+  [[nodiscard]] double scale() const { return scale_; }
+  void set_scale(double s) { scale_ = s; }
+
+  [[nodiscard]] const RnsPoly& operator[](std::size_t i) const { return parts_[i]; }
+  [[nodiscard]] RnsPoly& operator[](std::size_t i) {
+    seed_.reset();
+    return parts_[i];
+  }
+  [[nodiscard]] const std::vector<RnsPoly>& parts() const { return parts_; }
+  [[nodiscard]] std::vector<RnsPoly>& parts() {
+    seed_.reset();
+    return parts_;
+  }
+
+  /// The seed c_1 was expanded from (fresh symmetric encryptions only).
+  [[nodiscard]] const std::optional<Seed>& seed() const { return seed_; }
+  void set_seed(const Seed& s) { seed_ = s; }
+
+ private:
+  ParametersPtr params_;
+  std::vector<RnsPoly> parts_;
+  double scale_;
+  std::optional<Seed> seed_;
+};
+
+}  // namespace polyhe::rlwe

@@ -1,0 +1,59 @@
+// Hybrid key switching (Han–Ki; RNS-CKKS paper KeySwitch with ModUp/ModDown), in evaluation form.
+#pragma once
+
+#include "polyhe/ring/poly.hpp"
+#include "polyhe/rlwe/keys.hpp"
+
+#include <span>
+#include <vector>
+
+namespace polyhe::rlwe {
+
+/// The working layout of a polynomial over Q_l ∪ P: Q_l's l + 1 limbs, then P's k limbs (the
+/// ring numbers P's primes L + 1 … L + k), with the plans and moduli in that order.
+struct QpLayout {
+  QpLayout(const Parameters& params, std::size_t level);
+  std::size_t q_limbs;
+  std::size_t p_limbs;
+  std::vector<const NttPlan<std::uint64_t>*> plans;
+  std::vector<Modulus<std::uint64_t>> moduli;
+  [[nodiscard]] std::span<const Modulus<std::uint64_t>> mod_q() const {
+    return std::span<const Modulus<std::uint64_t>>(moduli).first(q_limbs);
+  }
+  [[nodiscard]] std::span<const Modulus<std::uint64_t>> mod_p() const {
+    return std::span<const Modulus<std::uint64_t>>(moduli).subspan(q_limbs);
+  }
+};
+
+/// Per-thread scratch buffers reused across calls (a key switch at N = 2^14 would otherwise
+/// allocate and page-fault in several MiB per call). Slot `slot` holds at least `words` words
+/// until the next call with the same slot on this thread; internal to rlwe's operations.
+enum ScratchSlot : std::size_t {
+  kScratchConv,
+  kScratchCoef,
+  kScratchUp,
+  kScratchAcc0,
+  kScratchAcc1,
+  kScratchEncV,
+  kScratchSlots
+};
+std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words);
+
+/// ModDown in evaluation form: `acc` holds (l + 1 + k)·N words over Q_l ∪ P (QpLayout order),
+/// evaluation form; u receives round(acc/P) (minus FastBConv's overshoot, < k) over Q_l in
+/// evaluation form. Only the k special limbs leave evaluation form: they are rounded-converted to
+/// Q_l and transformed under each q_i. acc's P limbs are overwritten.
+void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64_t> acc,
+              RnsPoly& u);
+
+/// For d at level l (evaluation form, l + 1 limbs) and a key switching s' → s, computes (u_0, u_1)
+/// at level l, evaluation form, with u_0 + u_1·s ≈ d·s' (error about Σ_j D_j·‖e_j‖·√N / P plus
+/// the rounding of ModDown). Steps, per digit D_j of Q_l: ModUp of d's digit limbs (coefficient
+/// form) to Q_l ∪ P, forward NTT of the limbs that are not the digit's own (those are d's), and
+/// multiply-accumulate with the key's digit over Q_l ∪ P; then ModDown in evaluation form: only
+/// the k special limbs go back to coefficient form, are rounded-converted to Q_l and transformed
+/// again, so the Q_l limbs never leave evaluation form.
+/// Checks: key and d share Parameters (MismatchedContext), d in evaluation form.
+void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly& u1);
+
+}  // namespace polyhe::rlwe

@@ -1,0 +1,107 @@
+// RLWE keys: the secret, the public key, key-switching keys (relinearisation and Galois) for
+// hybrid key switching, and their generation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "polyhe/ring/poly.hpp"
+#include "polyhe/ring/sampler.hpp"
+#include "polyhe/rlwe/parameters.hpp"
+
+namespace polyhe::rlwe {
+
+/// Seed streams: which part of a key or ciphertext a Prng stream expands. The `a` halves are
+/// public and regenerated from (seed, stream) on load.
+inline constexpr std::uint64_t kStreamPublicKeyA = 1;
+inline constexpr std::uint64_t kStreamCiphertextA = 2;
+inline constexpr std::uint64_t kStreamKeySwitchA = 16;  // + digit j
+
+/// s: ternary (uniform, or exactly h nonzero), kept over all L + 1 + k primes of Q ∪ P in
+/// evaluation form. Secret: never serialised by accident (it has its own Kind).
+struct SecretKey {
+  ParametersPtr params;
+  RnsPoly s;
+};
+
+/// (b, a) = (−a·s + e, a) over all of Q ∪ P (L + 1 + k limbs) in evaluation form, a expanded
+/// from (`seed`, kStreamPublicKeyA). Encryption works over Q_l ∪ P and divides by P (as SEAL
+/// does), so the fresh noise v·e + e_0 + e_1·s shrinks to about the rounding error.
+struct PublicKey {
+  ParametersPtr params;
+  RnsPoly b;
+  RnsPoly a;
+  Seed seed;
+};
+
+/// Switches a ciphertext part from s' to s (hybrid key switching, Han–Ki; the RNS-CKKS paper's
+/// KeySwitch): for each of the dnum digits D_j of Q,
+///   b_j = −a_j·s + e_j + P·[D_j-idempotent]·s'  over Q ∪ P,  a_j expanded from (seed, j),
+/// where the idempotent is 1 mod the primes of D_j and 0 mod the other primes of Q (and P·… is 0
+/// mod P), so b_j limb i is −a_j·s + e_j + (P mod q_i)·s' for q_i in D_j, −a_j·s + e_j otherwise.
+/// The same key serves every level l ≤ L: restricted to Q_l the idempotents are those of Q_l's
+/// digits.
+struct KeySwitchKey {
+  ParametersPtr params;
+  std::vector<RnsPoly> b;  // dnum parts, L + 1 + k limbs, evaluation form
+  std::vector<RnsPoly> a;
+  Seed seed;
+  /// The automorphism x → x^k this key undoes (its s' = σ_k(s)); 0 for a relinearisation key.
+  std::uint64_t galois_element = 0;
+};
+
+/// Galois keys by Galois element k (x → x^k, k odd in [1, 2N)).
+struct GaloisKeys {
+  ParametersPtr params;
+  std::map<std::uint64_t, KeySwitchKey> keys;
+  /// The key for k, or MismatchedContext-free InvalidParameter naming k and the rotation it
+  /// serves when it was not generated.
+  [[nodiscard]] const KeySwitchKey& at(std::uint64_t k) const;
+  [[nodiscard]] bool contains(std::uint64_t k) const { return keys.count(k) != 0; }
+};
+
+/// The Galois element of a slot rotation by `step` (left for step > 0): 5^step mod 2N, step
+/// taken modulo N/2 (the order of 5). Conjugation (CKKS) / row swap (BGV) is 2N − 1.
+[[nodiscard]] std::uint64_t galois_element_for_rotation(std::size_t n, std::int64_t step);
+[[nodiscard]] inline std::uint64_t galois_element_for_conjugation(std::size_t n) {
+  return 2 * static_cast<std::uint64_t>(n) - 1;
+}
+
+/// Generates keys. Randomness per DESIGN.md: every secret and error is expanded by ChaCha20 from a
+/// fresh operating-system seed. The seeded constructor makes generation reproducible (known-answer
+/// tests, examples): whoever knows that seed knows every key made from it.
+class KeyGenerator {
+ public:
+  explicit KeyGenerator(ParametersPtr params);
+  KeyGenerator(ParametersPtr params, const Seed& master_seed);
+
+  [[nodiscard]] SecretKey secret_key();
+  [[nodiscard]] PublicKey public_key(const SecretKey& sk);
+  /// Switches s² → s.
+  [[nodiscard]] KeySwitchKey relinearization_key(const SecretKey& sk);
+  /// Switches σ_k(s) → s, k odd in [1, 2N) (checked).
+  [[nodiscard]] KeySwitchKey galois_key(const SecretKey& sk, std::uint64_t k);
+  [[nodiscard]] GaloisKeys galois_keys(const SecretKey& sk,
+                                       std::span<const std::uint64_t> elements);
+  /// Keys for slot rotations by each step (and conjugation when asked).
+  [[nodiscard]] GaloisKeys rotation_keys(const SecretKey& sk, std::span<const std::int64_t> steps,
+                                         bool conjugation = false);
+  /// Switches `from` (given over all of Q ∪ P, evaluation form) → s.
+  [[nodiscard]] KeySwitchKey switching_key(const SecretKey& sk, const RnsPoly& from);
+
+ private:
+  Seed next_seed();
+  void check(const SecretKey& sk) const;
+
+  ParametersPtr params_;
+  std::optional<Prng> master_;
+};
+
+/// Throws MismatchedContext unless `a` and `b` are the same Parameters object, naming `what`.
+void check_same_params(const ParametersPtr& a, const ParametersPtr& b, const char* what);
+
+}  // namespace polyhe::rlwe

@@ -1,0 +1,117 @@
+// RLWE parameters in two phases (Lattigo's shape): a plain literal the caller fills in, then
+// checked, immutable Parameters that generate the primes and build every table once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/ring/context.hpp"
+#include "polyhe/rlwe/security.hpp"
+#include "polyhe/rns/base_converter.hpp"
+#include "polyhe/rns/basis.hpp"
+#include "polyhe/rns/key_switch_basis.hpp"
+#include "polyhe/rns/rescale.hpp"
+
+namespace polyhe::rlwe {
+
+/// What the caller asks for; nothing here is checked until Parameters::create.
+struct ParametersLiteral {
+  int log_n = 0;  ///< N = 2^log_n, 1 ≤ log_n ≤ 17
+  /// The ciphertext chain q_0..q_L: either bit sizes (primes generated, ≡ 1 mod 2N, distinct,
+  /// each size's primes largest first below 2^bits) or explicit primes. Exactly one non-empty.
+  std::vector<int> q_bits;
+  std::vector<std::uint64_t> q;
+  /// The special primes P = p_0..p_{k−1} of hybrid key switching: bit sizes or explicit primes,
+  /// exactly one non-empty (at least one special prime: key switching needs P).
+  std::vector<int> p_bits;
+  std::vector<std::uint64_t> p;
+  /// Digits the ciphertext modulus is split into for key switching, 1 ≤ dnum ≤ L + 1.
+  /// 0 = ⌈(L+1)/k⌉ (digits of k primes, so each digit is about as wide as P).
+  std::size_t dnum = 0;
+  /// 0: uniform ternary secret; h > 0: ternary with exactly h nonzero coefficients (h ≤ N).
+  std::size_t hamming_weight = 0;
+  /// Checked against the HomomorphicEncryption.org table; insecure_none opts out by name.
+  SecurityLevel security = SecurityLevel::bits128;
+};
+
+/// Checked parameters: N, Q = q_0..q_L, P = p_0..p_{k−1}, dnum, the secret distribution and the
+/// security level, with the ring of every prime (Q then P: limb i < L+1 is q_i, limb L+1+r is
+/// p_r), the key-switching basis, the rescalers and the ModDown constants, all built once.
+/// Immutable and shared through std::shared_ptr<const Parameters>; objects made under two
+/// Parameters objects never mix (MismatchedContext), even when their values agree.
+class Parameters {
+ public:
+  /// Validates the literal (InvalidParameter naming the value and the rule; InsecureParameters
+  /// when log2(QP) exceeds the table for the chosen level, saying by how much and how to fix it).
+  static std::shared_ptr<const Parameters> create(const ParametersLiteral& literal);
+
+  [[nodiscard]] std::size_t n() const { return n_; }
+  [[nodiscard]] int log_n() const { return log_n_; }
+  /// L: the top level; a fresh ciphertext has L + 1 limbs.
+  [[nodiscard]] std::size_t max_level() const { return q_.size() - 1; }
+  [[nodiscard]] std::size_t q_count() const { return q_.size(); }
+  [[nodiscard]] std::size_t p_count() const { return p_.size(); }
+  [[nodiscard]] std::size_t dnum() const { return ks_.dnum(); }
+  [[nodiscard]] std::size_t hamming_weight() const { return hamming_weight_; }
+  [[nodiscard]] SecurityLevel security() const { return security_; }
+  [[nodiscard]] const std::vector<std::uint64_t>& q_primes() const { return q_; }
+  [[nodiscard]] const std::vector<std::uint64_t>& p_primes() const { return p_; }
+  /// bit_length(Q·P), the quantity the security table bounds.
+  [[nodiscard]] int log_qp() const { return log_qp_; }
+  /// The literal that reproduces these parameters exactly (explicit primes).
+  [[nodiscard]] ParametersLiteral literal() const;
+
+  /// The ring of all L + 1 + k primes; level l views its first l + 1 (= Q_l).
+  [[nodiscard]] const std::shared_ptr<const RingContext>& ring() const { return ring_; }
+  [[nodiscard]] const RnsBasis& q_basis() const { return ks_.q(); }
+  [[nodiscard]] const RnsBasis& p_basis() const { return ks_.p(); }
+  [[nodiscard]] const KeySwitchBasis& key_switch_basis() const { return ks_; }
+  /// Division by q_l, for 1 ≤ level ≤ L (unchecked).
+  [[nodiscard]] const Rescaler& rescaler(std::size_t level) const { return rescalers_[level - 1]; }
+  /// FastBConv P → Q_l, for ModDown in evaluation form (unchecked level).
+  [[nodiscard]] const BaseConverter& p_to_q(std::size_t level) const { return p_to_q_[level]; }
+  /// P^−1 mod q_i (i ≤ L) with Shoup companions, and P mod q_i.
+  [[nodiscard]] std::span<const std::uint64_t> p_inv_mod_q() const { return p_inv_mod_q_; }
+  [[nodiscard]] std::span<const std::uint64_t> p_mod_q() const { return p_mod_q_; }
+  /// ⌊P/2⌋ mod p_r and mod q_i: the rounding offset of ModDown.
+  [[nodiscard]] std::span<const std::uint64_t> half_p_mod_p() const { return half_p_mod_p_; }
+  [[nodiscard]] std::span<const std::uint64_t> half_p_mod_q() const { return half_p_mod_q_; }
+
+  /// The first 8 bytes of BLAKE2b over the canonical encoding (N, Q, P, dnum, h, security):
+  /// stamped into every serialised object and checked on load.
+  [[nodiscard]] std::uint64_t hash() const { return hash_; }
+  /// The canonical encoding (what serialise writes after the header).
+  [[nodiscard]] std::vector<std::uint8_t> encode_fields() const;
+
+  /// True when both describe the same values (the same primes, dnum, secret, security).
+  [[nodiscard]] bool same_values(const Parameters& other) const { return hash_ == other.hash_; }
+
+ private:
+  Parameters(const ParametersLiteral& literal, std::vector<std::uint64_t> q,
+             std::vector<std::uint64_t> p, std::size_t dnum);
+
+  std::size_t n_;
+  int log_n_;
+  std::vector<std::uint64_t> q_;
+  std::vector<std::uint64_t> p_;
+  std::size_t hamming_weight_;
+  SecurityLevel security_;
+  int log_qp_;
+  std::shared_ptr<const RingContext> ring_;
+  KeySwitchBasis ks_;
+  std::vector<Rescaler> rescalers_;
+  std::vector<BaseConverter> p_to_q_;
+  std::vector<std::uint64_t> p_inv_mod_q_;
+  std::vector<std::uint64_t> p_mod_q_;
+  std::vector<std::uint64_t> half_p_mod_p_;
+  std::vector<std::uint64_t> half_p_mod_q_;
+  std::uint64_t hash_;
+};
+
+using ParametersPtr = std::shared_ptr<const Parameters>;
+
+}  // namespace polyhe::rlwe

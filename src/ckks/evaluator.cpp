@@ -1,0 +1,480 @@
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/ckks/ckks.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/ntt/batch.hpp"
+#include "polyhe/rlwe/key_switch.hpp"
+
+namespace polyhe::ckks {
+namespace {
+
+std::string log2_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "2^%.6f", std::log2(v));
+  return buf;
+}
+
+// Scales must agree to double rounding: CKKS adds messages only at one scale.
+bool same_scale(double a, double b) {
+  return std::fabs(a - b) <= std::ldexp(std::fabs(a), -40);
+}
+
+// log2 of Q_l = q_0·…·q_l.
+double log2_modulus(const rlwe::Parameters& params, std::size_t level) {
+  double s = 0;
+  for (std::size_t i = 0; i <= level; ++i)
+    s += std::log2(static_cast<double>(params.q_primes()[i]));
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Plaintexts, encryption, decryption.
+
+Plaintext encode(const Encoder& encoder, const ParametersPtr& params,
+                 std::span<const std::complex<double>> values, double scale, std::size_t level) {
+  if (level > params->max_level()) {
+    throw InvalidParameter("encode: level " + std::to_string(level) +
+                           " exceeds the top level L = " + std::to_string(params->max_level()));
+  }
+  Plaintext pt{params, RnsPoly(params->ring(), level + 1), scale};
+  encoder.encode(values, scale, pt.poly);
+  return pt;
+}
+
+Plaintext encode(const Encoder& encoder, const ParametersPtr& params,
+                 std::span<const double> values, double scale, std::size_t level) {
+  if (level > params->max_level()) {
+    throw InvalidParameter("encode: level " + std::to_string(level) +
+                           " exceeds the top level L = " + std::to_string(params->max_level()));
+  }
+  Plaintext pt{params, RnsPoly(params->ring(), level + 1), scale};
+  encoder.encode(values, scale, pt.poly);
+  return pt;
+}
+
+std::vector<std::complex<double>> decode(const Encoder& encoder, const Plaintext& pt) {
+  return encoder.decode(pt.poly, pt.scale);
+}
+
+Ciphertext encrypt(rlwe::Encryptor& encryptor, const Plaintext& pt) {
+  Ciphertext ct = encryptor.encrypt(pt.poly);
+  ct.set_scale(pt.scale);
+  return ct;
+}
+
+Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk, const DecryptOptions& options) {
+  if (ct.size() != 2 && ct.size() != 3) {
+    throw InvalidParameter("decrypt: ciphertext of size " + std::to_string(ct.size()));
+  }
+  RnsPoly m = rlwe::decrypt_poly(ct, sk);
+  if (options.flooding_bits != 0) {
+    if (options.flooding_bits < 1 || options.flooding_bits > 60) {
+      throw InvalidParameter("decrypt: flooding_bits = " + std::to_string(options.flooding_bits) +
+                             " is outside [1, 60]");
+    }
+    RnsPoly noise(m.context(), m.limbs());
+    Prng prng(random_seed());
+    sample_uniform_bounded(prng, options.flooding_bits, noise);
+    noise.to_evaluation();
+    m.add(noise);
+  }
+  return Plaintext{ct.params(), std::move(m), ct.scale()};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluator.
+
+Evaluator::Evaluator(ParametersPtr params, const rlwe::KeySwitchKey* relin,
+                     const rlwe::GaloisKeys* galois)
+    : params_(std::move(params)), relin_(relin), galois_(galois) {
+  if (!params_) throw InvalidParameter("Evaluator: null parameters");
+  if (relin_ != nullptr)
+    rlwe::check_same_params(params_, relin_->params, "Evaluator (relinearization key)");
+  if (galois_ != nullptr)
+    rlwe::check_same_params(params_, galois_->params, "Evaluator (Galois keys)");
+}
+
+void Evaluator::check_params(const Ciphertext& a, const char* op) const {
+  rlwe::check_same_params(params_, a.params(), op);
+}
+
+void Evaluator::check_pair(const Ciphertext& a, const Ciphertext& b, const char* op) const {
+  check_params(a, op);
+  check_params(b, op);
+  if (a.level() != b.level()) {
+    throw InvalidParameter(std::string(op) + ": operands are at different levels (" +
+                           std::to_string(a.level()) + " and " + std::to_string(b.level()) +
+                           "); bring the higher one down with Evaluator::drop_to_level(ct, " +
+                           std::to_string(std::min(a.level(), b.level())) + ") first");
+  }
+  if (!same_scale(a.scale(), b.scale())) {
+    throw InvalidParameter(std::string(op) + ": operands carry different scales (" +
+                           log2_text(a.scale()) + " and " + log2_text(b.scale()) +
+                           "); CKKS adds messages only at one scale: rescale the operand with the "
+                           "larger scale, or multiply the other by a constant (multiply_const with "
+                           "const_scale = the ratio) so both match");
+  }
+}
+
+void Evaluator::check_plain(const Ciphertext& a, const Plaintext& p, const char* op) const {
+  check_params(a, op);
+  rlwe::check_same_params(params_, p.params, op);
+  if (a.level() != p.level()) {
+    throw InvalidParameter(std::string(op) + ": the plaintext is at level " +
+                           std::to_string(p.level()) + ", the ciphertext at level " +
+                           std::to_string(a.level()) + "; encode the plaintext at level " +
+                           std::to_string(a.level()));
+  }
+}
+
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  Ciphertext out = a;
+  add_inplace(out, b);
+  return out;
+}
+
+Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
+  Ciphertext out = a;
+  sub_inplace(out, b);
+  return out;
+}
+
+void Evaluator::add_inplace(Ciphertext& a, const Ciphertext& b) const {
+  check_pair(a, b, "add");
+  if (a.size() < b.size())
+    a.parts().push_back(RnsPoly(b[2].context(), b.limbs(), PolyForm::kEvaluation));
+  for (std::size_t i = 0; i < b.size(); ++i) a[i].add(b[i]);
+}
+
+void Evaluator::sub_inplace(Ciphertext& a, const Ciphertext& b) const {
+  check_pair(a, b, "sub");
+  if (a.size() < b.size())
+    a.parts().push_back(RnsPoly(b[2].context(), b.limbs(), PolyForm::kEvaluation));
+  for (std::size_t i = 0; i < b.size(); ++i) a[i].sub(b[i]);
+}
+
+Ciphertext Evaluator::negate(const Ciphertext& a) const {
+  check_params(a, "negate");
+  Ciphertext out = a;
+  for (RnsPoly& p : out.parts()) p.negate();
+  return out;
+}
+
+Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
+  check_plain(a, p, "add_plain");
+  if (!same_scale(a.scale(), p.scale)) {
+    throw InvalidParameter("add_plain: the plaintext's scale " + log2_text(p.scale) +
+                           " differs from the ciphertext's " + log2_text(a.scale()) +
+                           "; encode the plaintext at ciphertext.scale()");
+  }
+  Ciphertext out = a;
+  out[0].add(p.poly);
+  return out;
+}
+
+Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& p) const {
+  check_plain(a, p, "sub_plain");
+  if (!same_scale(a.scale(), p.scale)) {
+    throw InvalidParameter("sub_plain: the plaintext's scale " + log2_text(p.scale) +
+                           " differs from the ciphertext's " + log2_text(a.scale()) +
+                           "; encode the plaintext at ciphertext.scale()");
+  }
+  Ciphertext out = a;
+  out[0].sub(p.poly);
+  return out;
+}
+
+std::vector<std::uint64_t> Evaluator::residues(double v, std::size_t limbs) const {
+  if (!std::isfinite(v)) {
+    throw InvalidParameter("constant times scale is not finite (" + std::to_string(v) + ")");
+  }
+  const double r = std::round(v);
+  std::vector<std::uint64_t> out(limbs);
+  const bool negative = r < 0;
+  const double mag = std::fabs(r);
+  for (std::size_t i = 0; i < limbs; ++i) {
+    const std::uint64_t q = params_->q_primes()[i];
+    std::uint64_t res = 0;
+    if (mag < 0x1p63) {
+      res = static_cast<std::uint64_t>(mag) % q;
+    } else {
+      // mag = m·2^e exactly, m < 2^53 an integer, e ≥ 11.
+      int e = 0;
+      const double frac = std::frexp(mag, &e);
+      const auto m = static_cast<std::uint64_t>(std::ldexp(frac, 53));
+      const std::uint64_t two_e = pow_mod(2, static_cast<std::uint64_t>(e - 53), q);
+      res = static_cast<std::uint64_t>((static_cast<unsigned __int128>(m % q) * two_e) % q);
+    }
+    out[i] = negative && res != 0 ? q - res : res;
+  }
+  return out;
+}
+
+void Evaluator::add_scaled_const(Ciphertext& ct, std::complex<double> c, double scale) const {
+  const std::size_t limbs = ct.limbs();
+  const std::size_t n = params_->n();
+  const auto re = residues(c.real() * scale, limbs);
+  const auto im = residues(c.imag() * scale, limbs);
+  RnsPoly& c0 = ct[0];
+  for (std::size_t i = 0; i < limbs; ++i) {
+    const Modulus<std::uint64_t>& mod = params_->ring()->basis().modulus(i);
+    const std::uint64_t q = mod.value();
+    // X^{N/2} evaluates to ι = ψ^{N/2} on slots j < N/2 and −ι on the rest (bit-reversed order).
+    const std::uint64_t iota = pow_mod(params_->ring()->plan(i).psi(), n / 2, q);
+    const std::uint64_t b_iota = mod.mul(im[i], iota);
+    const std::uint64_t lo = (re[i] + b_iota) % q;
+    const std::uint64_t hi = (re[i] + q - b_iota) % q;
+    auto limb = c0.limb(i);
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::uint64_t add = j < n / 2 ? lo : hi;
+      const std::uint64_t s = limb[j] + add;
+      limb[j] = s >= q ? s - q : s;
+    }
+  }
+}
+
+Ciphertext Evaluator::add_const(const Ciphertext& a, std::complex<double> c) const {
+  check_params(a, "add_const");
+  Ciphertext out = a;
+  add_scaled_const(out, c, a.scale());
+  return out;
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+  check_params(a, "multiply");
+  check_params(b, "multiply");
+  if (a.level() != b.level()) {
+    throw InvalidParameter("multiply: operands are at different levels (" +
+                           std::to_string(a.level()) + " and " + std::to_string(b.level()) +
+                           "); bring the higher one down with Evaluator::drop_to_level(ct, " +
+                           std::to_string(std::min(a.level(), b.level())) + ") first");
+  }
+  if (a.size() != 2 || b.size() != 2) {
+    throw InvalidParameter("multiply: operands must be relinearised (size 2), got sizes " +
+                           std::to_string(a.size()) + " and " + std::to_string(b.size()));
+  }
+  const double scale = a.scale() * b.scale();
+  const double room = log2_modulus(*params_, a.level());
+  if (std::log2(scale) >= room - 1) {
+    throw InvalidParameter("multiply: the product's scale " + log2_text(scale) +
+                           " leaves no room below the modulus at level " +
+                           std::to_string(a.level()) + " (2^" + std::to_string(room) +
+                           "): rescale the operands first (Evaluator::rescale), or choose a "
+                           "longer chain or a smaller scale");
+  }
+  const std::size_t limbs = a.limbs();
+  const auto moduli = params_->ring()->moduli(limbs);
+  Ciphertext out(params_, a.level(), 3, scale);
+  vec::multiply(a[0].data(), b[0].data(), out[0].data(), moduli);
+  vec::multiply(a[0].data(), b[1].data(), out[1].data(), moduli);
+  vec::multiply_accumulate(a[1].data(), b[0].data(), out[1].data(), moduli);
+  vec::multiply(a[1].data(), b[1].data(), out[2].data(), moduli);
+  return out;
+}
+
+Ciphertext Evaluator::relinearize(const Ciphertext& a) const {
+  check_params(a, "relinearize");
+  if (a.size() == 2) return a;
+  if (relin_ == nullptr) {
+    throw InvalidParameter(
+        "relinearize: this evaluator has no relinearization key (pass one made by "
+        "KeyGenerator::relinearization_key to the Evaluator)");
+  }
+  Ciphertext out(params_, a.level(), 2, a.scale());
+  rlwe::key_switch(a[2], *relin_, out[0], out[1]);
+  out[0].add(a[0]);
+  out[1].add(a[1]);
+  return out;
+}
+
+Ciphertext Evaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) const {
+  return relinearize(multiply(a, b));
+}
+
+Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) const {
+  check_plain(a, p, "multiply_plain");
+  const double scale = a.scale() * p.scale;
+  const double room = log2_modulus(*params_, a.level());
+  if (std::log2(scale) >= room - 1) {
+    throw InvalidParameter("multiply_plain: the product's scale " + log2_text(scale) +
+                           " leaves no room below the modulus at level " +
+                           std::to_string(a.level()) + " (2^" + std::to_string(room) +
+                           "): rescale first, or encode the plaintext at a smaller scale");
+  }
+  Ciphertext out = a;
+  for (RnsPoly& part : out.parts()) part.multiply(p.poly);
+  out.set_scale(scale);
+  return out;
+}
+
+Ciphertext Evaluator::multiply_const(const Ciphertext& a, std::complex<double> c,
+                                     double const_scale) const {
+  check_params(a, "multiply_const");
+  if (const_scale == 0) const_scale = static_cast<double>(params_->q_primes()[a.level()]);
+  if (!(const_scale > 0) || !std::isfinite(const_scale)) {
+    throw InvalidParameter("multiply_const: const_scale = " + std::to_string(const_scale) +
+                           " must be positive and finite");
+  }
+  const std::size_t limbs = a.limbs();
+  const std::size_t n = params_->n();
+  const auto re = residues(c.real() * const_scale, limbs);
+  Ciphertext out = a;
+  out.set_scale(a.scale() * const_scale);
+  const auto moduli = params_->ring()->moduli(limbs);
+  if (c.imag() == 0) {
+    for (RnsPoly& part : out.parts()) part.multiply_scalar(re);
+    return out;
+  }
+  const auto im = residues(c.imag() * const_scale, limbs);
+  RnsPoly k(params_->ring(), limbs, PolyForm::kEvaluation);
+  for (std::size_t i = 0; i < limbs; ++i) {
+    const Modulus<std::uint64_t>& mod = moduli[i];
+    const std::uint64_t q = mod.value();
+    const std::uint64_t iota = pow_mod(params_->ring()->plan(i).psi(), n / 2, q);
+    const std::uint64_t b_iota = mod.mul(im[i], iota);
+    const std::uint64_t lo = (re[i] + b_iota) % q;
+    const std::uint64_t hi = (re[i] + q - b_iota) % q;
+    auto limb = k.limb(i);
+    for (std::size_t j = 0; j < n; ++j) limb[j] = j < n / 2 ? lo : hi;
+  }
+  for (RnsPoly& part : out.parts()) part.multiply(k);
+  return out;
+}
+
+Ciphertext Evaluator::multiply_integer(const Ciphertext& a, std::int64_t c) const {
+  check_params(a, "multiply_integer");
+  Ciphertext out = a;
+  const auto r = residues(static_cast<double>(c), a.limbs());
+  if (c > (std::int64_t{1} << 53) || c < -(std::int64_t{1} << 53)) {
+    // Exact residues for integers a double cannot hold.
+    std::vector<std::uint64_t> exact(a.limbs());
+    for (std::size_t i = 0; i < a.limbs(); ++i) {
+      const std::uint64_t q = params_->q_primes()[i];
+      const std::uint64_t mag =
+          c < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(c) : static_cast<std::uint64_t>(c);
+      const std::uint64_t m = mag % q;
+      exact[i] = c < 0 && m != 0 ? q - m : m;
+    }
+    for (RnsPoly& part : out.parts()) part.multiply_scalar(exact);
+    return out;
+  }
+  for (RnsPoly& part : out.parts()) part.multiply_scalar(r);
+  return out;
+}
+
+void Evaluator::rescale_inplace(Ciphertext& a) const {
+  check_params(a, "rescale");
+  const std::size_t l = a.level();
+  if (l == 0) {
+    throw InvalidParameter(
+        "rescale: the ciphertext is at level 0, there is no prime left to divide by; decrypt it, "
+        "or choose a chain with more primes for this depth");
+  }
+  const std::size_t n = params_->n();
+  const auto& ring = params_->ring();
+  const std::uint64_t ql = params_->q_primes()[l];
+  const std::uint64_t half = ql / 2;
+  AlignedVector<std::uint64_t> last(n);
+  AlignedVector<std::uint64_t> r(l * n);
+  std::vector<std::uint64_t> inv(l);
+  for (std::size_t i = 0; i < l; ++i) {
+    inv[i] = inverse_mod(ql % params_->q_primes()[i], params_->q_primes()[i]);
+  }
+  const auto moduli = ring->moduli(l);
+  for (RnsPoly& part : a.parts()) {
+    // round(x/q_l) = (x + h − [x_l + h]_{q_l})/q_l, h = ⌊q_l/2⌋: only the last limb leaves
+    // evaluation form; its correction is transformed under each q_i.
+    std::memcpy(last.data(), part.limb(l).data(), n * sizeof(std::uint64_t));
+    inverse_batch<std::uint64_t>(last, ring->plans(l + 1).subspan(l, 1));
+    for (std::uint64_t& w : last) {
+      const std::uint64_t s = w + half;
+      w = s >= ql ? s - ql : s;
+    }
+    for (std::size_t i = 0; i < l; ++i) {
+      const std::uint64_t q = params_->q_primes()[i];
+      const ShoupOperand<std::uint64_t> one = make_shoup<std::uint64_t>(1, q);
+      const std::uint64_t h = half % q;
+      std::uint64_t* out = r.data() + i * n;
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::uint64_t t = mul_shoup(last[j], one, q);  // [x_l + h]_{q_l} mod q_i
+        out[j] = t >= h ? t - h : t + q - h;
+      }
+    }
+    forward_batch<std::uint64_t>(r, ring->plans(l));
+    RnsPoly next(ring, l, PolyForm::kEvaluation);
+    vec::sub(part.data().first(l * n), r, next.data(), moduli);
+    vec::multiply_scalar(next.data(), inv, next.data(), moduli);
+    part = std::move(next);
+  }
+  a.set_scale(a.scale() / static_cast<double>(ql));
+}
+
+Ciphertext Evaluator::rescale(const Ciphertext& a) const {
+  Ciphertext out = a;
+  rescale_inplace(out);
+  return out;
+}
+
+Ciphertext Evaluator::drop_to_level(const Ciphertext& a, std::size_t level) const {
+  check_params(a, "drop_to_level");
+  if (level > a.level()) {
+    throw InvalidParameter("drop_to_level: target level " + std::to_string(level) +
+                           " is above the ciphertext's level " + std::to_string(a.level()) +
+                           " (levels only go down)");
+  }
+  Ciphertext out = a;
+  for (RnsPoly& part : out.parts()) {
+    while (part.level() > level) part.drop_last_limb();
+  }
+  return out;
+}
+
+Ciphertext Evaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
+  check_params(a, "apply_galois");
+  if (a.size() != 2) {
+    throw InvalidParameter("apply_galois: relinearise the ciphertext first (size " +
+                           std::to_string(a.size()) + ")");
+  }
+  if (galois_ == nullptr) {
+    throw InvalidParameter(
+        "rotation/conjugation: this evaluator has no Galois keys (pass those made by "
+        "KeyGenerator::rotation_keys to the Evaluator)");
+  }
+  const rlwe::KeySwitchKey& key = galois_->at(k);
+  Ciphertext out(params_, a.level(), 2, a.scale());
+  const RnsPoly c1 = a[1].automorphism(k);
+  rlwe::key_switch(c1, key, out[0], out[1]);
+  out[0].add(a[0].automorphism(k));
+  return out;
+}
+
+Ciphertext Evaluator::rotate(const Ciphertext& a, std::int64_t step) const {
+  const std::uint64_t k = rlwe::galois_element_for_rotation(params_->n(), step);
+  if (k == 1) return a;
+  if (galois_ == nullptr || !galois_->contains(k)) {
+    throw InvalidParameter("rotate: no Galois key for rotation step " + std::to_string(step) +
+                           " (element " + std::to_string(k) +
+                           "); generate it with KeyGenerator::rotation_keys({" +
+                           std::to_string(step) + "})");
+  }
+  return apply_galois(a, k);
+}
+
+Ciphertext Evaluator::conjugate(const Ciphertext& a) const {
+  const std::uint64_t k = rlwe::galois_element_for_conjugation(params_->n());
+  if (galois_ == nullptr || !galois_->contains(k)) {
+    throw InvalidParameter(
+        "conjugate: no Galois key for conjugation; generate it with "
+        "KeyGenerator::rotation_keys(steps, /*conjugation=*/true)");
+  }
+  return apply_galois(a, k);
+}
+
+}  // namespace polyhe::ckks

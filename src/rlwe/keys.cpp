@@ -1,0 +1,168 @@
+#include "polyhe/rlwe/keys.hpp"
+
+#include <string>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+
+namespace polyhe::rlwe {
+
+void check_same_params(const ParametersPtr& a, const ParametersPtr& b, const char* what) {
+  if (a.get() == b.get()) return;
+  std::string why = a && b && a->same_values(*b)
+                        ? " (equal values, but separately created Parameters objects: create "
+                          "them once and share the pointer, or load objects against one context)"
+                        : " (different parameter sets)";
+  throw MismatchedContext(std::string(what) + ": operands belong to different Parameters" + why);
+}
+
+std::uint64_t galois_element_for_rotation(std::size_t n, std::int64_t step) {
+  const std::uint64_t two_n = 2 * static_cast<std::uint64_t>(n);
+  const auto slots = static_cast<std::int64_t>(n / 2);
+  if (slots == 0) return 1;
+  std::int64_t r = step % slots;
+  if (r < 0) r += slots;
+  return pow_mod(5, static_cast<std::uint64_t>(r), two_n);
+}
+
+const KeySwitchKey& GaloisKeys::at(std::uint64_t k) const {
+  const auto it = keys.find(k);
+  if (it == keys.end()) {
+    throw InvalidParameter("no Galois key for element " + std::to_string(k) +
+                           " (generate it with KeyGenerator::galois_key / rotation_keys for the "
+                           "rotation step or conjugation that needs it)");
+  }
+  return it->second;
+}
+
+KeyGenerator::KeyGenerator(ParametersPtr params) : params_(std::move(params)) {
+  if (!params_) throw InvalidParameter("KeyGenerator: null parameters");
+}
+
+KeyGenerator::KeyGenerator(ParametersPtr params, const Seed& master_seed)
+    : params_(std::move(params)), master_(Prng(master_seed, 0)) {
+  if (!params_) throw InvalidParameter("KeyGenerator: null parameters");
+}
+
+Seed KeyGenerator::next_seed() {
+  if (!master_) return random_seed();
+  Seed s;
+  master_->fill(s);
+  return s;
+}
+
+void KeyGenerator::check(const SecretKey& sk) const {
+  check_same_params(params_, sk.params, "key generation");
+}
+
+SecretKey KeyGenerator::secret_key() {
+  const auto& ring = params_->ring();
+  RnsPoly s(ring, ring->max_limbs());
+  Prng prng(next_seed());
+  if (params_->hamming_weight() == 0) {
+    sample_ternary(prng, s);
+  } else {
+    sample_ternary_fixed_weight(prng, params_->hamming_weight(), s);
+  }
+  s.to_evaluation();
+  return SecretKey{params_, std::move(s)};
+}
+
+PublicKey KeyGenerator::public_key(const SecretKey& sk) {
+  check(sk);
+  const auto& ring = params_->ring();
+  const std::size_t limbs = ring->max_limbs();  // Q ∪ P: encryption divides its noise by P
+  // a is drawn directly in evaluation form (uniform there as anywhere): no transform.
+  PublicKey pk{params_, RnsPoly(ring, limbs), RnsPoly(ring, limbs, PolyForm::kEvaluation),
+               next_seed()};
+  Prng a_prng(pk.seed, kStreamPublicKeyA);
+  sample_uniform(a_prng, pk.a);
+  Prng e_prng(next_seed());
+  sample_error(e_prng, pk.b);
+  pk.b.to_evaluation();
+  // b = e − a·s.
+  const auto moduli = ring->moduli(limbs);
+  std::vector<std::uint64_t> as(pk.a.data().size());
+  vec::multiply(pk.a.data(), sk.s.data(), as, moduli);
+  vec::sub(pk.b.data(), as, pk.b.data(), moduli);
+  return pk;
+}
+
+KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& from) {
+  check(sk);
+  const auto& ring = params_->ring();
+  if (from.context() != ring || from.limbs() != ring->max_limbs() ||
+      from.form() != PolyForm::kEvaluation) {
+    throw InvalidParameter(
+        "switching_key: the source key must be a polynomial of this ring over all of Q ∪ P (" +
+        std::to_string(ring->max_limbs()) + " limbs) in evaluation form");
+  }
+  const std::size_t total = ring->max_limbs();
+  const std::size_t n = params_->n();
+  const auto moduli = ring->moduli(total);
+  const KeySwitchBasis& ks = params_->key_switch_basis();
+  const std::size_t dnum = ks.digit_count(params_->max_level());
+  KeySwitchKey key{params_, {}, {}, next_seed(), 0};
+  std::vector<std::uint64_t> tmp(total * n);
+  for (std::size_t j = 0; j < dnum; ++j) {
+    RnsPoly a(ring, total, PolyForm::kEvaluation);
+    Prng a_prng(key.seed, kStreamKeySwitchA + j);
+    sample_uniform(a_prng, a);
+    RnsPoly b(ring, total);
+    Prng e_prng(next_seed());
+    sample_error(e_prng, b);
+    b.to_evaluation();
+    vec::multiply(a.data(), sk.s.data(), tmp, moduli);
+    vec::sub(b.data(), tmp, b.data(), moduli);
+    // + (P mod q_i)·s' on the limbs of digit j.
+    const RnsBasis& digit = ks.digit(params_->max_level(), j);
+    for (std::size_t t = 0; t < digit.size(); ++t) {
+      const std::size_t i = params_->q_basis().find(digit.prime(t));
+      vec::multiply_scalar(from.limb(i), params_->p_mod_q()[i], std::span(tmp).first(n), moduli[i]);
+      vec::add(b.limb(i), std::span<const std::uint64_t>(tmp).first(n), b.limb(i), moduli[i]);
+    }
+    key.b.push_back(std::move(b));
+    key.a.push_back(std::move(a));
+  }
+  return key;
+}
+
+KeySwitchKey KeyGenerator::relinearization_key(const SecretKey& sk) {
+  check(sk);
+  RnsPoly s2 = sk.s;
+  s2.multiply(sk.s);
+  return switching_key(sk, s2);
+}
+
+KeySwitchKey KeyGenerator::galois_key(const SecretKey& sk, std::uint64_t k) {
+  check(sk);
+  const std::uint64_t two_n = 2 * static_cast<std::uint64_t>(params_->n());
+  if (k % 2 == 0 || k >= two_n) {
+    throw InvalidParameter("Galois element " + std::to_string(k) +
+                           " must be odd and below 2N = " + std::to_string(two_n));
+  }
+  KeySwitchKey key = switching_key(sk, sk.s.automorphism(k));
+  key.galois_element = k;
+  return key;
+}
+
+GaloisKeys KeyGenerator::galois_keys(const SecretKey& sk, std::span<const std::uint64_t> elements) {
+  GaloisKeys gk{params_, {}};
+  for (const std::uint64_t k : elements) {
+    if (!gk.contains(k)) gk.keys.emplace(k, galois_key(sk, k));
+  }
+  return gk;
+}
+
+GaloisKeys KeyGenerator::rotation_keys(const SecretKey& sk, std::span<const std::int64_t> steps,
+                                       bool conjugation) {
+  std::vector<std::uint64_t> elements;
+  for (const std::int64_t r : steps) {
+    elements.push_back(galois_element_for_rotation(params_->n(), r));
+  }
+  if (conjugation) elements.push_back(galois_element_for_conjugation(params_->n()));
+  return galois_keys(sk, elements);
+}
+
+}  // namespace polyhe::rlwe

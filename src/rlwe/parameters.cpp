@@ -1,0 +1,185 @@
+#include "polyhe/rlwe/parameters.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/core/serial.hpp"
+
+namespace polyhe::rlwe {
+namespace {
+
+// Generates the primes of both chains at once so equal bit sizes in Q and P never collide.
+void generate_primes(std::size_t n, const std::vector<int>& q_bits, const std::vector<int>& p_bits,
+                     std::vector<std::uint64_t>& q, std::vector<std::uint64_t>& p) {
+  std::map<int, std::size_t> wanted;
+  for (const int b : q_bits) ++wanted[b];
+  for (const int b : p_bits) ++wanted[b];
+  std::map<int, std::vector<std::uint64_t>> pool;
+  for (const auto& [bits, count] : wanted) {
+    if (bits < 2 || bits > RnsBasis::kMaxBits) {
+      throw InvalidParameter("prime bit size " + std::to_string(bits) + " is outside [2, " +
+                             std::to_string(RnsBasis::kMaxBits) + "]");
+    }
+    pool[bits] = ntt_primes(bits, n, count);
+  }
+  std::map<int, std::size_t> next;
+  for (const int b : q_bits) q.push_back(pool[b][next[b]++]);
+  for (const int b : p_bits) p.push_back(pool[b][next[b]++]);
+}
+
+}  // namespace
+
+std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& lit) {
+  if (lit.log_n < 1 || lit.log_n > 17) {
+    throw InvalidParameter("log_n = " + std::to_string(lit.log_n) + " is outside [1, 17]");
+  }
+  const std::size_t n = std::size_t{1} << lit.log_n;
+  if (lit.q_bits.empty() == lit.q.empty()) {
+    throw InvalidParameter(
+        "give the ciphertext chain either as prime bit sizes (q_bits) or as primes (q), exactly "
+        "one of the two (got " +
+        std::to_string(lit.q_bits.size()) + " sizes and " + std::to_string(lit.q.size()) +
+        " primes)");
+  }
+  if (lit.p_bits.empty() == lit.p.empty()) {
+    throw InvalidParameter(
+        "give the special primes either as bit sizes (p_bits) or as primes (p), exactly one of "
+        "the two (got " +
+        std::to_string(lit.p_bits.size()) + " sizes and " + std::to_string(lit.p.size()) +
+        " primes); key switching needs at least one special prime");
+  }
+  if (lit.hamming_weight > n) {
+    throw InvalidParameter("hamming_weight = " + std::to_string(lit.hamming_weight) +
+                           " exceeds N = " + std::to_string(n));
+  }
+  std::vector<std::uint64_t> q = lit.q;
+  std::vector<std::uint64_t> p = lit.p;
+  if (!lit.q_bits.empty() || !lit.p_bits.empty()) {
+    std::vector<std::uint64_t> gq;
+    std::vector<std::uint64_t> gp;
+    generate_primes(n, lit.q_bits, lit.p_bits, gq, gp);
+    if (!lit.q_bits.empty()) q = gq;
+    if (!lit.p_bits.empty()) p = gp;
+    // An explicit chain on one side may collide with generated primes on the other.
+    for (const std::uint64_t a : q) {
+      if (std::find(p.begin(), p.end(), a) != p.end()) {
+        throw InvalidParameter("prime " + std::to_string(a) +
+                               " appears in both Q and P; the chains must be disjoint");
+      }
+    }
+  }
+  for (const std::uint64_t a : q) check_ntt_prime(a, n);
+  for (const std::uint64_t a : p) check_ntt_prime(a, n);
+  const std::size_t levels = q.size();
+  std::size_t dnum = lit.dnum;
+  if (dnum == 0) dnum = (levels + p.size() - 1) / p.size();
+  if (dnum > levels) {
+    throw InvalidParameter("dnum = " + std::to_string(dnum) + " exceeds L + 1 = " +
+                           std::to_string(levels) + " (the number of ciphertext primes)");
+  }
+  auto params = std::shared_ptr<Parameters>(new Parameters(lit, std::move(q), std::move(p), dnum));
+  // Key switching multiplies each digit (up to D_j) by a fresh error and divides by P: with P
+  // below the widest digit its noise grows by D_j/P, silently ruining every relinearisation and
+  // rotation. Refuse that (a one-bit shortfall, as with equal-size primes, is harmless).
+  const KeySwitchBasis& ks = params->key_switch_basis();
+  if (ks.max_digit_modulus_bits() > ks.special_modulus_bits() + 1) {
+    throw InvalidParameter("the special modulus P (" + std::to_string(ks.special_modulus_bits()) +
+                           " bits) is narrower than the widest key-switching digit (" +
+                           std::to_string(ks.max_digit_modulus_bits()) +
+                           " bits, dnum = " + std::to_string(dnum) +
+                           "): key switching would amplify its noise by about 2^" +
+                           std::to_string(ks.max_digit_modulus_bits() - ks.special_modulus_bits()) +
+                           "; add special primes, widen them, or raise dnum");
+  }
+  if (lit.security != SecurityLevel::insecure_none) {
+    const auto bound = max_log_qp(n, lit.security);
+    if (!bound) {
+      throw InsecureParameters(
+          "the HomomorphicEncryption.org table has no " + std::string(to_string(lit.security)) +
+          " entry for N = " + std::to_string(n) +
+          " (it covers N = 2^10..2^15, and 2^16, 2^17 at 128 bits); use a covered N or set "
+          "security = SecurityLevel::insecure_none to opt out by name");
+    }
+    if (params->log_qp() > *bound) {
+      throw InsecureParameters(
+          "log2(QP) = " + std::to_string(params->log_qp()) + " bits exceeds the " +
+          std::to_string(*bound) + " bits the HomomorphicEncryption.org table allows for N = " +
+          std::to_string(n) + " at " + to_string(lit.security) + " security (ternary secret); " +
+          "remove " + std::to_string(params->log_qp() - *bound) +
+          " bits of primes, double N, or set security = SecurityLevel::insecure_none to opt out "
+          "by name");
+    }
+  }
+  return params;
+}
+
+Parameters::Parameters(const ParametersLiteral& lit, std::vector<std::uint64_t> q,
+                       std::vector<std::uint64_t> p, std::size_t dnum)
+    : n_(std::size_t{1} << lit.log_n),
+      log_n_(lit.log_n),
+      q_(std::move(q)),
+      p_(std::move(p)),
+      hamming_weight_(lit.hamming_weight),
+      security_(lit.security),
+      log_qp_(0),
+      ring_([&] {
+        std::vector<std::uint64_t> all = q_;
+        all.insert(all.end(), p_.begin(), p_.end());
+        return RingContext::create(n_, all);
+      }()),
+      ks_(ring_->basis().prefix(q_.size()), ring_->basis().range(q_.size(), p_.size()), dnum),
+      hash_(0) {
+  log_qp_ = ring_->basis().product_bits();
+  const RnsBasis& qb = ks_.q();
+  const RnsBasis& pb = ks_.p();
+  for (std::size_t l = 1; l < q_.size(); ++l) rescalers_.emplace_back(qb.prefix(l + 1));
+  for (std::size_t l = 0; l < q_.size(); ++l) p_to_q_.emplace_back(pb, qb.prefix(l + 1));
+  const mpz_class half_p = pb.product() / 2;
+  for (std::size_t i = 0; i < q_.size(); ++i) {
+    const std::uint64_t qi = q_[i];
+    const std::uint64_t pm = pb.product_mod(qi);
+    p_mod_q_.push_back(pm);
+    p_inv_mod_q_.push_back(inverse_mod(pm, qi));
+    half_p_mod_q_.push_back(mpz_class(half_p % qi).get_ui());
+  }
+  for (std::size_t r = 0; r < p_.size(); ++r) {
+    half_p_mod_p_.push_back(mpz_class(half_p % p_[r]).get_ui());
+  }
+  if (sodium_init() < 0) throw Error("libsodium failed to initialise");
+  const std::vector<std::uint8_t> fields = encode_fields();
+  std::uint8_t digest[crypto_generichash_BYTES_MIN];
+  crypto_generichash(digest, sizeof digest, fields.data(), fields.size(), nullptr, 0);
+  for (int i = 0; i < 8; ++i) hash_ |= std::uint64_t{digest[i]} << (8 * i);
+}
+
+ParametersLiteral Parameters::literal() const {
+  ParametersLiteral lit;
+  lit.log_n = log_n_;
+  lit.q = q_;
+  lit.p = p_;
+  lit.dnum = ks_.dnum();
+  lit.hamming_weight = hamming_weight_;
+  lit.security = security_;
+  return lit;
+}
+
+std::vector<std::uint8_t> Parameters::encode_fields() const {
+  std::vector<std::uint8_t> out;
+  serial::Writer w(out);
+  w.u32(static_cast<std::uint32_t>(log_n_));
+  w.u32(static_cast<std::uint32_t>(q_.size()));
+  w.words(q_);
+  w.u32(static_cast<std::uint32_t>(p_.size()));
+  w.words(p_);
+  w.u32(static_cast<std::uint32_t>(ks_.dnum()));
+  w.u64(hamming_weight_);
+  w.u8(static_cast<std::uint8_t>(security_));
+  return out;
+}
+
+}  // namespace polyhe::rlwe

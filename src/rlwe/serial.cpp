@@ -1,0 +1,424 @@
+#include "polyhe/rlwe/serial.hpp"
+
+#include <sodium.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "polyhe/core/error.hpp"
+
+namespace polyhe::rlwe {
+
+using serial::Kind;
+using serial::Reader;
+using serial::Writer;
+
+namespace serial_detail {
+
+std::string hex(std::uint64_t v) {
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+void begin(Writer& w, Kind kind, const Parameters& params) {
+  w.header(kind, params.hash());
+}
+
+void open(Reader& r, Kind kind, const ParametersPtr& params) {
+  if (!params) {
+    throw InvalidParameter(std::string("load ") + serial::to_string(kind) + ": null parameters");
+  }
+  const serial::Header h = r.header(kind);
+  if (h.parameter_hash != params->hash()) {
+    throw MismatchedContext(std::string(serial::to_string(kind)) +
+                            ": written under parameters with hash " + hex(h.parameter_hash) +
+                            ", loaded against parameters with hash " + hex(params->hash()) +
+                            " (load it with the parameters it was made under)");
+  }
+}
+
+void write_poly(Writer& w, const RnsPoly& p, const Parameters& params, std::size_t limbs,
+                const char* what) {
+  if (p.context() != params.ring() || p.limbs() != limbs || p.form() != PolyForm::kEvaluation) {
+    throw InvalidParameter(
+        std::string("serialize: ") + what + " must be a polynomial of its parameters' ring with " +
+        std::to_string(limbs) + " limbs in evaluation form (it has " + std::to_string(p.limbs()) +
+        " limbs in " + to_string(p.form()) + " form)");
+  }
+  w.words(p.data());
+}
+
+void read_poly(Reader& r, RnsPoly& p, const std::string& field) {
+  const RnsBasis& basis = p.context()->basis();
+  for (std::size_t i = 0; i < p.limbs(); ++i) {
+    const std::string name = field + " limb " + std::to_string(i);
+    r.words(p.limb(i), basis.prime(i), name.c_str());
+  }
+}
+
+std::uint64_t poly_bytes(const Parameters& params, std::size_t limbs) {
+  return std::uint64_t{8} * limbs * params.n();
+}
+
+void expect_remaining(Reader& r, std::uint64_t needed) {
+  if (r.remaining() != needed) {
+    r.fail("the fields read so far call for " + std::to_string(needed) +
+           " more bytes, but the payload holds " + std::to_string(r.remaining()) + " at offset " +
+           std::to_string(r.offset()));
+  }
+}
+
+double read_scale(Reader& r) {
+  const double scale = r.f64("scale");
+  if (!std::isfinite(scale) || !(scale > 0)) {
+    r.fail("scale " + std::to_string(scale) + " is not a finite positive number");
+  }
+  return scale;
+}
+
+}  // namespace serial_detail
+
+namespace {
+
+using namespace serial_detail;
+
+constexpr std::size_t kSecurityLevels = 4;  // bits128, bits192, bits256, insecure_none
+
+// Parameters::hash(): the first 8 bytes (little endian) of BLAKE2b-128 over the canonical fields.
+// Computed here over the stored bytes so a damaged payload is recognised before it reaches
+// Parameters::create (whose InsecureParameters must only ever describe intact parameters).
+std::uint64_t fields_hash(std::span<const std::uint8_t> fields) {
+  if (sodium_init() < 0) throw Error("libsodium failed to initialise");
+  std::uint8_t digest[crypto_generichash_BYTES_MIN];
+  crypto_generichash(digest, sizeof digest, fields.data(), fields.size(), nullptr, 0);
+  std::uint64_t h = 0;
+  for (int i = 0; i < 8; ++i) h |= std::uint64_t{digest[i]} << (8 * i);
+  return h;
+}
+
+// A u32 count in [lo, hi] followed by that many primes (< 2^kMaxBits), read without trusting it.
+std::vector<std::uint64_t> read_primes(Reader& r, const char* count_field, const char* field,
+                                       std::uint32_t lo, std::uint32_t hi) {
+  const std::uint32_t count = r.u32(count_field);
+  if (count < lo || count > hi) {
+    r.fail(std::string(count_field) + " = " + std::to_string(count) + " is outside [" +
+           std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  if (r.remaining() / 8 < count) {
+    r.fail(std::string(count_field) + " = " + std::to_string(count) + " primes need " +
+           std::to_string(8 * std::uint64_t{count}) + " bytes, only " +
+           std::to_string(r.remaining()) + " left");
+  }
+  std::vector<std::uint64_t> primes(count);
+  r.words(primes, std::uint64_t{1} << RnsBasis::kMaxBits, field);
+  return primes;
+}
+
+void read_seed(Reader& r, Seed& seed) {
+  r.bytes(seed, "seed");
+}
+
+void write_seed(Writer& w, const Seed& seed) {
+  w.bytes(seed);
+}
+
+void require_params(const ParametersPtr& params, const char* what) {
+  if (!params) throw InvalidParameter(std::string("serialize ") + what + ": null parameters");
+}
+
+std::size_t all_limbs(const Parameters& params) {
+  return params.q_count() + params.p_count();
+}
+
+std::size_t top_digits(const Parameters& params) {
+  return params.key_switch_basis().digit_count(params.max_level());
+}
+
+// The ksk-payload of serial.hpp: bytes once the parameters are known.
+std::uint64_t ksk_payload_bytes(const Parameters& params) {
+  return 3 * 8 + kSeedBytes + top_digits(params) * poly_bytes(params, all_limbs(params));
+}
+
+void write_ksk_payload(Writer& w, const KeySwitchKey& key) {
+  const Parameters& params = *key.params;
+  const std::size_t dnum = top_digits(params);
+  if (key.b.size() != dnum) {
+    throw InvalidParameter("serialize key-switching key: " + std::to_string(key.b.size()) +
+                           " parts, the parameters have " + std::to_string(dnum) + " digits");
+  }
+  const std::size_t limbs = all_limbs(params);
+  w.u64(key.galois_element);
+  w.u64(dnum);
+  w.u64(limbs);
+  write_seed(w, key.seed);
+  for (const RnsPoly& b : key.b) write_poly(w, b, params, limbs, "key-switching key part b_j");
+}
+
+// Reads one ksk-payload. The caller has checked (before anything is allocated) that the
+// remaining bytes are exactly the ksk_payload_bytes(params) of each key it expects.
+KeySwitchKey read_ksk_payload(Reader& r, const ParametersPtr& params) {
+  const std::uint64_t two_n = 2 * std::uint64_t{params->n()};
+  const std::uint64_t g = r.u64("Galois element");
+  if (g != 0 && (g % 2 == 0 || g >= two_n)) {
+    r.fail("Galois element " + std::to_string(g) +
+           " is neither 0 (relinearisation) nor odd below 2N = " + std::to_string(two_n));
+  }
+  const std::size_t dnum = top_digits(*params);
+  r.count("dnum", dnum, dnum);
+  const std::size_t limbs = all_limbs(*params);
+  r.count("limbs", limbs, limbs);
+  KeySwitchKey key{params, {}, {}, {}, g};
+  read_seed(r, key.seed);
+  const auto& ring = params->ring();
+  for (std::size_t j = 0; j < dnum; ++j) {
+    RnsPoly b(ring, limbs, PolyForm::kEvaluation);
+    read_poly(r, b, "b_" + std::to_string(j));
+    RnsPoly a(ring, limbs, PolyForm::kEvaluation);
+    Prng prng(key.seed, kStreamKeySwitchA + j);
+    sample_uniform(prng, a);
+    key.b.push_back(std::move(b));
+    key.a.push_back(std::move(a));
+  }
+  return key;
+}
+
+}  // namespace
+
+// ---- parameters ------------------------------------------------------------------------------
+
+std::vector<std::uint8_t> serialize(const Parameters& params) {
+  std::vector<std::uint8_t> out;
+  Writer w(out);
+  begin(w, Kind::parameters, params);
+  w.bytes(params.encode_fields());
+  w.finish();
+  return out;
+}
+
+ParametersPtr load_parameters(std::span<const std::uint8_t> bytes) {
+  Reader r(bytes, "parameters");
+  const serial::Header h = r.header(Kind::parameters);
+  const std::uint64_t stored = fields_hash(bytes.subspan(r.offset()));
+  if (stored != h.parameter_hash) {
+    r.fail("the header's hash " + hex(h.parameter_hash) + " is not the hash " + hex(stored) +
+           " of the stored fields (damaged data)");
+  }
+  ParametersLiteral lit;
+  const std::uint32_t log_n = r.u32("log_n");
+  if (log_n < 1 || log_n > 17) r.fail("log_n = " + std::to_string(log_n) + " is outside [1, 17]");
+  lit.log_n = static_cast<int>(log_n);
+  lit.q = read_primes(r, "|Q|", "q", 1, kMaxSerialPrimes - 1);
+  lit.p =
+      read_primes(r, "|P|", "p", 1, static_cast<std::uint32_t>(kMaxSerialPrimes - lit.q.size()));
+  const std::uint32_t dnum = r.u32("dnum");
+  if (dnum < 1 || dnum > lit.q.size()) {
+    r.fail("dnum = " + std::to_string(dnum) +
+           " is outside [1, |Q| = " + std::to_string(lit.q.size()) + "]");
+  }
+  lit.dnum = dnum;
+  lit.hamming_weight = r.count("hamming weight", 0, std::uint64_t{1} << log_n);
+  const std::uint8_t security = r.u8("security");
+  if (security >= kSecurityLevels) {
+    r.fail("security level " + std::to_string(security) + " is not one of 0..3");
+  }
+  lit.security = static_cast<SecurityLevel>(security);
+  r.expect_end();
+  ParametersPtr params;
+  try {
+    params = Parameters::create(lit);
+  } catch (const InvalidParameter& e) {
+    r.fail(std::string("the stored values are not valid parameters: ") + e.what());
+  }
+  if (params->hash() != h.parameter_hash) {
+    r.fail("the re-created parameters hash to " + hex(params->hash()) + ", not " +
+           hex(h.parameter_hash));
+  }
+  return params;
+}
+
+// ---- secret key ------------------------------------------------------------------------------
+
+std::vector<std::uint8_t> serialize(const SecretKey& sk) {
+  require_params(sk.params, "secret key");
+  const Parameters& params = *sk.params;
+  const std::size_t limbs = all_limbs(params);
+  std::vector<std::uint8_t> out;
+  out.reserve(serial::kHeaderBytes + 8 + poly_bytes(params, limbs));
+  Writer w(out);
+  begin(w, Kind::secret_key, params);
+  w.u64(limbs);
+  write_poly(w, sk.s, params, limbs, "secret key s");
+  w.finish();
+  return out;
+}
+
+SecretKey load_secret_key(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {
+  Reader r(bytes, "secret key");
+  open(r, Kind::secret_key, params);
+  const std::size_t limbs = all_limbs(*params);
+  r.count("limbs", limbs, limbs);
+  expect_remaining(r, poly_bytes(*params, limbs));
+  SecretKey sk{params, RnsPoly(params->ring(), limbs, PolyForm::kEvaluation)};
+  read_poly(r, sk.s, "s");
+  r.expect_end();
+  return sk;
+}
+
+// ---- public key ------------------------------------------------------------------------------
+
+std::vector<std::uint8_t> serialize(const PublicKey& pk) {
+  require_params(pk.params, "public key");
+  const Parameters& params = *pk.params;
+  const std::size_t limbs = all_limbs(params);
+  std::vector<std::uint8_t> out;
+  out.reserve(serial::kHeaderBytes + 8 + kSeedBytes + poly_bytes(params, limbs));
+  Writer w(out);
+  begin(w, Kind::public_key, params);
+  w.u64(limbs);
+  write_seed(w, pk.seed);
+  write_poly(w, pk.b, params, limbs, "public key b");
+  w.finish();
+  return out;
+}
+
+PublicKey load_public_key(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {
+  Reader r(bytes, "public key");
+  open(r, Kind::public_key, params);
+  const std::size_t limbs = all_limbs(*params);
+  r.count("limbs", limbs, limbs);
+  expect_remaining(r, kSeedBytes + poly_bytes(*params, limbs));
+  const auto& ring = params->ring();
+  PublicKey pk{params,
+               RnsPoly(ring, limbs, PolyForm::kEvaluation),
+               RnsPoly(ring, limbs, PolyForm::kEvaluation),
+               {}};
+  read_seed(r, pk.seed);
+  read_poly(r, pk.b, "b");
+  r.expect_end();
+  Prng prng(pk.seed, kStreamPublicKeyA);
+  sample_uniform(prng, pk.a);
+  return pk;
+}
+
+// ---- key-switching keys ----------------------------------------------------------------------
+
+std::vector<std::uint8_t> serialize(const KeySwitchKey& key) {
+  require_params(key.params, "key-switching key");
+  std::vector<std::uint8_t> out;
+  out.reserve(serial::kHeaderBytes + ksk_payload_bytes(*key.params));
+  Writer w(out);
+  begin(w, Kind::key_switch_key, *key.params);
+  write_ksk_payload(w, key);
+  w.finish();
+  return out;
+}
+
+KeySwitchKey load_key_switch_key(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {
+  Reader r(bytes, "key-switching key");
+  open(r, Kind::key_switch_key, params);
+  expect_remaining(r, ksk_payload_bytes(*params));
+  KeySwitchKey key = read_ksk_payload(r, params);
+  r.expect_end();
+  return key;
+}
+
+std::vector<std::uint8_t> serialize(const GaloisKeys& keys) {
+  require_params(keys.params, "Galois keys");
+  const Parameters& params = *keys.params;
+  std::vector<std::uint8_t> out;
+  out.reserve(serial::kHeaderBytes + 8 + keys.keys.size() * ksk_payload_bytes(params));
+  Writer w(out);
+  begin(w, Kind::galois_keys, params);
+  w.u64(keys.keys.size());
+  for (const auto& [k, key] : keys.keys) {  // std::map: increasing k
+    check_same_params(keys.params, key.params, "serialize Galois keys");
+    if (k != key.galois_element || k % 2 == 0) {
+      throw InvalidParameter("serialize Galois keys: the key stored under element " +
+                             std::to_string(k) + " is for element " +
+                             std::to_string(key.galois_element) + " (both must agree and be odd)");
+    }
+    write_ksk_payload(w, key);
+  }
+  w.finish();
+  return out;
+}
+
+GaloisKeys load_galois_keys(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {
+  Reader r(bytes, "Galois keys");
+  open(r, Kind::galois_keys, params);
+  // At most one key per odd element below 2N: N of them.
+  const std::uint64_t count = r.count("key count", 0, params->n());
+  const std::uint64_t per_key = ksk_payload_bytes(*params);
+  expect_remaining(r, count * per_key);  // count ≤ 2^17, per_key < 2^40: no overflow
+  GaloisKeys keys{params, {}};
+  std::uint64_t previous = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::size_t at = r.offset();
+    KeySwitchKey key = read_ksk_payload(r, params);
+    if (key.galois_element == 0 || key.galois_element <= previous) {
+      r.fail("key " + std::to_string(i) + " at offset " + std::to_string(at) +
+             " has Galois element " + std::to_string(key.galois_element) +
+             "; the elements must be odd and strictly increasing");
+    }
+    previous = key.galois_element;
+    keys.keys.emplace(previous, std::move(key));
+  }
+  r.expect_end();
+  return keys;
+}
+
+// ---- ciphertexts -----------------------------------------------------------------------------
+
+std::vector<std::uint8_t> serialize(const Ciphertext& ct) {
+  require_params(ct.params(), "ciphertext");
+  const Parameters& params = *ct.params();
+  const std::size_t limbs = ct.limbs();
+  const bool seeded = ct.seed().has_value() && ct.size() == 2;
+  const std::size_t stored_parts = seeded ? 1 : ct.size();
+  std::vector<std::uint8_t> out;
+  out.reserve(serial::kHeaderBytes + 25 + (seeded ? kSeedBytes : 0) +
+              stored_parts * poly_bytes(params, limbs));
+  Writer w(out);
+  begin(w, Kind::ciphertext, params);
+  w.u64(ct.level());
+  w.u64(ct.size());
+  w.f64(ct.scale());
+  w.u8(seeded ? 1 : 0);
+  if (seeded) write_seed(w, *ct.seed());
+  for (std::size_t i = 0; i < stored_parts; ++i) {
+    write_poly(w, ct[i], params, limbs, "ciphertext part");
+  }
+  w.finish();
+  return out;
+}
+
+Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {
+  Reader r(bytes, "ciphertext");
+  open(r, Kind::ciphertext, params);
+  const std::size_t level = r.count("level", 0, params->max_level());
+  const std::size_t size = r.count("size", 2, 3);
+  const double scale = read_scale(r);
+  const std::uint8_t seeded = r.u8("seeded flag");
+  if (seeded > 1) r.fail("seeded flag " + std::to_string(seeded) + " is neither 0 nor 1");
+  if (seeded == 1 && size != 2) {
+    r.fail("a seeded ciphertext has 2 parts, this one claims " + std::to_string(size));
+  }
+  const std::size_t limbs = level + 1;
+  const std::size_t stored_parts = seeded == 1 ? 1 : size;
+  expect_remaining(r, (seeded == 1 ? kSeedBytes : 0) + stored_parts * poly_bytes(*params, limbs));
+  Seed seed{};
+  if (seeded == 1) read_seed(r, seed);
+  Ciphertext ct(params, level, size, scale);
+  for (std::size_t i = 0; i < stored_parts; ++i) read_poly(r, ct[i], "c_" + std::to_string(i));
+  r.expect_end();
+  if (seeded == 1) {
+    Prng prng(seed, kStreamCiphertextA);
+    sample_uniform(prng, ct[1]);
+    ct.set_seed(seed);  // after the mutable access above, which forgets any seed
+  }
+  return ct;
+}
+
+}  // namespace polyhe::rlwe

@@ -1,0 +1,195 @@
+// `polyhe bench ckks` in-process: the JSON lines and their fields, the table, the precision of
+// multiply_relin, the op filter, and every bad argument as one line with exit status 2.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "polyhe/core/thread_pool.hpp"
+#include "run_cli.hpp"
+#include "usage.hpp"
+
+namespace polyhe::test {
+namespace {
+
+/// A secure set that runs in milliseconds: N = 2^12, q = 36, 30 bits, P = 36 bits (102 ≤ 109).
+/// `extra` flags replace the defaults of the same name (CLI11 refuses an option given twice).
+CliResult run_small(const std::vector<std::string>& extra) {
+  std::vector<std::pair<std::string, std::string>> flags = {
+      {"--log-n", "12"}, {"--primes", "36,30,36"}, {"--scale-bits", "30"}, {"--min-time", "0.002"}};
+  std::vector<std::string> args = {"bench", "ckks"};
+  for (const auto& [flag, value] : flags) {
+    if (std::find(extra.begin(), extra.end(), flag) == extra.end()) {
+      args.push_back(flag);
+      args.push_back(value);
+    }
+  }
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_cli(args);
+}
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+TEST(CliBenchCkks, JsonLinesPerOpWithTheCkksFields) {
+  const auto r = run_small({"--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto ms = json_lines(r.out);
+  const std::vector<std::string> ops = {"encode",  "encrypt", "add",     "multiply_relin",
+                                        "rescale", "rotate",  "decrypt", "decode"};
+  ASSERT_EQ(ms.size(), ops.size()) << r.out;
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    const auto& m = ms[i];
+    for (const char* key :
+         {"op",        "backend", "device", "log_n",      "bits",    "limbs", "variant",
+          "median_ns", "p10_ns",  "p90_ns", "reps",       "threads", "path",  "scheme",
+          "primes",    "special", "dnum",   "scale_bits", "log_qp",  "level"}) {
+      EXPECT_TRUE(m.contains(key)) << key << " in " << m.dump();
+    }
+    EXPECT_EQ(m["op"], ops[i]);
+    EXPECT_EQ(m["scheme"], "ckks");
+    EXPECT_EQ(m["log_n"], 12);
+    EXPECT_EQ(m["bits"], 30);
+    EXPECT_EQ(m["scale_bits"], 30);
+    EXPECT_EQ(m["limbs"], 2);
+    EXPECT_EQ(m["level"], 1);
+    EXPECT_EQ(m["primes"], nlohmann::json({36, 30}));
+    EXPECT_EQ(m["special"], nlohmann::json({36}));
+    EXPECT_EQ(m["dnum"], 2);
+    EXPECT_EQ(m["variant"], "hybrid-dnum2");
+    EXPECT_EQ(m["log_qp"], 102);
+    EXPECT_EQ(m["threads"], 1);
+    EXPECT_GE(m["reps"].get<int>(), 15);
+    EXPECT_GT(m["median_ns"].get<double>(), 0);
+    EXPECT_LE(m["p10_ns"].get<double>(), m["median_ns"].get<double>());
+    EXPECT_LE(m["median_ns"].get<double>(), m["p90_ns"].get<double>());
+    EXPECT_EQ(m.contains("precision_bits"), ops[i] == "multiply_relin") << m.dump();
+  }
+  // Δ = 2^30 and a 30-bit q_L: the product keeps well over 10 bits (about 17 measured).
+  EXPECT_GT(ms[3]["precision_bits"].get<double>(), 10) << ms[3].dump();
+  EXPECT_LT(ms[3]["precision_bits"].get<double>(), 30) << ms[3].dump();
+}
+
+TEST(CliBenchCkks, OpsFilterSpecialPrimesDnumAndThreads) {
+  const unsigned before = thread_count();
+  const auto r =
+      run_cli({"bench",      "ckks",       "--log-n",       "12", "--primes",     "28,25,25",
+               "--special",  "30",         "--dnum",        "3",  "--scale-bits", "25",
+               "--ops",      "rotate,add", "--rotate-step", "-5", "--threads",    "2",
+               "--min-time", "0.002",      "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto ms = json_lines(r.out);
+  ASSERT_EQ(ms.size(), 2U) << r.out;
+  EXPECT_EQ(ms[0]["op"], "add");  // the canonical order, not the order given
+  EXPECT_EQ(ms[1]["op"], "rotate");
+  for (const auto& m : ms) {
+    EXPECT_EQ(m["primes"], nlohmann::json({28, 25, 25}));
+    EXPECT_EQ(m["special"], nlohmann::json({30}));
+    EXPECT_EQ(m["variant"], "hybrid-dnum3");
+    EXPECT_EQ(m["level"], 2);
+    EXPECT_EQ(m["threads"], 2);
+  }
+  EXPECT_EQ(thread_count(), before);  // the default pool is restored
+}
+
+TEST(CliBenchCkks, TableModeWithParametersAndPrecision) {
+  const auto r = run_small({});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* s :
+       {"N = 2^12, Q = 36,30 bits (L = 1), P = 36 bits, log2(QP) = 102, dnum = 2",
+        "| op | level | median ms | p10 ms | p90 ms | reps |", "| multiply_relin | 1 | ",
+        "| decode | 1 | ", "Precision of multiply_relin: ", "key generation excluded"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << " in " << r.out;
+  }
+}
+
+TEST(CliBenchCkks, InsecureSetsNeedSecurityNone) {
+  // 40 + 40 + 40 = 120 bits > 109 at N = 2^12.
+  const std::vector<std::string> big = {
+      "bench", "ckks",       "--log-n", "12",    "--primes", "40,40,40", "--scale-bits",
+      "30",    "--min-time", "0.002",   "--ops", "add",      "--json"};
+  expect_bad_input(run_cli(big), "--security none");
+  expect_bad_input(run_cli(big), "log2(QP) = 120 bits exceeds the 109 bits");
+  std::vector<std::string> opt_out = big;
+  opt_out.insert(opt_out.end(), {"--security", "none"});
+  const auto r = run_cli(opt_out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json_lines(r.out).at(0)["security"], "none");
+  // 192-bit security allows only 75 bits at N = 2^12.
+  expect_bad_input(run_small({"--security", "192"}), "192-bit");
+}
+
+struct BadCkks {
+  std::vector<std::string> args;
+  std::string needle;
+};
+
+TEST(CliBenchCkks, BadArgumentsAreOneLineErrors) {
+  const std::vector<BadCkks> cases = {
+      {{"--log-n", "18"}, "--log-n: 18 is outside [2, 17]"},
+      {{"--log-n", "1"}, "--log-n: 1 is outside [2, 17]"},
+      {{"--primes", ""}, "--primes: empty"},
+      {{"--primes", "40,,40"}, "--primes: empty item"},
+      {{"--primes", "40,x,40"}, "--primes: 'x' is not an integer"},
+      {{"--primes", "40,63,40"}, "--primes: 63 is outside [2, 62]"},
+      {{"--primes", "40,40"}, "without --special; at least 3"},
+      {{"--primes", "40", "--special", "40"}, "CKKS needs at least 2"},
+      {{"--special", "0"}, "--special: 0 is outside"},
+      {{"--scale-bits", "9"}, "--scale-bits: 9 is outside [10, 60]"},
+      {{"--scale-bits", "61"}, "--scale-bits: 61 is outside [10, 60]"},
+      {{"--primes", "30,20,30", "--scale-bits", "30"}, "multiply_relin needs"},
+      {{"--dnum", "3"}, "--dnum: 3 is outside [0, 2]"},
+      {{"--dnum", "-1"}, "--dnum: -1 is outside"},
+      {{"--security", "80"}, "--security: '80' is not 128, 192, 256 or none"},
+      {{"--ops", "add,bootstrap"}, "unknown op 'bootstrap'"},
+      {{"--rotate-step", "0"}, "--rotate-step: 0"},
+      {{"--rotate-step", "2048"}, "|step| < N/2 = 2048"},
+      {{"--threads", "0"}, "--threads: 0 is outside"},
+      {{"--min-time", "0"}, "--min-time"},
+      {{"--log-n", "ten"}, "--log-n"},
+      {{"--bogus"}, "--bogus"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args.front() + " " + c.args.back());
+    expect_bad_input(run_small(c.args), c.needle);
+  }
+}
+
+TEST(CliBenchCkks, HelpStatesWhatIsTimedAndThePrecision) {
+  const auto r = run_cli({"bench", "ckks", "--help"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* s :
+       {"Usage: polyhe bench ckks", "--primes", "--special", "--scale-bits", "--dnum", "--security",
+        "--rotate-step", "precision_bits", "key generation excluded"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << " in " << r.out;
+  }
+}
+
+TEST(CliReport, QuickReportHasTheCkksSection) {
+  const auto r = run_cli({"report", "--quick", "--min-time", "0.001"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"## CKKS", "N = 2^12, Q = 36,30 bits", "| multiply_relin | 1 | ",
+                        "| rotate | 1 | ", "Precision of multiply_relin: "}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  }
+}
+
+TEST(CliUsage, IntegerSequencesKeepOrderAndDuplicates) {
+  using cli::parse_int_sequence;
+  EXPECT_EQ(parse_int_sequence("60,40,40,60", "--x", 2, 62), std::vector<int>({60, 40, 40, 60}));
+  for (const char* bad : {"", ",", "40,", "a", "40-50", "-1", "63", "1"}) {
+    EXPECT_THROW(parse_int_sequence(bad, "--x", 2, 62), cli::UsageError) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace polyhe::test

@@ -1,0 +1,329 @@
+// rlwe: parameters (validation, security table, hash), keys, encryption and hybrid key
+// switching, checked by decrypting with exact big-integer reconstruction of the error.
+#include <gmpxx.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "polyhe/core/error.hpp"
+#include "polyhe/rlwe/encryption.hpp"
+#include "polyhe/rlwe/key_switch.hpp"
+#include "polyhe/rlwe/keys.hpp"
+#include "polyhe/rlwe/parameters.hpp"
+#include "polyhe/rns/bigint.hpp"
+#include "support/test_rng.hpp"
+
+namespace polyhe::rlwe {
+namespace {
+
+ParametersLiteral small_literal(int log_n = 10) {
+  ParametersLiteral lit;
+  lit.log_n = log_n;
+  lit.q_bits = {55, 45, 45, 45};
+  lit.p_bits = {55};
+  lit.security = SecurityLevel::insecure_none;
+  return lit;
+}
+
+Seed seed_from(test::TestRng& rng) {
+  Seed s;
+  for (auto& b : s) b = static_cast<std::uint8_t>(rng.bits());
+  return s;
+}
+
+// The largest |coefficient| of p (any form) after centred CRT reconstruction, in bits.
+double max_bits(const RnsPoly& p_in) {
+  RnsPoly p = p_in;
+  if (p.form() == PolyForm::kEvaluation) p.to_coefficient();
+  const auto values = to_bigint_centred(p.data(), p.context()->basis().prefix(p.limbs()));
+  mpz_class m = 0;
+  for (const auto& v : values) {
+    mpz_class a = abs(v);
+    if (a > m) m = a;
+  }
+  return m == 0 ? 0.0 : static_cast<double>(mpz_sizeinbase(m.get_mpz_t(), 2));
+}
+
+TEST(RlweParameters, GeneratesChainsAndChecksSecurity) {
+  ParametersLiteral lit;
+  lit.log_n = 14;
+  lit.q_bits = {50, 40, 40, 40, 40, 40, 40, 40, 40};
+  lit.p_bits = {50};
+  const auto params = Parameters::create(lit);
+  EXPECT_EQ(params->n(), 16384u);
+  EXPECT_EQ(params->max_level(), 8u);
+  EXPECT_EQ(params->p_count(), 1u);
+  EXPECT_EQ(params->dnum(), 9u);  // default: digits of k = 1 prime
+  EXPECT_LE(params->log_qp(), 420);
+  EXPECT_GE(params->log_qp(), 418);
+  for (const auto q : params->q_primes()) EXPECT_EQ(q % (2 * params->n()), 1u);
+  std::vector<std::uint64_t> all = params->q_primes();
+  all.insert(all.end(), params->p_primes().begin(), params->p_primes().end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "primes must be distinct";
+
+  // 438 bits is the 128-bit bound at N = 2^14; 440 is refused, naming the numbers.
+  lit.q_bits = {60, 60, 60, 60, 60, 60, 20};
+  lit.p_bits = {60};
+  try {
+    (void)Parameters::create(lit);
+    FAIL() << "440-bit QP at N = 2^14 must be refused";
+  } catch (const InsecureParameters& e) {
+    EXPECT_NE(std::string(e.what()).find("440"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("438"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("insecure_none"), std::string::npos) << e.what();
+  }
+  lit.security = SecurityLevel::insecure_none;
+  EXPECT_NO_THROW((void)Parameters::create(lit));
+  lit.security = SecurityLevel::bits192;
+  lit.q_bits = {60, 60, 60, 60, 60};  // 320 > 305
+  EXPECT_THROW((void)Parameters::create(lit), InsecureParameters);
+  lit.q_bits = {60, 60, 60, 60};  // 260 ≤ 305
+  EXPECT_NO_THROW((void)Parameters::create(lit));
+  // No table entry below N = 2^10.
+  ParametersLiteral tiny = small_literal(9);
+  tiny.security = SecurityLevel::bits128;
+  EXPECT_THROW((void)Parameters::create(tiny), InsecureParameters);
+}
+
+TEST(RlweParameters, TableValues) {
+  const int k128[] = {27, 54, 109, 218, 438, 881, 1747, 3523};
+  const int k192[] = {19, 37, 75, 152, 305, 611};
+  const int k256[] = {14, 29, 58, 118, 237, 476};
+  for (int i = 0; i < 8; ++i) {
+    const std::size_t n = std::size_t{1} << (10 + i);
+    EXPECT_EQ(max_log_qp(n, SecurityLevel::bits128), k128[i]);
+    if (i < 6) {
+      EXPECT_EQ(max_log_qp(n, SecurityLevel::bits192), k192[i]);
+      EXPECT_EQ(max_log_qp(n, SecurityLevel::bits256), k256[i]);
+    } else {
+      EXPECT_FALSE(max_log_qp(n, SecurityLevel::bits192).has_value());
+    }
+  }
+  EXPECT_FALSE(max_log_qp(512, SecurityLevel::bits128).has_value());
+  EXPECT_FALSE(max_log_qp(3000, SecurityLevel::bits128).has_value());
+  EXPECT_FALSE(max_log_qp(1024, SecurityLevel::insecure_none).has_value());
+}
+
+TEST(RlweParameters, RejectsBadLiterals) {
+  ParametersLiteral lit = small_literal();
+  lit.log_n = 0;
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);
+  lit.log_n = 18;
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);
+  lit = small_literal();
+  lit.q_bits.clear();
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);
+  lit = small_literal();
+  lit.q = {12289};
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);  // both forms given
+  lit = small_literal();
+  lit.p_bits.clear();
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);  // no special prime
+  lit = small_literal();
+  lit.dnum = 5;  // > L + 1 = 4
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);
+  lit = small_literal();
+  lit.q_bits = {63};
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);
+  lit = small_literal();
+  lit.q_bits.clear();
+  lit.q = {97};  // not 1 mod 2N
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);
+  lit = small_literal();
+  lit.hamming_weight = 2000;  // > N
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);
+  // An explicit P that collides with a generated Q prime.
+  lit = small_literal();
+  const auto params = Parameters::create(lit);
+  lit.p_bits.clear();
+  lit.p = {params->q_primes()[0]};
+  EXPECT_THROW((void)Parameters::create(lit), InvalidParameter);
+}
+
+TEST(RlweParameters, HashNamesTheValues) {
+  const auto a = Parameters::create(small_literal());
+  const auto b = Parameters::create(small_literal());
+  EXPECT_EQ(a->hash(), b->hash());
+  EXPECT_TRUE(a->same_values(*b));
+  const auto c = Parameters::create(a->literal());
+  EXPECT_EQ(c->hash(), a->hash());
+  ParametersLiteral lit = small_literal();
+  lit.hamming_weight = 64;
+  EXPECT_NE(Parameters::create(lit)->hash(), a->hash());
+  lit = small_literal();
+  lit.p_bits = {55, 50};
+  const auto two_special = Parameters::create(lit);
+  lit.dnum = 3;
+  EXPECT_NE(Parameters::create(lit)->hash(), two_special->hash());
+}
+
+class RlweEncryption : public ::testing::TestWithParam<int> {};
+
+TEST_P(RlweEncryption, FreshNoiseIsSmall) {
+  POLYHE_SEEDED_RNG(rng);
+  ParametersLiteral lit = small_literal(GetParam());
+  const auto params = Parameters::create(lit);
+  KeyGenerator keygen(params, seed_from(rng));
+  const SecretKey sk = keygen.secret_key();
+  // s is ternary: every coefficient in {−1, 0, 1}.
+  EXPECT_LE(max_bits(sk.s), 1.0);
+  const PublicKey pk = keygen.public_key(sk);
+  // b + a·s = e, |e| ≤ 21.
+  {
+    RnsPoly e = pk.b;
+    EXPECT_EQ(pk.b.limbs(), params->q_count() + params->p_count());
+    RnsPoly as = pk.a;
+    as.multiply(sk.s);
+    e.add(as);
+    EXPECT_LE(max_bits(e), 5.0);
+  }
+  Encryptor pk_enc(pk, seed_from(rng));
+  Encryptor sk_enc(sk, seed_from(rng));
+  for (std::size_t level : {params->max_level(), std::size_t{0}}) {
+    const Ciphertext c1 = pk_enc.encrypt_zero(level);
+    EXPECT_EQ(c1.level(), level);
+    EXPECT_FALSE(c1.seed().has_value());
+    // (v·e + e0 + e1·s)/P + rounding: a few units, whatever N (P ≫ N·21).
+    EXPECT_LE(max_bits(decrypt_poly(c1, sk)), 0.5 * GetParam() + 3.0);
+    const Ciphertext c2 = sk_enc.encrypt_zero(level);
+    EXPECT_TRUE(c2.seed().has_value());
+    EXPECT_LE(max_bits(decrypt_poly(c2, sk)), 5.0);
+  }
+  // A message survives: decrypt(encrypt(m)) − m is the small error.
+  RnsPoly m(params->ring(), params->q_count());
+  for (std::size_t i = 0; i < m.limbs(); ++i) {
+    for (auto& w : m.limb(i)) w = rng.uniform(0, params->q_primes()[i] - 1);
+  }
+  RnsPoly d = decrypt_poly(pk_enc.encrypt(m), sk);
+  m.to_evaluation();
+  d.sub(m);
+  EXPECT_LE(max_bits(d), 0.5 * GetParam() + 3.0);
+}
+
+TEST_P(RlweEncryption, SeededGenerationIsReproducible) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto params = Parameters::create(small_literal(GetParam()));
+  const Seed seed = seed_from(rng);
+  KeyGenerator g1(params, seed);
+  KeyGenerator g2(params, seed);
+  const SecretKey s1 = g1.secret_key();
+  const SecretKey s2 = g2.secret_key();
+  EXPECT_TRUE(std::equal(s1.s.data().begin(), s1.s.data().end(), s2.s.data().begin()));
+  KeyGenerator g3(params);
+  const SecretKey s3 = g3.secret_key();
+  EXPECT_FALSE(std::equal(s1.s.data().begin(), s1.s.data().end(), s3.s.data().begin()));
+}
+
+INSTANTIATE_TEST_SUITE_P(LogN, RlweEncryption, ::testing::Values(4, 10, 12));
+
+struct KsCase {
+  int log_n;
+  std::vector<int> q_bits;
+  std::vector<int> p_bits;
+  std::size_t dnum;
+};
+
+class RlweKeySwitch : public ::testing::TestWithParam<KsCase> {};
+
+// KS(d) decrypts to d·s' up to a small error, at every level, for relinearisation and Galois
+// keys: u0 + u1·s − d·s' has |·| far below the moduli.
+TEST_P(RlweKeySwitch, SwitchesKeysAtEveryLevel) {
+  POLYHE_SEEDED_RNG(rng);
+  const KsCase& c = GetParam();
+  ParametersLiteral lit;
+  lit.log_n = c.log_n;
+  lit.q_bits = c.q_bits;
+  lit.p_bits = c.p_bits;
+  lit.dnum = c.dnum;
+  lit.security = SecurityLevel::insecure_none;
+  const auto params = Parameters::create(lit);
+  KeyGenerator keygen(params, seed_from(rng));
+  const SecretKey sk = keygen.secret_key();
+  const KeySwitchKey rlk = keygen.relinearization_key(sk);
+  EXPECT_EQ(rlk.b.size(), params->key_switch_basis().digit_count(params->max_level()));
+  const std::uint64_t k = galois_element_for_rotation(params->n(), 3);
+  const KeySwitchKey gk = keygen.galois_key(sk, k);
+  for (std::size_t level = 0; level <= params->max_level(); ++level) {
+    const std::size_t limbs = level + 1;
+    RnsPoly d(params->ring(), limbs, PolyForm::kEvaluation);
+    for (std::size_t i = 0; i < limbs; ++i) {
+      for (auto& w : d.limb(i)) w = rng.uniform(0, params->q_primes()[i] - 1);
+    }
+    const RnsPoly s = prefix(sk.s, limbs);
+    for (int which = 0; which < 2; ++which) {
+      const KeySwitchKey& key = which == 0 ? rlk : gk;
+      RnsPoly target = which == 0 ? s : prefix(sk.s.automorphism(k), limbs);
+      if (which == 0) target.multiply(s);  // s²
+      RnsPoly u0(params->ring(), limbs, PolyForm::kEvaluation);
+      RnsPoly u1(params->ring(), limbs, PolyForm::kEvaluation);
+      key_switch(d, key, u0, u1);
+      ASSERT_EQ(u0.limbs(), limbs);
+      // err = u0 + u1·s − d·s'.
+      u1.multiply(s);
+      u0.add(u1);
+      RnsPoly ds = d;
+      ds.multiply(target);
+      u0.sub(ds);
+      // Error ≈ Σ_j ‖up_j·e_j‖ / P + rounding: with P ≳ every digit, about 2^(log N / 2 + 4)
+      // (measured 6–8 bits at N = 2^10); 2^(log N + 8) still sits 30 bits below the moduli.
+      const double bits = max_bits(u0);
+      EXPECT_LE(bits, c.log_n + 8.0) << "level " << level << (which ? " galois" : " relin");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Digits, RlweKeySwitch,
+    ::testing::Values(KsCase{10, {50, 40, 40, 40, 40}, {50}, 5},      // dnum = L + 1
+                      KsCase{10, {50, 40, 40, 40, 40}, {50, 50}, 3},  // α = 2
+                      KsCase{10, {45, 45, 45, 45}, {60, 60, 60}, 2},  // dnum 2, k = 3
+                      KsCase{10, {45, 45, 45}, {50, 50, 50}, 1},      // one digit
+                      KsCase{4, {40, 40}, {45}, 2}));
+
+TEST(RlweParameters, RefusesSpecialModulusBelowDigits) {
+  ParametersLiteral lit = small_literal();
+  lit.q_bits = {60, 40, 40, 40, 40, 40};
+  lit.p_bits = {60, 60};
+  lit.dnum = 2;  // digits of 140 bits over a 120-bit P
+  try {
+    (void)Parameters::create(lit);
+    FAIL() << "P narrower than a digit must be refused";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("140 bits"), std::string::npos) << e.what();
+  }
+  lit.dnum = 3;  // digits of 100 and 80 bits
+  EXPECT_NO_THROW((void)Parameters::create(lit));
+}
+
+TEST(RlweKeys, ChecksTheirInputs) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto params = Parameters::create(small_literal());
+  const auto other = Parameters::create(small_literal());
+  KeyGenerator keygen(params, seed_from(rng));
+  KeyGenerator other_gen(other, seed_from(rng));
+  const SecretKey sk = keygen.secret_key();
+  EXPECT_THROW((void)other_gen.public_key(sk), MismatchedContext);
+  EXPECT_THROW((void)keygen.galois_key(sk, 4), InvalidParameter);
+  EXPECT_THROW((void)keygen.galois_key(sk, 2 * params->n() + 1), InvalidParameter);
+  const SecretKey osk = other_gen.secret_key();
+  Encryptor enc(sk, seed_from(rng));
+  const Ciphertext ct = enc.encrypt_zero(1);
+  EXPECT_THROW((void)decrypt_poly(ct, osk), MismatchedContext);
+  EXPECT_THROW((void)enc.encrypt_zero(params->max_level() + 1), InvalidParameter);
+  const GaloisKeys gks = keygen.rotation_keys(sk, std::vector<std::int64_t>{1, -1}, true);
+  EXPECT_EQ(gks.keys.size(), 3u);
+  EXPECT_TRUE(gks.contains(galois_element_for_conjugation(params->n())));
+  EXPECT_THROW((void)gks.at(galois_element_for_rotation(params->n(), 2)), InvalidParameter);
+  EXPECT_EQ(galois_element_for_rotation(params->n(), 0), 1u);
+  EXPECT_EQ(galois_element_for_rotation(params->n(), 1), 5u);
+  EXPECT_EQ(
+      galois_element_for_rotation(params->n(), -1),
+      galois_element_for_rotation(params->n(), static_cast<std::int64_t>(params->n() / 2 - 1)));
+}
+
+}  // namespace
+}  // namespace polyhe::rlwe

@@ -1,0 +1,370 @@
+#include "bench_ckks.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <sstream>
+
+#include "polyhe/ckks/ckks.hpp"
+#include "polyhe/ckks/encoder.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "polyhe/rlwe/encryption.hpp"
+#include "polyhe/rlwe/keys.hpp"
+#include "polyhe/rns/basis.hpp"
+#include "random.hpp"
+#include "sysinfo.hpp"
+#include "text.hpp"
+#include "usage.hpp"
+
+namespace polyhe::cli {
+
+namespace {
+
+using Complex = std::complex<double>;
+
+constexpr int kMinLogN = 2;
+constexpr int kMaxLogN = 17;
+constexpr int kMinScaleBits = 10;
+constexpr int kMaxScaleBits = 60;
+/// Below this many bits of precision the product is noise: the scale does not fit the primes.
+constexpr double kPrecisionWarning = 4;
+
+std::string range_text(long long lo, long long hi) {
+  return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+}
+
+std::vector<CkksOp> parse_ops(const std::string& spec) {
+  if (spec.empty()) return {kAllCkksOps.begin(), kAllCkksOps.end()};
+  std::vector<bool> wanted(kAllCkksOps.size(), false);
+  for (const std::string& name : split_list(spec, "--ops")) {
+    const auto it = std::find_if(kAllCkksOps.begin(), kAllCkksOps.end(),
+                                 [&](CkksOp op) { return to_string(op) == name; });
+    if (it == kAllCkksOps.end()) {
+      throw UsageError("--ops: unknown op '" + name +
+                       "'; use encode, encrypt, add, multiply_relin, rescale, rotate, decrypt, "
+                       "decode (a comma list)");
+    }
+    wanted[static_cast<std::size_t>(it - kAllCkksOps.begin())] = true;
+  }
+  std::vector<CkksOp> ops;
+  for (std::size_t i = 0; i < kAllCkksOps.size(); ++i) {
+    if (wanted[i]) ops.push_back(kAllCkksOps[i]);
+  }
+  return ops;
+}
+
+rlwe::SecurityLevel parse_security(const std::string& s) {
+  if (s == "128") return rlwe::SecurityLevel::bits128;
+  if (s == "192") return rlwe::SecurityLevel::bits192;
+  if (s == "256") return rlwe::SecurityLevel::bits256;
+  if (s == "none") return rlwe::SecurityLevel::insecure_none;
+  throw UsageError("--security: '" + s + "' is not 128, 192, 256 or none");
+}
+
+std::string security_name(rlwe::SecurityLevel s) {
+  switch (s) {
+    case rlwe::SecurityLevel::bits128: return "128";
+    case rlwe::SecurityLevel::bits192: return "192";
+    case rlwe::SecurityLevel::bits256: return "256";
+    case rlwe::SecurityLevel::insecure_none: return "none";
+  }
+  return "?";
+}
+
+std::vector<int> bit_sizes(const std::vector<std::uint64_t>& primes) {
+  std::vector<int> bits;
+  bits.reserve(primes.size());
+  for (const std::uint64_t q : primes) bits.push_back(static_cast<int>(std::bit_width(q)));
+  return bits;
+}
+
+std::string join(const std::vector<int>& values) {
+  std::string s;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) s += ',';
+    s += std::to_string(values[i]);
+  }
+  return s;
+}
+
+/// n values uniform in the complex unit disc (radius √u, so the density is uniform in area).
+std::vector<Complex> unit_disc(InputRng& rng, std::size_t n) {
+  auto uniform01 = [&] { return static_cast<double>(rng.next() >> 11) * 0x1p-53; };
+  std::vector<Complex> v(n);
+  for (Complex& z : v) z = std::polar(std::sqrt(uniform01()), 2 * std::numbers::pi * uniform01());
+  return v;
+}
+
+/// Restores the default pool's size when the benchmark ends (in-process callers share it).
+class ThreadCountGuard {
+ public:
+  explicit ThreadCountGuard(unsigned threads) : saved_(thread_count()) {
+    if (threads != saved_) set_thread_count(threads);
+  }
+  ~ThreadCountGuard() {
+    if (thread_count() != saved_) set_thread_count(saved_);
+  }
+  ThreadCountGuard(const ThreadCountGuard&) = delete;
+  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
+
+ private:
+  unsigned saved_;
+};
+
+}  // namespace
+
+std::string_view to_string(CkksOp op) {
+  switch (op) {
+    case CkksOp::encode: return "encode";
+    case CkksOp::encrypt: return "encrypt";
+    case CkksOp::add: return "add";
+    case CkksOp::multiply_relin: return "multiply_relin";
+    case CkksOp::rescale: return "rescale";
+    case CkksOp::rotate: return "rotate";
+    case CkksOp::decrypt: return "decrypt";
+    case CkksOp::decode: return "decode";
+  }
+  return "?";
+}
+
+BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
+  BenchCkksConfig c;
+  if (args.log_n < kMinLogN || args.log_n > kMaxLogN) {
+    throw UsageError("--log-n: " + std::to_string(args.log_n) + " is outside " +
+                     range_text(kMinLogN, kMaxLogN) +
+                     " (below 10 the security table has no entry: add --security none)");
+  }
+  c.literal.log_n = args.log_n;
+  if (args.primes.empty()) {
+    throw UsageError("--primes: empty; give the bit sizes of the primes, e.g. 60,40,40,60");
+  }
+  std::vector<int> primes = parse_int_sequence(args.primes, "--primes", 2, RnsBasis::kMaxBits);
+  if (args.special.empty()) {
+    if (primes.size() < 3) {
+      throw UsageError("--primes " + args.primes + ": " + std::to_string(primes.size()) +
+                       (primes.size() == 1 ? " prime" : " primes") +
+                       " without --special; at least 3 are needed (the last one is the special "
+                       "prime of key switching, and CKKS needs two ciphertext primes to rescale)");
+    }
+    c.literal.p_bits = {primes.back()};
+    primes.pop_back();
+  } else {
+    c.literal.p_bits = parse_int_sequence(args.special, "--special", 2, RnsBasis::kMaxBits);
+    if (primes.size() < 2) {
+      throw UsageError("--primes " + args.primes +
+                       ": 1 ciphertext prime; CKKS needs at least 2 (rescale divides by the last)");
+    }
+  }
+  c.literal.q_bits = primes;
+  if (args.scale_bits < kMinScaleBits || args.scale_bits > kMaxScaleBits) {
+    throw UsageError("--scale-bits: " + std::to_string(args.scale_bits) + " is outside " +
+                     range_text(kMinScaleBits, kMaxScaleBits));
+  }
+  c.scale_bits = args.scale_bits;
+  const auto q_count = static_cast<int>(primes.size());
+  if (args.dnum < 0 || args.dnum > q_count) {
+    throw UsageError("--dnum: " + std::to_string(args.dnum) + " is outside " +
+                     range_text(0, q_count) +
+                     " (0: the library default; at most L + 1, the number of ciphertext primes)");
+  }
+  c.literal.dnum = static_cast<std::size_t>(args.dnum);
+  c.literal.security = parse_security(args.security);
+  c.ops = parse_ops(args.ops);
+  const std::int64_t half = std::int64_t{1} << (args.log_n - 1);  // the number of slots
+  if (args.rotate_step == 0 || args.rotate_step <= -half || args.rotate_step >= half) {
+    throw UsageError("--rotate-step: " + std::to_string(args.rotate_step) +
+                     " is not a rotation of the " + std::to_string(half) +
+                     " slots; use 0 < |step| < N/2 = " + std::to_string(half));
+  }
+  c.rotate_step = args.rotate_step;
+  if (args.threads < 1 || args.threads > kMaxThreads) {
+    throw UsageError("--threads: " + std::to_string(args.threads) + " is outside " +
+                     range_text(1, kMaxThreads));
+  }
+  c.threads = args.threads;
+  if (!(args.min_time_s > 0 && args.min_time_s <= 600)) {
+    throw UsageError("--min-time: " + fixed(args.min_time_s, 3) + " seconds is outside (0, 600]");
+  }
+  c.timing.min_time_s = args.min_time_s;
+  c.timing.warmup_s = std::min(c.timing.warmup_s, args.min_time_s / 4);
+  return c;
+}
+
+rlwe::ParametersPtr make_ckks_parameters(const BenchCkksConfig& config) {
+  rlwe::ParametersPtr params;
+  try {
+    params = rlwe::Parameters::create(config.literal);
+  } catch (const InsecureParameters& e) {
+    throw InsecureParameters(std::string(e.what()) + " (on this command line: --security none)");
+  }
+  // The evaluator refuses a product whose scale Δ² reaches Q_L/2; say so before timing anything.
+  double log_q = 0;
+  for (const std::uint64_t q : params->q_primes()) log_q += std::log2(static_cast<double>(q));
+  const bool multiplies =
+      std::find(config.ops.begin(), config.ops.end(), CkksOp::multiply_relin) != config.ops.end();
+  if (multiplies && 2.0 * config.scale_bits >= log_q - 1) {
+    throw UsageError("--scale-bits " + std::to_string(config.scale_bits) +
+                     ": multiply_relin needs Δ² = 2^" + std::to_string(2 * config.scale_bits) +
+                     " below Q_L/2 = 2^" + fixed(log_q - 1, 1) +
+                     "; lower --scale-bits or add ciphertext primes to --primes");
+  }
+  return params;
+}
+
+void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& params,
+                    const std::function<void(const CkksMeasurement&)>& sink,
+                    const std::function<void(const std::string&)>& note) {
+  const ThreadCountGuard threads(config.threads);
+  const auto wants = [&](CkksOp op) {
+    return std::find(config.ops.begin(), config.ops.end(), op) != config.ops.end();
+  };
+  const std::size_t top = params->max_level();
+  const double scale = std::ldexp(1.0, config.scale_bits);
+  const ckks::Encoder encoder(params->ring());
+  InputRng rng(os_seed());
+
+  // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate.
+  rlwe::KeyGenerator keygen(params);
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::PublicKey pk = keygen.public_key(sk);
+  std::optional<rlwe::KeySwitchKey> rlk;
+  if (wants(CkksOp::multiply_relin)) rlk = keygen.relinearization_key(sk);
+  std::optional<rlwe::GaloisKeys> galois;
+  if (wants(CkksOp::rotate)) {
+    const std::int64_t steps[] = {config.rotate_step};
+    galois = keygen.rotation_keys(sk, steps);
+  }
+  const ckks::Evaluator ev(params, rlk ? &*rlk : nullptr, galois ? &*galois : nullptr);
+  rlwe::Encryptor encryptor(pk);
+
+  const std::vector<Complex> x = unit_disc(rng, encoder.slots());
+  const std::vector<Complex> y = unit_disc(rng, encoder.slots());
+  const ckks::Plaintext pt_x = ckks::encode(encoder, params, x, scale, top);
+  const ckks::Plaintext pt_y = ckks::encode(encoder, params, y, scale, top);
+  const ckks::Ciphertext ct_x = ckks::encrypt(encryptor, pt_x);
+  const ckks::Ciphertext ct_y = ckks::encrypt(encryptor, pt_y);
+
+  Measurement base;
+  base.device = cpu_model();
+  base.log_n = params->log_n();
+  base.bits = config.scale_bits;
+  base.limbs = top + 1;
+  base.variant = "hybrid-dnum" + std::to_string(params->dnum());
+  base.path = std::string(to_string(cpu_path()));
+  base.threads = config.threads;
+
+  for (const CkksOp op : config.ops) {
+    CkksMeasurement cm{base, top, std::nullopt};
+    cm.m.op = std::string(to_string(op));
+    switch (op) {
+      case CkksOp::encode: {
+        RnsPoly out(params->ring(), top + 1);
+        cm.m.stats = measure([&] { encoder.encode(x, scale, out); }, config.timing);
+        break;
+      }
+      case CkksOp::encrypt:
+        cm.m.stats = measure([&] { (void)ckks::encrypt(encryptor, pt_x); }, config.timing);
+        break;
+      case CkksOp::add: {
+        ckks::Ciphertext acc = ct_x;
+        cm.m.stats = measure([&] { ev.add_inplace(acc, ct_y); }, config.timing);
+        break;
+      }
+      case CkksOp::multiply_relin: {
+        cm.m.stats = measure([&] { (void)ev.multiply_relin(ct_x, ct_y); }, config.timing);
+        // The precision of one multiplication, as defined in bench_ckks.hpp.
+        const auto z =
+            ckks::decode(encoder, ckks::decrypt(ev.rescale(ev.multiply_relin(ct_x, ct_y)), sk));
+        double max_error = 0;
+        for (std::size_t j = 0; j < x.size(); ++j) {
+          max_error = std::max(max_error, std::abs(z[j] - x[j] * y[j]));
+        }
+        // An exact result (or a NaN) would not fit JSON: floor the error at 2^-64.
+        if (!(max_error >= 0x1p-64)) max_error = std::isnan(max_error) ? 1e300 : 0x1p-64;
+        cm.precision_bits = -std::log2(max_error);
+        if (*cm.precision_bits < kPrecisionWarning) {
+          note("multiply_relin keeps only " + fixed(*cm.precision_bits, 1) +
+               " bits of precision: Δ² = 2^" + std::to_string(2 * config.scale_bits) +
+               " must fit below Q_L/2 and q_L should be close to Δ = 2^" +
+               std::to_string(config.scale_bits) + " (see --scale-bits and --primes)");
+        }
+        break;
+      }
+      case CkksOp::rescale:
+        cm.m.stats = measure([&] { (void)ev.rescale(ct_x); }, config.timing);
+        break;
+      case CkksOp::rotate:
+        cm.m.stats = measure([&] { (void)ev.rotate(ct_x, config.rotate_step); }, config.timing);
+        break;
+      case CkksOp::decrypt:
+        cm.m.stats = measure([&] { (void)ckks::decrypt(ct_x, sk); }, config.timing);
+        break;
+      case CkksOp::decode:
+        cm.m.stats = measure([&] { (void)ckks::decode(encoder, pt_x); }, config.timing);
+        break;
+    }
+    sink(cm);
+  }
+}
+
+std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const CkksMeasurement& cm) {
+  // DESIGN.md's fields from measurement_json, in its order, then the CKKS ones.
+  auto j = nlohmann::ordered_json::parse(measurement_json(cm.m));
+  j["scheme"] = "ckks";
+  j["security"] = security_name(params.security());
+  j["primes"] = bit_sizes(params.q_primes());
+  j["special"] = bit_sizes(params.p_primes());
+  j["dnum"] = params.dnum();
+  j["scale_bits"] = scale_bits;
+  j["log_qp"] = params.log_qp();
+  j["level"] = cm.level;
+  if (cm.precision_bits) j["precision_bits"] = std::round(*cm.precision_bits * 100) / 100;
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string ckks_parameters_line(const rlwe::Parameters& params, int scale_bits) {
+  std::ostringstream s;
+  s << "N = 2^" << params.log_n() << ", Q = " << join(bit_sizes(params.q_primes()))
+    << " bits (L = " << params.max_level() << "), P = " << join(bit_sizes(params.p_primes()))
+    << " bits, log2(QP) = " << params.log_qp() << ", dnum = " << params.dnum() << ", Δ = 2^"
+    << scale_bits << ", security "
+    << (params.security() == rlwe::SecurityLevel::insecure_none
+            ? std::string("none (insecure, by request)")
+            : security_name(params.security()) + "-bit");
+  return s.str();
+}
+
+std::string ckks_table_header() {
+  return "| op | level | median ms | p10 ms | p90 ms | reps |\n"
+         "|---|---:|---:|---:|---:|---:|\n";
+}
+
+std::string ckks_table_row(const CkksMeasurement& cm) {
+  const TimingStats& s = cm.m.stats;
+  return "| " + cm.m.op + " | " + std::to_string(cm.level) + " | " + fixed(s.median_ns / 1e6, 3) +
+         " | " + fixed(s.p10_ns / 1e6, 3) + " | " + fixed(s.p90_ns / 1e6, 3) + " | " +
+         std::to_string(s.reps) + " |\n";
+}
+
+std::string ckks_table_notes(const std::vector<CkksMeasurement>& ms) {
+  std::string notes =
+      "Per call, key generation excluded, every op at the top level L on random slots in the "
+      "complex unit disc: encode into a preallocated polynomial; encrypt with the public key; "
+      "add in place; multiply_relin = tensor product + relinearisation, without rescale; "
+      "rescale includes copying its input; rotate = automorphism + key switch; decrypt and "
+      "decode allocate their results.\n";
+  for (const CkksMeasurement& cm : ms) {
+    if (!cm.precision_bits) continue;
+    notes += "\nPrecision of multiply_relin: " + fixed(*cm.precision_bits, 2) +
+             " bits (−log2 of the largest slot error of decode(decrypt(rescale(multiply_relin(x, "
+             "y)))) against x⊙y in double).\n";
+  }
+  return notes;
+}
+
+}  // namespace polyhe::cli

@@ -1,0 +1,91 @@
+// The CKKS benchmark: encode, encrypt, add, multiply_relin, rescale, rotate, decrypt and decode of
+// RNS-CKKS at one parameter set, timed with the harness of timing.hpp, and the precision of one
+// multiplication. Shared by `polyhe bench ckks` and `polyhe report`.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands.hpp"
+#include "measurement.hpp"
+#include "polyhe/rlwe/parameters.hpp"
+#include "timing.hpp"
+
+namespace polyhe::cli {
+
+enum class CkksOp { encode, encrypt, add, multiply_relin, rescale, rotate, decrypt, decode };
+
+inline constexpr std::array<CkksOp, 8> kAllCkksOps = {
+    CkksOp::encode,  CkksOp::encrypt, CkksOp::add,     CkksOp::multiply_relin,
+    CkksOp::rescale, CkksOp::rotate,  CkksOp::decrypt, CkksOp::decode};
+
+/// The op's name in tables and JSON: "encode", "multiply_relin", ...
+std::string_view to_string(CkksOp op);
+
+struct BenchCkksConfig {
+  rlwe::ParametersLiteral literal;  // bit sizes of Q and P, dnum, security; primes not yet made
+  int scale_bits = 40;              // Δ = 2^scale_bits
+  std::vector<CkksOp> ops;          // in the order of kAllCkksOps
+  std::int64_t rotate_step = 1;
+  unsigned threads = 1;
+  TimingOptions timing;
+};
+
+/// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];
+/// without --special at least three primes (the last is P), with it at least two ciphertext
+/// primes (rescale divides by q_L, so L ≥ 1); --scale-bits in [10, 60]; 0 ≤ --dnum ≤ L + 1;
+/// --security 128|192|256|none; known ops; 0 < |--rotate-step| < N/2; 1 ≤ --threads ≤
+/// kMaxThreads; 0 < --min-time ≤ 600. Throws UsageError naming the option and the value. The
+/// security table is the library's (Parameters::create).
+BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args);
+
+/// Parameters::create on the literal: InvalidParameter and InsecureParameters propagate, the
+/// latter with a hint to --security none. UsageError when multiply_relin is asked for and
+/// Δ² ≥ Q_L/2 (the evaluator would refuse the product).
+rlwe::ParametersPtr make_ckks_parameters(const BenchCkksConfig& config);
+
+struct CkksMeasurement {
+  Measurement m;          // bits = scale bits, limbs = L + 1, variant = hybrid-dnum<d>
+  std::size_t level = 0;  // the level the op ran at
+  /// multiply_relin only: −log2 max_j |z_j − x_j·y_j| for z = decode(decrypt(rescale(
+  /// multiply_relin(Enc(x), Enc(y))))), x and y uniform in the complex unit disc, all N/2 slots.
+  std::optional<double> precision_bits;
+};
+
+/// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with
+/// the default thread pool set to config.threads (restored afterwards) and hands each
+/// measurement to `sink`. Every op runs at the top level L. What one call includes:
+///   encode          Encoder::encode of N/2 slots into a preallocated top-level polynomial;
+///   encrypt         public-key encryption of a top-level plaintext (fresh OS seed, sampling);
+///   add             add_inplace into an accumulator (no allocation);
+///   multiply_relin  tensor product and relinearisation, no rescale (allocates the result);
+///   rescale         Evaluator::rescale: a copy of the input ciphertext, then division by q_L;
+///   rotate          automorphism and key switch (allocates the result);
+///   decrypt         c_0 + c_1·s into a new plaintext;
+///   decode          of a top-level plaintext into a new vector of N/2 slots.
+/// `note` receives a warning when the multiplication's precision is below 4 bits.
+void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& params,
+                    const std::function<void(const CkksMeasurement&)>& sink,
+                    const std::function<void(const std::string&)>& note);
+
+/// The measurement as one JSON line (no newline): DESIGN.md's fields, then "scheme", "security",
+/// "primes", "special" (bit sizes), "dnum", "scale_bits", "log_qp", "level" and, for
+/// multiply_relin, "precision_bits".
+std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const CkksMeasurement& cm);
+
+/// "N = 2^14, Q = 50+40·8 bits (L = 8), P = 50 bits, log QP = 420, dnum = 9, Δ = 2^40, ..."
+std::string ckks_parameters_line(const rlwe::Parameters& params, int scale_bits);
+
+/// "| op | level | median ms | p10 ms | p90 ms | reps |" and its rule line, newline-terminated.
+std::string ckks_table_header();
+std::string ckks_table_row(const CkksMeasurement& cm);
+/// What each timed call includes, and the precision line when multiply_relin was measured.
+std::string ckks_table_notes(const std::vector<CkksMeasurement>& ms);
+
+}  // namespace polyhe::cli
