@@ -167,13 +167,18 @@ Ciphertext Evaluator::negate(const Ciphertext& a) const {
   return out;
 }
 
-Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
-  check_plain(a, p, "add_plain");
+// Adding messages needs one scale on both sides.
+void check_plain_scale(const Ciphertext& a, const Plaintext& p, const char* op) {
   if (!same_scale(a.scale(), p.scale)) {
-    throw InvalidParameter("add_plain: the plaintext's scale " + log2_text(p.scale) +
+    throw InvalidParameter(std::string(op) + ": the plaintext's scale " + log2_text(p.scale) +
                            " differs from the ciphertext's " + log2_text(a.scale()) +
                            "; encode the plaintext at ciphertext.scale()");
   }
+}
+
+Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
+  check_plain(a, p, "add_plain");
+  check_plain_scale(a, p, "add_plain");
   Ciphertext out = a;
   out[0].add(p.poly);
   return out;
@@ -181,11 +186,7 @@ Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
 
 Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& p) const {
   check_plain(a, p, "sub_plain");
-  if (!same_scale(a.scale(), p.scale)) {
-    throw InvalidParameter("sub_plain: the plaintext's scale " + log2_text(p.scale) +
-                           " differs from the ciphertext's " + log2_text(a.scale()) +
-                           "; encode the plaintext at ciphertext.scale()");
-  }
+  check_plain_scale(a, p, "sub_plain");
   Ciphertext out = a;
   out[0].sub(p.poly);
   return out;
@@ -217,6 +218,17 @@ std::vector<std::uint64_t> Evaluator::residues(double v, std::size_t limbs) cons
   return out;
 }
 
+std::pair<std::uint64_t, std::uint64_t> Evaluator::constant_slots(std::uint64_t re,
+                                                                  std::uint64_t im,
+                                                                  std::size_t i) const {
+  // X^{N/2} evaluates to ι = ψ^{N/2} on slots j < N/2 and −ι on the rest (bit-reversed order).
+  const Modulus<std::uint64_t>& mod = params_->ring()->basis().modulus(i);
+  const std::uint64_t q = mod.value();
+  const std::uint64_t iota = pow_mod(params_->ring()->plan(i).psi(), params_->n() / 2, q);
+  const std::uint64_t b_iota = mod.mul(im, iota);
+  return {(re + b_iota) % q, (re + q - b_iota) % q};
+}
+
 void Evaluator::add_scaled_const(Ciphertext& ct, std::complex<double> c, double scale) const {
   const std::size_t limbs = ct.limbs();
   const std::size_t n = params_->n();
@@ -224,13 +236,8 @@ void Evaluator::add_scaled_const(Ciphertext& ct, std::complex<double> c, double 
   const auto im = residues(c.imag() * scale, limbs);
   RnsPoly& c0 = ct[0];
   for (std::size_t i = 0; i < limbs; ++i) {
-    const Modulus<std::uint64_t>& mod = params_->ring()->basis().modulus(i);
-    const std::uint64_t q = mod.value();
-    // X^{N/2} evaluates to ι = ψ^{N/2} on slots j < N/2 and −ι on the rest (bit-reversed order).
-    const std::uint64_t iota = pow_mod(params_->ring()->plan(i).psi(), n / 2, q);
-    const std::uint64_t b_iota = mod.mul(im[i], iota);
-    const std::uint64_t lo = (re[i] + b_iota) % q;
-    const std::uint64_t hi = (re[i] + q - b_iota) % q;
+    const std::uint64_t q = params_->q_primes()[i];
+    const auto [lo, hi] = constant_slots(re[i], im[i], i);
     auto limb = c0.limb(i);
     for (std::size_t j = 0; j < n; ++j) {
       const std::uint64_t add = j < n / 2 ? lo : hi;
@@ -335,12 +342,7 @@ Ciphertext Evaluator::multiply_const(const Ciphertext& a, std::complex<double> c
   const auto im = residues(c.imag() * const_scale, limbs);
   RnsPoly k(params_->ring(), limbs, PolyForm::kEvaluation);
   for (std::size_t i = 0; i < limbs; ++i) {
-    const Modulus<std::uint64_t>& mod = moduli[i];
-    const std::uint64_t q = mod.value();
-    const std::uint64_t iota = pow_mod(params_->ring()->plan(i).psi(), n / 2, q);
-    const std::uint64_t b_iota = mod.mul(im[i], iota);
-    const std::uint64_t lo = (re[i] + b_iota) % q;
-    const std::uint64_t hi = (re[i] + q - b_iota) % q;
+    const auto [lo, hi] = constant_slots(re[i], im[i], i);
     auto limb = k.limb(i);
     for (std::size_t j = 0; j < n; ++j) limb[j] = j < n / 2 ? lo : hi;
   }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "polyhe/ckks/encoder.hpp"
@@ -111,7 +112,11 @@ class Evaluator {
   void check_plain(const Ciphertext& a, const Plaintext& p, const char* op) const;
   /// The residues of round(v) mod q_0..q_{limbs−1}, exactly for any finite double.
   [[nodiscard]] std::vector<std::uint64_t> residues(double v, std::size_t limbs) const;
-  /// The evaluation form of a constant a + b·X^{N/2} (a, b integers given by residues).
+  /// The two slot values of a + b·X^{N/2} under q_i (a, b residues): slots j < N/2 and the rest.
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> constant_slots(std::uint64_t re,
+                                                                       std::uint64_t im,
+                                                                       std::size_t i) const;
+  /// Adds c·scale, encoded as a + b·X^{N/2}, to every slot of c_0.
   void add_scaled_const(Ciphertext& ct, std::complex<double> c, double scale) const;
 
   ParametersPtr params_;
