@@ -6,6 +6,7 @@
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ckks/ckks.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
@@ -371,56 +372,70 @@ Ciphertext Evaluator::multiply_integer(const Ciphertext& a, std::int64_t c) cons
   return out;
 }
 
-void Evaluator::rescale_inplace(Ciphertext& a) const {
+namespace {
+
+// round(x/q_l) for one part x at level l (evaluation form) into `out` (l limbs, evaluation form;
+// out may be x's first l limbs): round(x/q_l) = (x − [x_l]_centred)·q_l^−1, where [x_l]_centred
+// is the centred representative of x mod q_l — the rounding offset ⌊q_l/2⌋ added and taken
+// away again. Only the last limb leaves evaluation form; its centred lift to each q_i is
+// transformed under q_i.
+void rescale_part(const rlwe::Parameters& params, std::span<const std::uint64_t> x, std::size_t l,
+                  std::span<const std::uint64_t> q_l_inv, std::span<std::uint64_t> out) {
+  const std::size_t n = params.n();
+  const auto& ring = params.ring();
+  const std::uint64_t ql = params.q_primes()[l];
+  const std::span<std::uint64_t> last = rlwe::scratch(rlwe::kScratchCoef, n);
+  std::memcpy(last.data(), x.data() + l * n, n * sizeof(std::uint64_t));
+  inverse_batch<std::uint64_t>(last, ring->plans(l + 1).subspan(l, 1));
+  const auto moduli = ring->moduli(l);
+  const auto plans = ring->plans(l);
+  // Limb by limb, so that the lifted limb stays in cache between its three passes.
+  parallel_for(l, [&](std::size_t i) {
+    const std::span<std::uint64_t> lifted = rlwe::scratch(rlwe::kScratchConv, n);
+    vec::lift_centred(last, ql, lifted, moduli[i]);
+    forward_batch<std::uint64_t>(lifted, plans.subspan(i, 1), kDefaultNttVariant, 1);
+    vec::sub_multiply_scalar(x.subspan(i * n, n), lifted, q_l_inv[i], out.subspan(i * n, n),
+                             moduli[i]);
+  });
+}
+
+std::vector<std::uint64_t> last_prime_inverses(const rlwe::Parameters& params, std::size_t l) {
+  const auto q = params.q_primes();
+  std::vector<std::uint64_t> inv(l);
+  for (std::size_t i = 0; i < l; ++i) inv[i] = inverse_mod(q[l] % q[i], q[i]);
+  return inv;
+}
+
+}  // namespace
+
+void Evaluator::check_rescalable(const Ciphertext& a) const {
   check_params(a, "rescale");
-  const std::size_t l = a.level();
-  if (l == 0) {
+  if (a.level() == 0) {
     throw InvalidParameter(
         "rescale: the ciphertext is at level 0, there is no prime left to divide by; decrypt it, "
         "or choose a chain with more primes for this depth");
   }
-  const std::size_t n = params_->n();
-  const auto& ring = params_->ring();
-  const std::uint64_t ql = params_->q_primes()[l];
-  const std::uint64_t half = ql / 2;
-  AlignedVector<std::uint64_t> last(n);
-  AlignedVector<std::uint64_t> r(l * n);
-  std::vector<std::uint64_t> inv(l);
-  for (std::size_t i = 0; i < l; ++i) {
-    inv[i] = inverse_mod(ql % params_->q_primes()[i], params_->q_primes()[i]);
-  }
-  const auto moduli = ring->moduli(l);
+}
+
+void Evaluator::rescale_inplace(Ciphertext& a) const {
+  check_rescalable(a);
+  const std::size_t l = a.level();
+  const std::vector<std::uint64_t> inv = last_prime_inverses(*params_, l);
   for (RnsPoly& part : a.parts()) {
-    // round(x/q_l) = (x + h − [x_l + h]_{q_l})/q_l, h = ⌊q_l/2⌋: only the last limb leaves
-    // evaluation form; its correction is transformed under each q_i.
-    std::memcpy(last.data(), part.limb(l).data(), n * sizeof(std::uint64_t));
-    inverse_batch<std::uint64_t>(last, ring->plans(l + 1).subspan(l, 1));
-    for (std::uint64_t& w : last) {
-      const std::uint64_t s = w + half;
-      w = s >= ql ? s - ql : s;
-    }
-    for (std::size_t i = 0; i < l; ++i) {
-      const std::uint64_t q = params_->q_primes()[i];
-      const ShoupOperand<std::uint64_t> one = make_shoup<std::uint64_t>(1, q);
-      const std::uint64_t h = half % q;
-      std::uint64_t* out = r.data() + i * n;
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::uint64_t t = mul_shoup(last[j], one, q);  // [x_l + h]_{q_l} mod q_i
-        out[j] = t >= h ? t - h : t + q - h;
-      }
-    }
-    forward_batch<std::uint64_t>(r, ring->plans(l));
-    RnsPoly next(ring, l, PolyForm::kEvaluation);
-    vec::sub(part.data().first(l * n), r, next.data(), moduli);
-    vec::multiply_scalar(next.data(), inv, next.data(), moduli);
-    part = std::move(next);
+    rescale_part(*params_, part.data(), l, inv, part.data().first(l * params_->n()));
+    part.drop_last_limb();
   }
-  a.set_scale(a.scale() / static_cast<double>(ql));
+  a.set_scale(a.scale() / static_cast<double>(params_->q_primes()[l]));
 }
 
 Ciphertext Evaluator::rescale(const Ciphertext& a) const {
-  Ciphertext out = a;
-  rescale_inplace(out);
+  check_rescalable(a);
+  const std::size_t l = a.level();
+  const std::vector<std::uint64_t> inv = last_prime_inverses(*params_, l);
+  Ciphertext out(params_, l - 1, a.size(), a.scale() / static_cast<double>(params_->q_primes()[l]));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    rescale_part(*params_, a[i].data(), l, inv, out[i].data());
+  }
   return out;
 }
 
@@ -453,7 +468,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
   Ciphertext out(params_, a.level(), 2, a.scale());
   const RnsPoly c1 = a[1].automorphism(k);
   rlwe::key_switch(c1, key, out[0], out[1]);
-  out[0].add(a[0].automorphism(k));
+  out[0].add_automorphism(a[0], k);
   return out;
 }
 

@@ -26,17 +26,6 @@ std::size_t bit_reverse(std::size_t x, int bits) {
   return r;
 }
 
-// Slot t of σ_k(a) in evaluation form is slot source[t] of a.
-std::vector<std::size_t> evaluation_sources(std::size_t n, int log_n, std::uint64_t k) {
-  const std::uint64_t mask = 2 * static_cast<std::uint64_t>(n) - 1;  // mod 2N
-  std::vector<std::size_t> source(n);
-  for (std::size_t t = 0; t < n; ++t) {
-    const std::uint64_t e = ((2 * bit_reverse(t, log_n) + 1) * k) & mask;  // odd
-    source[t] = bit_reverse(static_cast<std::size_t>((e - 1) / 2), log_n);
-  }
-  return source;
-}
-
 // Coefficient form on one limb (out disjoint from in).
 void permute_coefficients(std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
                           std::uint64_t k, std::uint64_t q) {
@@ -52,15 +41,37 @@ void permute_coefficients(std::span<const std::uint64_t> in, std::span<std::uint
   }
 }
 
-}  // namespace
-
-RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
-  const std::uint64_t two_n = 2 * static_cast<std::uint64_t>(n());
+void check_galois_element(std::uint64_t k, std::size_t n, const char* where) {
+  const std::uint64_t two_n = 2 * static_cast<std::uint64_t>(n);
   if (k % 2 == 0 || k >= two_n) {
-    throw InvalidParameter("RnsPoly::automorphism: k = " + std::to_string(k) +
+    throw InvalidParameter(std::string(where) + ": k = " + std::to_string(k) +
                            " must be odd and in [1, 2N) = [1, " + std::to_string(two_n) +
                            ") (x -> x^k is a ring automorphism of x^N + 1 only for odd k)");
   }
+}
+
+}  // namespace
+
+std::span<const std::uint32_t> RingContext::automorphism_table(std::uint64_t k) const {
+  check_galois_element(k, n_, "RingContext::automorphism_table");
+  const std::lock_guard<std::mutex> lock(automorphism_mutex_);
+  auto& slot = automorphism_tables_[k];
+  if (!slot) {
+    // Slot t of σ_k(a) is the slot s with e_s ≡ e_t·k (mod 2N), e = 2·br(·) + 1.
+    const std::uint64_t mask = 2 * static_cast<std::uint64_t>(n_) - 1;  // mod 2N
+    auto table = std::make_unique<std::vector<std::uint32_t>>(n_);
+    for (std::size_t t = 0; t < n_; ++t) {
+      const std::uint64_t e = ((2 * bit_reverse(t, log_n_) + 1) * k) & mask;  // odd
+      (*table)[t] =
+          static_cast<std::uint32_t>(bit_reverse(static_cast<std::size_t>((e - 1) / 2), log_n_));
+    }
+    slot = std::move(table);
+  }
+  return *slot;
+}
+
+RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
+  check_galois_element(k, n(), "RnsPoly::automorphism");
   RnsPoly out(context_, limbs_, form_);
   // Limbs are independent: spread them over the default pool when the work is worth it (the
   // threshold of the element-wise kernels).
@@ -73,7 +84,7 @@ RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
         },
         threads);
   } else {
-    const std::vector<std::size_t> source = evaluation_sources(n(), context_->log_n(), k);
+    const std::span<const std::uint32_t> source = context_->automorphism_table(k);
     default_thread_pool()->parallel_for(
         limbs_,
         [&](std::size_t i) {
@@ -84,6 +95,29 @@ RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
         threads);
   }
   return out;
+}
+
+void RnsPoly::add_automorphism(const RnsPoly& a, std::uint64_t k) {
+  check_compatible(a, "add_automorphism");
+  check_galois_element(k, n(), "RnsPoly::add_automorphism");
+  if (form_ == PolyForm::kCoefficient || &a == this) {
+    add(a.automorphism(k));  // the permutation cannot run in place
+    return;
+  }
+  const std::span<const std::uint32_t> source = context_->automorphism_table(k);
+  const unsigned threads = data_.size() >= vec::kParallelMinWords ? 0 : 1;
+  default_thread_pool()->parallel_for(
+      limbs_,
+      [&](std::size_t i) {
+        const std::uint64_t q = context_->basis().prime(i);
+        const std::span<const std::uint64_t> in = a.limb(i);
+        const std::span<std::uint64_t> dst = limb(i);
+        for (std::size_t t = 0; t < source.size(); ++t) {
+          const std::uint64_t s = dst[t] + in[source[t]];
+          dst[t] = s >= q ? s - q : s;
+        }
+      },
+      threads);
 }
 
 }  // namespace polyhe

@@ -8,6 +8,7 @@
 
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
 #include "polyhe/rlwe/encryption.hpp"
@@ -24,36 +25,24 @@ std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words) {
 namespace {
 
 using Plans = std::span<const NttPlan<std::uint64_t>* const>;
+using u64 = std::uint64_t;
 
-// ModUp of a one-prime digit (dnum = L + 1, SEAL's default shape): x ∈ [0, q) lifted as its centred
-// representative (x − q when x > q/2) to every other limb of `out` (QpLayout order). Exact, and
-// far cheaper than the general conversion: one Shoup reduction and a select per word.
-void lift_centred(std::span<const std::uint64_t> x, std::uint64_t q, std::size_t own,
-                  const QpLayout& layout, std::span<std::uint64_t> out) {
-  const std::size_t n = x.size();
-  const std::uint64_t half = q / 2;
-  for (std::size_t t = 0; t < layout.moduli.size(); ++t) {
-    if (t == own) continue;
-    const std::uint64_t qt = layout.moduli[t].value();
-    const ShoupOperand<std::uint64_t> one = make_shoup<std::uint64_t>(1, qt);
-    const std::uint64_t q_mod = mul_shoup(q, one, qt);
-    std::uint64_t* o = out.data() + t * n;
-    const std::uint64_t* in = x.data();
-    if (q <= 2 * qt) {
-      // x < q ≤ 2·q_t: one conditional subtraction reduces; the loop vectorises.
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t r = in[i] >= qt ? in[i] - qt : in[i];
-        const std::uint64_t shifted = r >= q_mod ? r - q_mod : r + qt - q_mod;
-        o[i] = in[i] > half ? shifted : r;
-      }
-    } else {
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t r = mul_shoup(in[i], one, qt);
-        const std::uint64_t shifted = r >= q_mod ? r - q_mod : r + qt - q_mod;
-        o[i] = in[i] > half ? shifted : r;
-      }
-    }
+// The inner product of the digits with the key, limb by limb: for limb t of Q_l ∪ P (QpLayout
+// order) acc0_t = Σ_j up_j,t·b_j,t and acc1_t = Σ_j up_j,t·a_j,t, both halves in one pass over
+// the digits so that each digit is read once and the sums stay in L1 (vec::inner_products).
+void accumulate_limb(std::span<const u64* const> up, const KeySwitchKey& key, std::size_t t,
+                     const QpLayout& layout, std::size_t big_l, std::span<u64> acc0,
+                     std::span<u64> acc1, std::size_t n) {
+  const std::size_t digits = up.size();
+  // Limb t of the key: Q's limbs keep their index, P's follow Q_L's in the ring.
+  const std::size_t key_limb = t < layout.q_limbs ? t : big_l + 1 + (t - layout.q_limbs);
+  std::vector<const u64*> factors(2 * digits);
+  for (std::size_t j = 0; j < digits; ++j) {
+    factors[j] = key.b[j].data().data() + key_limb * n;
+    factors[digits + j] = key.a[j].data().data() + key_limb * n;
   }
+  const std::array<u64*, 2> out = {acc0.data() + t * n, acc1.data() + t * n};
+  vec::inner_products(up, factors, out, n, layout.moduli[t]);
 }
 
 }  // namespace
@@ -99,20 +88,7 @@ void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64
   inverse_batch<std::uint64_t>(acc_p, plans_all.subspan(ql));
   if (k == 1) {
     // One special prime: the conversion of a single residue is exact already; centre it.
-    const std::uint64_t p = mod_p[0].value();
-    for (std::size_t i = 0; i < ql; ++i) {
-      const std::uint64_t q = mod_q[i].value();
-      const ShoupOperand<std::uint64_t> one = make_shoup<std::uint64_t>(1, q);
-      const std::uint64_t p_mod_q = mul_shoup(p, one, q);
-      std::uint64_t* out = conv.data() + i * n;
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::uint64_t x = acc_p[j];
-        const std::uint64_t r = mul_shoup(x, one, q);  // x mod q
-        // x > p/2 stands for x − p.
-        const std::uint64_t shifted = r >= p_mod_q ? r - p_mod_q : r + q - p_mod_q;
-        out[j] = x > p / 2 ? shifted : r;
-      }
-    }
+    vec::lift_centred(acc_p, mod_p[0].value(), conv, mod_q);
   } else {
     down.convert_exact(acc_p, conv);
   }
@@ -120,8 +96,7 @@ void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64
   if (u.context() != ring || u.limbs() != ql || u.form() != PolyForm::kEvaluation) {
     u = RnsPoly(ring, ql, PolyForm::kEvaluation);
   }
-  vec::sub(acc.first(ql * n), conv, u.data(), mod_q);
-  vec::multiply_scalar(u.data(), p_inv, u.data(), mod_q);
+  vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, u.data(), mod_q);
 }
 
 void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly& u1) {
@@ -143,54 +118,60 @@ void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly&
 
   const QpLayout layout(params, l);
   const Plans plans_all(layout.plans);
-  const std::span<const Modulus<std::uint64_t>> mod_q = layout.mod_q();
-  const std::span<const Modulus<std::uint64_t>> mod_p = layout.mod_p();
 
   // d in coefficient form, for ModUp.
-  const std::span<std::uint64_t> d_coef = scratch(kScratchCoef, ql * n);
+  const std::span<u64> d_coef = scratch(kScratchCoef, ql * n);
   std::copy(d.data().begin(), d.data().end(), d_coef.begin());
-  inverse_batch<std::uint64_t>(d_coef, plans_all.first(ql));
+  inverse_batch<u64>(d_coef, plans_all.first(ql));
 
-  const std::span<std::uint64_t> up = scratch(kScratchUp, qp * n);
-  const std::span<std::uint64_t> acc0 = scratch(kScratchAcc0, qp * n);
-  const std::span<std::uint64_t> acc1 = scratch(kScratchAcc1, qp * n);
-  const std::span<std::uint64_t> up_s = up;
+  const std::span<u64> acc0 = scratch(kScratchAcc0, qp * n);
+  const std::span<u64> acc1 = scratch(kScratchAcc1, qp * n);
   const std::size_t digits = ks.digit_count(l);
   const std::size_t alpha = ks.alpha();
-  for (std::size_t j = 0; j < digits; ++j) {
-    const std::size_t start = j * alpha;
-    const std::size_t size = ks.digit(l, j).size();
-    if (size == 1) {
-      lift_centred(std::span<const std::uint64_t>(d_coef).subspan(start * n, n),
-                   layout.moduli[start].value(), start, layout, up_s);
-    } else {
-      ks.mod_up_centred(l, j, std::span<const std::uint64_t>(d_coef).subspan(start * n, size * n),
-                        up_s);
+  if (alpha == 1) {
+    // One prime per digit (digit j is limb j; SEAL's default shape): build the digits' limb t
+    // for one target limb at a time — the centred lift of each other digit to q_t, transformed
+    // under q_t; a digit's own limb is d's — and take the inner product with the key's limb t
+    // at once. The working set is the digits' copies of one limb, not of the whole of Q_l ∪ P.
+    parallel_for(qp, [&](std::size_t t) {
+      const std::span<u64> lifted = scratch(kScratchUp, digits * n);
+      std::vector<const u64*> up(digits);
+      std::size_t count = 0;
+      for (std::size_t j = 0; j < digits; ++j) {
+        if (j == t) {
+          up[j] = d.data().data() + t * n;
+          continue;
+        }
+        const std::span<u64> dst = lifted.subspan(count * n, n);
+        vec::lift_centred(std::span<const u64>(d_coef).subspan(j * n, n), layout.moduli[j].value(),
+                          dst, layout.moduli[t]);
+        up[j] = dst.data();
+        ++count;
+      }
+      if (count > 0) {  // none when t is the only digit's own limb
+        const std::vector<const NttPlan<u64>*> same(count, layout.plans[t]);
+        forward_batch<u64>(lifted.first(count * n), same, kDefaultNttVariant, 1);
+      }
+      accumulate_limb(up, key, t, layout, big_l, acc0, acc1, n);
+    });
+  } else {
+    // Digits of several primes: ModUp of each digit to all of Q_l ∪ P (exact centred conversion),
+    // its own limbs being d's; then the inner product limb by limb.
+    const std::span<u64> up_all = scratch(kScratchUp, digits * qp * n);
+    for (std::size_t j = 0; j < digits; ++j) {
+      const std::size_t start = j * alpha;
+      const std::size_t size = ks.digit(l, j).size();
+      const std::span<u64> up = up_all.subspan(j * qp * n, qp * n);
+      ks.mod_up_centred(l, j, std::span<const u64>(d_coef).subspan(start * n, size * n), up);
+      std::memcpy(up.data() + start * n, d.data().data() + start * n, size * n * sizeof(u64));
+      if (start > 0) forward_batch<u64>(up.first(start * n), plans_all.first(start));
+      forward_batch<u64>(up.subspan((start + size) * n), plans_all.subspan(start + size));
     }
-    // The digit's own limbs are d's, already transformed; NTT the rest.
-    std::memcpy(up.data() + start * n, d.data().data() + start * n,
-                size * n * sizeof(std::uint64_t));
-    if (start > 0) forward_batch<std::uint64_t>(up_s.first(start * n), plans_all.first(start));
-    forward_batch<std::uint64_t>(up_s.subspan((start + size) * n), plans_all.subspan(start + size));
-    const auto up_q = std::span<const std::uint64_t>(up).first(ql * n);
-    const auto up_p = std::span<const std::uint64_t>(up).subspan(ql * n);
-    const std::span<std::uint64_t> a0q(acc0.data(), ql * n), a0p(acc0.data() + ql * n, k * n);
-    const std::span<std::uint64_t> a1q(acc1.data(), ql * n), a1p(acc1.data() + ql * n, k * n);
-    const auto bq = key.b[j].data().first(ql * n);
-    const auto bp = key.b[j].data().subspan((big_l + 1) * n);
-    const auto aq = key.a[j].data().first(ql * n);
-    const auto ap = key.a[j].data().subspan((big_l + 1) * n);
-    if (j == 0) {
-      vec::multiply(up_q, bq, a0q, mod_q);
-      vec::multiply(up_p, bp, a0p, mod_p);
-      vec::multiply(up_q, aq, a1q, mod_q);
-      vec::multiply(up_p, ap, a1p, mod_p);
-    } else {
-      vec::multiply_accumulate(up_q, bq, a0q, mod_q);
-      vec::multiply_accumulate(up_p, bp, a0p, mod_p);
-      vec::multiply_accumulate(up_q, aq, a1q, mod_q);
-      vec::multiply_accumulate(up_p, ap, a1p, mod_p);
-    }
+    parallel_for(qp, [&](std::size_t t) {
+      std::vector<const u64*> up(digits);
+      for (std::size_t j = 0; j < digits; ++j) up[j] = up_all.data() + (j * qp + t) * n;
+      accumulate_limb(up, key, t, layout, big_l, acc0, acc1, n);
+    });
   }
 
   mod_down(params, l, acc0, u0);

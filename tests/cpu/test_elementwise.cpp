@@ -50,9 +50,26 @@ std::vector<u64> sample(test::TestRng& rng, std::size_t n, u64 q) {
   return v;
 }
 
-enum class Op { add, sub, negate, multiply, multiply_scalar, multiply_accumulate };
-constexpr Op kOps[] = {
-    Op::add, Op::sub, Op::negate, Op::multiply, Op::multiply_scalar, Op::multiply_accumulate};
+enum class Op {
+  add,
+  sub,
+  negate,
+  multiply,
+  multiply_scalar,
+  multiply_accumulate,
+  sub_multiply_scalar
+};
+constexpr Op kOps[] = {Op::add,
+                       Op::sub,
+                       Op::negate,
+                       Op::multiply,
+                       Op::multiply_scalar,
+                       Op::multiply_accumulate,
+                       Op::sub_multiply_scalar};
+
+bool takes_scalar(Op op) {
+  return op == Op::multiply_scalar || op == Op::sub_multiply_scalar;
+}
 
 const char* name(Op op) {
   switch (op) {
@@ -62,6 +79,7 @@ const char* name(Op op) {
     case Op::multiply: return "multiply";
     case Op::multiply_scalar: return "multiply_scalar";
     case Op::multiply_accumulate: return "multiply_accumulate";
+    case Op::sub_multiply_scalar: return "sub_multiply_scalar";
   }
   return "?";
 }
@@ -76,6 +94,7 @@ u64 reference(Op op, u64 a, u64 b, u64 c, u64 s, u64 q) {
     case Op::multiply: return static_cast<u64>(u128{a} * b % Q);
     case Op::multiply_scalar: return static_cast<u64>(u128{a} * s % Q);
     case Op::multiply_accumulate: return static_cast<u64>((u128{a} * b + c) % Q);
+    case Op::sub_multiply_scalar: return static_cast<u64>((u128{a} + Q - b) % Q * s % Q);
   }
   return 0;
 }
@@ -90,6 +109,7 @@ void apply(Op op, std::span<const u64> a, std::span<const u64> b, u64 s, std::sp
     case Op::multiply: vec::multiply(a, b, c, q); return;
     case Op::multiply_scalar: vec::multiply_scalar(a, s, c, q); return;
     case Op::multiply_accumulate: vec::multiply_accumulate(a, b, c, q); return;
+    case Op::sub_multiply_scalar: vec::sub_multiply_scalar(a, b, s, c, q); return;
   }
 }
 
@@ -152,7 +172,7 @@ TEST_F(ElementwisePaths, EveryLengthEqualsTheReference) {
       const auto a = sample(rng, n, qv), b = sample(rng, n, qv), c = sample(rng, n, qv);
       for (Op op : kOps) {
         for (u64 s : {u64{0}, u64{1}, qv - 1, rng.uniform(0, qv - 1)}) {
-          if (op != Op::multiply_scalar && s != 0) continue;
+          if (!takes_scalar(op) && s != 0) continue;
           check_op(op, a, b, c, s, q, n % 2,
                    "q=" + std::to_string(qv) + " n=" + std::to_string(n) +
                        " s=" + std::to_string(s) + " path " + std::string(to_string(path_)));
@@ -180,7 +200,7 @@ TEST_F(ElementwisePaths, EdgeValuePairs) {
     }
     for (Op op : kOps) {
       for (u64 s : edges) {
-        if (op != Op::multiply_scalar && s != 0) continue;
+        if (!takes_scalar(op) && s != 0) continue;
         check_op(op, a, b, c, s, q, 1, "q=" + std::to_string(qv) + " s=" + std::to_string(s));
         if (HasFatalFailure()) return;
       }
@@ -229,11 +249,133 @@ TEST_F(ElementwisePaths, LimbBatchesEqualPerLimbCalls) {
           case Op::multiply: vec::multiply(a, b, got, moduli, threads); break;
           case Op::multiply_scalar: vec::multiply_scalar(a, scalars, got, moduli, threads); break;
           case Op::multiply_accumulate: vec::multiply_accumulate(a, b, got, moduli, threads); break;
+          case Op::sub_multiply_scalar:
+            vec::sub_multiply_scalar(a, b, scalars, got, moduli, threads);
+            break;
         }
         ASSERT_EQ(got, want) << name(op) << " n=" << n << " threads=" << threads;
       }
     }
   }
+}
+
+/// The centred lift of residues mod p to q against the double-word reference, for sources
+/// narrower and wider than the target and for the 52-bit boundary of the IFMA kernel.
+TEST_F(ElementwisePaths, LiftCentredEqualsTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::vector<u64> sources = {2,
+                                    3,
+                                    97,
+                                    (u64{1} << 40) - 87,
+                                    (u64{1} << 50) - 27,
+                                    (u64{1} << 52) - 47,
+                                    u64{1} << 52,
+                                    (u64{1} << 60) - 93,
+                                    (u64{1} << 62) - 57};
+  for (u64 qv : test_moduli()) {
+    const Modulus<u64> q(qv);
+    for (u64 p : sources) {
+      for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{13}, std::size_t{1000}}) {
+        std::vector<u64> x(n);
+        const u64 edges[] = {0, 1, p / 2, (p / 2 + 1) % p, p - 1};
+        for (auto& w : x)
+          w = rng.uniform(0, 2) == 0 ? edges[rng.uniform(0, 4)] : rng.uniform(0, p - 1);
+        std::vector<u64> c(n);
+        vec::lift_centred(x, p, c, q);
+        for (std::size_t i = 0; i < n; ++i) {
+          // x − p mod q, computed as x + (q − p mod q) in 128 bits.
+          const u64 want = x[i] > p / 2 ? static_cast<u64>((u128{x[i]} + qv - p % qv) % qv)
+                                        : static_cast<u64>(x[i] % qv);
+          ASSERT_EQ(c[i], want) << "q=" << qv << " p=" << p << " x=" << x[i] << " path "
+                                << to_string(path_);
+        }
+        std::vector<u64> in_place = x;
+        vec::lift_centred(in_place, p, in_place, q);
+        ASSERT_EQ(in_place, c) << "in place, q=" << qv << " p=" << p;
+      }
+    }
+  }
+  // Every limb of the batched form equals the one-modulus form, inline and on the pool.
+  const std::vector<Modulus<u64>> moduli = {Modulus<u64>((u64{1} << 62) - 57),
+                                            Modulus<u64>((u64{1} << 50) - 27),
+                                            Modulus<u64>((u64{1} << 20) - 3)};
+  const u64 p = (u64{1} << 40) - 87;
+  const std::size_t n = std::size_t{1} << 15;
+  std::vector<u64> x(n);
+  for (auto& w : x) w = rng.uniform(0, p - 1);
+  std::vector<u64> want(moduli.size() * n);
+  for (std::size_t i = 0; i < moduli.size(); ++i) {
+    vec::lift_centred(x, p, std::span<u64>(want).subspan(i * n, n), moduli[i]);
+  }
+  for (unsigned threads : {0U, 1U, 2U}) {
+    std::vector<u64> got(moduli.size() * n);
+    vec::lift_centred(x, p, got, moduli, threads);
+    ASSERT_EQ(got, want) << "threads=" << threads;
+  }
+}
+
+/// Inner products against per-word double-word sums, across block boundaries and for one term.
+TEST_F(ElementwisePaths, InnerProductsEqualTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  for (u64 qv : {(u64{1} << 62) - 57, (u64{1} << 50) - 27, u64{1} << 61, u64{97}}) {
+    const Modulus<u64> q(qv);
+    for (std::size_t terms : {std::size_t{1}, std::size_t{3}, std::size_t{9}}) {
+      for (std::size_t n : {std::size_t{1}, std::size_t{511}, std::size_t{1537}}) {
+        const std::size_t outputs = 2;
+        std::vector<std::vector<u64>> a(terms), b(terms * outputs), c(outputs, std::vector<u64>(n));
+        for (auto& v : a) v = sample(rng, n, qv);
+        for (auto& v : b) v = sample(rng, n, qv);
+        std::vector<const u64*> pa, pb;
+        std::vector<u64*> pc;
+        for (const auto& v : a) pa.push_back(v.data());
+        for (const auto& v : b) pb.push_back(v.data());
+        for (auto& v : c) pc.push_back(v.data());
+        vec::inner_products(pa, pb, pc, n, q);
+        for (std::size_t o = 0; o < outputs; ++o) {
+          for (std::size_t i = 0; i < n; ++i) {
+            u128 sum = 0;
+            for (std::size_t j = 0; j < terms; ++j) {
+              sum = (sum + u128{a[j][i]} * b[o * terms + j][i] % qv) % qv;
+            }
+            ASSERT_EQ(c[o][i], static_cast<u64>(sum))
+                << "q=" << qv << " terms=" << terms << " n=" << n << " o=" << o << " i=" << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ElementwiseChecks, RejectsBadLiftsAndInnerProducts) {
+  const Modulus<u64> q(97);
+  std::vector<u64> x(8, 1), c(8), short_c(7);
+  EXPECT_THROW(vec::lift_centred(x, 1, c, q), InvalidParameter);
+  EXPECT_THROW(vec::lift_centred(x, u64{1} << 62, c, q), InvalidParameter);
+  EXPECT_THROW(vec::lift_centred(x, 193, short_c, q), InvalidParameter);
+  try {
+    vec::lift_centred(x, 1, c, q);
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("p = 1"), std::string::npos) << e.what();
+  }
+  std::vector<u64> big(16, 1);
+  EXPECT_THROW(vec::lift_centred(std::span<const u64>(big.data(), 8), 193,
+                                 std::span<u64>(big.data() + 1, 8), q),
+               InvalidParameter);
+  const std::vector<Modulus<u64>> two = {Modulus<u64>(97), Modulus<u64>(193)};
+  EXPECT_THROW(vec::lift_centred(x, 193, c, two), InvalidParameter);  // 8 words, not 2 limbs
+
+  std::vector<u64> a0(8, 1), b0(8, 1), b1(8, 1), out(8);
+  const std::vector<const u64*> terms = {a0.data()};
+  const std::vector<const u64*> factors = {b0.data(), b1.data()};
+  const std::vector<u64*> one_out = {out.data()};
+  EXPECT_THROW(vec::inner_products(terms, factors, one_out, 8, q), InvalidParameter);  // 2 ≠ 1·1
+  const std::vector<u64*> aliased = {a0.data()};
+  const std::vector<const u64*> one_factor = {b0.data()};
+  EXPECT_THROW(vec::inner_products(terms, one_factor, aliased, 8, q), InvalidParameter);
+  const std::vector<const u64*> none;
+  EXPECT_THROW(vec::inner_products(none, none, one_out, 8, q), InvalidParameter);
+  EXPECT_NO_THROW(vec::inner_products(terms, one_factor, one_out, 8, q));
+  EXPECT_EQ(out, std::vector<u64>(8, 1));
 }
 
 TEST(ElementwiseChecks, RejectsBadArguments) {

@@ -99,6 +99,40 @@ TEST(AutomorphismLarge, BothFormsAgreeOnThePooledPath) {
   }
 }
 
+TEST_P(AutomorphismTest, AddAutomorphismEqualsAddOfTheImage) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t n = GetParam();
+  const auto ctx = test::make_ring(n, kLimbs);
+  RnsPoly a = random_poly(rng, ctx, kLimbs);
+  RnsPoly b = random_poly(rng, ctx, kLimbs);
+  for (const bool evaluation : {false, true}) {
+    if (evaluation) {
+      a.to_evaluation();
+      b.to_evaluation();
+    }
+    for (const std::uint64_t k : exponents(rng, n)) {
+      SCOPED_TRACE("k = " + std::to_string(k) + (evaluation ? " evaluation" : " coefficient"));
+      RnsPoly want = b;
+      want.add(a.automorphism(k));
+      RnsPoly got = b;
+      got.add_automorphism(a, k);
+      EXPECT_EQ(to_vector(got.data()), to_vector(want.data()));
+      // Aliased: b + σ_k(b).
+      RnsPoly self = b;
+      self.add_automorphism(self, k);
+      RnsPoly self_want = b;
+      self_want.add(b.automorphism(k));
+      EXPECT_EQ(to_vector(self.data()), to_vector(self_want.data()));
+    }
+  }
+  // The table is computed once per k and shared: the same span on a second call.
+  const std::uint64_t k = 2 * n - 1;
+  const auto t1 = ctx->automorphism_table(k);
+  const auto t2 = ctx->automorphism_table(k);
+  EXPECT_EQ(t1.data(), t2.data());
+  EXPECT_EQ(t1.size(), n);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sizes, AutomorphismTest, ::testing::ValuesIn(test::kRingSizes));
 
 TEST(AutomorphismErrors, RefusesEvenOrOutOfRangeK) {
@@ -113,7 +147,13 @@ TEST(AutomorphismErrors, RefusesEvenOrOutOfRangeK) {
       EXPECT_NE(std::string(e.what()).find("k = " + std::to_string(k)), std::string::npos)
           << e.what();
     }
+    EXPECT_THROW((void)ctx->automorphism_table(k), InvalidParameter);
+    RnsPoly b(ctx, 2);
+    EXPECT_THROW(b.add_automorphism(a, k), InvalidParameter);
   }
+  const auto other = test::make_ring(32, 2);
+  RnsPoly c(other, 2);
+  EXPECT_THROW(c.add_automorphism(a, 5), MismatchedContext);
 }
 
 }  // namespace

@@ -356,7 +356,8 @@ std::string ckks_table_notes(const std::vector<CkksMeasurement>& ms) {
       "Per call, key generation excluded, every op at the top level L on random slots in the "
       "complex unit disc: encode into a preallocated polynomial; encrypt with the public key; "
       "add in place; multiply_relin = tensor product + relinearisation, without rescale; "
-      "rescale includes copying its input; rotate = automorphism + key switch; decrypt and "
+      "rescale writes a new ciphertext (the input is kept); rotate = automorphism + key switch; "
+      "decrypt and "
       "decode allocate their results.\n";
   for (const CkksMeasurement& cm : ms) {
     if (!cm.precision_bits) continue;

@@ -43,6 +43,30 @@ void multiply_scalar(std::span<const std::uint64_t> a, std::uint64_t s, std::spa
 void multiply_accumulate(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                          std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
 
+/// c = (a − b)·s mod q for a constant 0 ≤ s < q (one pass where sub + multiply_scalar take two).
+void sub_multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                         std::uint64_t s, std::span<std::uint64_t> c,
+                         const Modulus<std::uint64_t>& q);
+
+/// The centred lift of residues modulo p to q: c = x_c mod q with x_c = x − p where x > ⌊p/2⌋
+/// and x_c = x elsewhere (exact: the integer in (−p/2, p/2] congruent to x mod p, reduced mod
+/// q). Base conversion from one prime (ModUp of a one-prime digit, ModDown by one special prime,
+/// the correction of rescale). Checked: 2 ≤ p < 2^62 and sizes; precondition (asserted in debug
+/// builds) every x < p. c may be x itself or disjoint from it.
+void lift_centred(std::span<const std::uint64_t> x, std::uint64_t p, std::span<std::uint64_t> c,
+                  const Modulus<std::uint64_t>& q);
+
+/// Inner products of vectors of residues: for each output o < c.size(),
+///   c[o][i] = Σ_{j < a.size()} a[j][i]·b[o·a.size() + j][i] mod q,  0 ≤ i < n,
+/// computed block by block (2^14 words: long sequential runs for the prefetcher, the partial
+/// sums in L2; the key-switching inner product: a = the digits of ModUp, b = the rows of both
+/// key halves).
+/// Checked: at least one term and one output, b.size() = c.size()·a.size(), no null pointer, no
+/// output overlapping an input or another output (each range of n words). Inputs in [0, q).
+void inner_products(std::span<const std::uint64_t* const> a,
+                    std::span<const std::uint64_t* const> b, std::span<std::uint64_t* const> c,
+                    std::size_t n, const Modulus<std::uint64_t>& q);
+
 // --- Limbs of an RNS polynomial ----------------------------------------------------------------
 //
 // The flattened layout of DESIGN.md: L = moduli.size() limbs of n words each, limb i at words
@@ -77,5 +101,15 @@ void multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::uint
 void multiply_accumulate(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                          std::span<std::uint64_t> c, std::span<const Modulus<std::uint64_t>> moduli,
                          unsigned threads = 0);
+
+/// Limb i is (a − b)·scalars[i] mod moduli[i].
+void sub_multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                         std::span<const std::uint64_t> scalars, std::span<std::uint64_t> c,
+                         std::span<const Modulus<std::uint64_t>> moduli, unsigned threads = 0);
+
+/// One residue vector x (n words modulo p) lifted centred to every limb: limb i of c (n words
+/// each, c.size() = moduli.size()·n) is lift_centred(x, p) mod moduli[i]. c must not overlap x.
+void lift_centred(std::span<const std::uint64_t> x, std::uint64_t p, std::span<std::uint64_t> c,
+                  std::span<const Modulus<std::uint64_t>> moduli, unsigned threads = 0);
 
 }  // namespace polyhe::vec

@@ -12,6 +12,14 @@
 
 namespace polyhe::cpu {
 
+/// The constants of ElementwiseKernels::lift_centred for a source modulus p and a target q.
+struct CentredLift {
+  std::uint64_t q;
+  std::uint64_t one_shoup;  // ⌊2^64 / q⌋
+  std::uint64_t half;       // ⌊p / 2⌋
+  std::uint64_t shift;      // p mod q
+};
+
 /// One path's kernels over n words modulo q, for 2 ≤ q < 2^62 (IFMA: see ifma_serves).
 /// Preconditions of every kernel: inputs in [0, q); c may alias a or b exactly (never a partial
 /// overlap); pointers need no alignment; any n ≥ 0. Outputs in [0, q), hence unique: every path
@@ -35,6 +43,16 @@ struct ElementwiseKernels {
   /// c[i] = (c[i] + a[i]·b[i]) mod q: one Alg. 4 reduction of a·b + c < q² + q ≤ 2^(2m).
   void (*multiply_accumulate)(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c,
                               std::size_t n, const BarrettAlg4<std::uint64_t>& r);
+  /// c[i] = (a[i] − b[i])·w mod q by Shoup's method on a[i] + q − b[i] < 2q; w as multiply_scalar.
+  void (*sub_multiply_scalar)(const std::uint64_t* a, const std::uint64_t* b,
+                              ShoupOperand<std::uint64_t> w, std::uint64_t* c, std::size_t n,
+                              std::uint64_t q);
+  /// The centred lift to q of residues modulo another modulus p: c[i] = x_c mod q, where
+  /// x_c = x[i] − p if x[i] > l.half = ⌊p/2⌋ and x[i] otherwise. x[i] mod q by Shoup with w = 1
+  /// (l.one_shoup = ⌊2^64/q⌋), then l.shift = p mod q subtracted where x[i] > l.half.
+  /// Preconditions: x[i] < p < 2^62 (for the IFMA kernels p < 2^52); any q as above.
+  void (*lift_centred)(const std::uint64_t* x, std::uint64_t* c, std::size_t n,
+                       const CentredLift& l);
 };
 
 /// Always available; the specification the other paths match bit for bit.

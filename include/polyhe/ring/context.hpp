@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -59,6 +61,11 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
   /// Level l (0 ≤ l ≤ max_level(), checked): the first l + 1 primes, sharing this context.
   [[nodiscard]] RingLevel level(std::size_t l) const;
 
+  /// The slot permutation of the automorphism σ_k (x → x^k, k odd in [1, 2N), checked) in
+  /// evaluation form: slot t of σ_k(a) is slot table[t] of a, for every limb. Computed on first
+  /// use and kept for the context's lifetime (N words of 32 bits per distinct k; thread-safe).
+  [[nodiscard]] std::span<const std::uint32_t> automorphism_table(std::uint64_t k) const;
+
  private:
   RingContext(std::size_t n, RnsBasis basis);
 
@@ -67,6 +74,10 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
   RnsBasis basis_;
   std::vector<std::shared_ptr<const NttPlan<std::uint64_t>>> plans_;
   std::vector<const NttPlan<std::uint64_t>*> plan_ptrs_;
+  // The cache of automorphism_table: entries are never removed, so spans stay valid.
+  mutable std::mutex automorphism_mutex_;
+  mutable std::map<std::uint64_t, std::unique_ptr<const std::vector<std::uint32_t>>>
+      automorphism_tables_;
 };
 
 }  // namespace polyhe

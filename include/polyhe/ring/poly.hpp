@@ -72,6 +72,9 @@ class RnsPoly {
   /// The image of this under x → x^k, for odd k in [1, 2N) (InvalidParameter otherwise), in the
   /// same form. See src/ring/automorphism.cpp for the index maps of both forms.
   [[nodiscard]] RnsPoly automorphism(std::uint64_t k) const;
+  /// this = this + σ_k(a), a compatible with this (same context, limbs and form; checked) and
+  /// possibly this itself; in evaluation form one gather-add pass without a temporary.
+  void add_automorphism(const RnsPoly& a, std::uint64_t k);
 
  private:
   void check_compatible(const RnsPoly& b, const char* op) const;

@@ -40,19 +40,22 @@ enum ScratchSlot : std::size_t {
 std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words);
 
 /// ModDown in evaluation form: `acc` holds (l + 1 + k)·N words over Q_l ∪ P (QpLayout order),
-/// evaluation form; u receives round(acc/P) (minus FastBConv's overshoot, < k) over Q_l in
-/// evaluation form. Only the k special limbs leave evaluation form: they are rounded-converted to
-/// Q_l and transformed under each q_i. acc's P limbs are overwritten.
+/// evaluation form; u receives round(acc/P) over Q_l in evaluation form, exactly (the centred
+/// residue mod P converted exactly: a lift for k = 1, the HPS conversion above). Only the k
+/// special limbs leave evaluation form: they are converted to Q_l and transformed under each q_i.
+/// acc's P limbs are overwritten.
 void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64_t> acc,
               RnsPoly& u);
 
 /// For d at level l (evaluation form, l + 1 limbs) and a key switching s' → s, computes (u_0, u_1)
 /// at level l, evaluation form, with u_0 + u_1·s ≈ d·s' (error about Σ_j D_j·‖e_j‖·√N / P plus
-/// the rounding of ModDown). Steps, per digit D_j of Q_l: ModUp of d's digit limbs (coefficient
-/// form) to Q_l ∪ P, forward NTT of the limbs that are not the digit's own (those are d's), and
-/// multiply-accumulate with the key's digit over Q_l ∪ P; then ModDown in evaluation form: only
-/// the k special limbs go back to coefficient form, are rounded-converted to Q_l and transformed
-/// again, so the Q_l limbs never leave evaluation form.
+/// the rounding of ModDown). Steps: centred ModUp of each digit D_j of Q_l (coefficient form) to
+/// Q_l ∪ P, forward NTT of the limbs that are not the digit's own (those are d's), and the inner
+/// product with the key over Q_l ∪ P, limb by limb with both halves at once (for one-prime digits
+/// the digits' copies of one target limb are built just before its inner product, so only one
+/// limb's copies are live); then ModDown in evaluation form: only the k special limbs go back to
+/// coefficient form, are converted to Q_l and transformed again, so the Q_l limbs never leave
+/// evaluation form. Limbs are spread over the default thread pool.
 /// Checks: key and d share Parameters (MismatchedContext), d in evaluation form.
 void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly& u1);
 

@@ -125,8 +125,40 @@ void multiply_accumulate(const u64* a, const u64* b, u64* c, std::size_t n,
   });
 }
 
+/// Shoup on d = a − b + q < 2q, as multiply_scalar.
+void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c, std::size_t n,
+                         u64 q) {
+  const V vq = set1(q);
+  const V vw = set1(w.w);
+  const V ws = set1(w.w_shoup);
+  const V ws1 = set1(w.w_shoup >> 32);
+  map2(a, b, c, n, [=](V x, V y) {
+    const V d = _mm512_add_epi64(_mm512_sub_epi64(x, y), vq);
+    const V quot = mul_hi(d, ws, ws1);
+    return reduce_once(_mm512_sub_epi64(_mm512_mullo_epi64(d, vw), _mm512_mullo_epi64(quot, vq)),
+                       vq);
+  });
+}
+
+/// r = x mod q by Shoup with w = 1 (x − hi(x·⌊2^64/q⌋)·q ∈ [0, 2q), one correction); then
+/// r − s + q < 2q reduced once, selected where x > ⌊p/2⌋.
+void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
+  const V vq = set1(l.q);
+  const V ws = set1(l.one_shoup);
+  const V ws1 = set1(l.one_shoup >> 32);
+  const V half = set1(l.half);
+  const V q_minus_s = set1(l.q - l.shift);
+  map1(x, c, n, [=](V v) {
+    const V quot = mul_hi(v, ws, ws1);
+    const V r = reduce_once(_mm512_sub_epi64(v, _mm512_mullo_epi64(quot, vq)), vq);
+    const V shifted = reduce_once(_mm512_add_epi64(r, q_minus_s), vq);
+    return _mm512_mask_blend_epi64(_mm512_cmpgt_epu64_mask(v, half), r, shifted);
+  });
+}
+
 constexpr ElementwiseKernels kAvx512{
-    CpuPath::avx512, add, sub, negate, multiply, multiply_scalar, multiply_accumulate};
+    CpuPath::avx512,     add,         sub, negate, multiply, multiply_scalar, multiply_accumulate,
+    sub_multiply_scalar, lift_centred};
 
 }  // namespace
 

@@ -84,14 +84,54 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
   });
 }
 
+/// Shoup in 52-bit limbs (as multiply_scalar) on d = a − b + q < 2q < 2^51.
+void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c, std::size_t n,
+                         u64 q) {
+  const V vq = set1(q);
+  const V neg_q = set1((u64{1} << 52) - q);
+  const V vw = set1(w.w);
+  const V ws = set1(w.w_shoup >> 12);
+  const V mask = set1(kMask52);
+  map2(a, b, c, n, [=](V x, V y) {
+    const V zero = _mm512_setzero_si512();
+    const V d = _mm512_add_epi64(_mm512_sub_epi64(x, y), vq);
+    const V quot = hi52(zero, d, ws);
+    return reduce_once(_mm512_and_si512(lo52(lo52(zero, d, vw), quot, neg_q), mask), vq);
+  });
+}
+
+/// x < p < 2^52: quot = hi52(x·⌊2^52/q⌋) and r = x − quot·q ∈ [0, 2q) (multiply_scalar with
+/// w = 1), one correction; then r − s + q < 2q reduced once, selected where x > ⌊p/2⌋.
+void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
+  const V vq = set1(l.q);
+  const V neg_q = set1((u64{1} << 52) - l.q);
+  const V ws = set1(l.one_shoup >> 12);
+  const V mask = set1(kMask52);
+  const V half = set1(l.half);
+  const V q_minus_s = set1(l.q - l.shift);
+  map1(x, c, n, [=](V v) {
+    const V quot = hi52(_mm512_setzero_si512(), v, ws);
+    const V r = reduce_once(_mm512_and_si512(lo52(v, quot, neg_q), mask), vq);
+    const V shifted = reduce_once(_mm512_add_epi64(r, q_minus_s), vq);
+    return _mm512_mask_blend_epi64(_mm512_cmpgt_epu64_mask(v, half), r, shifted);
+  });
+}
+
 }  // namespace
 
 const ElementwiseKernels* ifma_elementwise_kernels() {
   // Addition, subtraction and negation multiply nothing: the AVX-512 kernels serve them.
   static const ElementwiseKernels kernels = [] {
     const ElementwiseKernels* v = avx512_elementwise_kernels();
-    return ElementwiseKernels{
-        CpuPath::ifma, v->add, v->sub, v->negate, multiply, multiply_scalar, multiply_accumulate};
+    return ElementwiseKernels{CpuPath::ifma,
+                              v->add,
+                              v->sub,
+                              v->negate,
+                              multiply,
+                              multiply_scalar,
+                              multiply_accumulate,
+                              sub_multiply_scalar,
+                              lift_centred};
   }();
   return &kernels;
 }

@@ -39,8 +39,24 @@ void multiply_accumulate(const u64* a, const u64* b, u64* c, std::size_t n,
   for (std::size_t i = 0; i < n; ++i) c[i] = barrett_alg4_reduce(mul_wide(a[i], b[i]) + c[i], rc);
 }
 
+void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c, std::size_t n,
+                         u64 q) {
+  for (std::size_t i = 0; i < n; ++i) c[i] = mul_shoup(a[i] + q - b[i], w, q);
+}
+
+void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
+  const CentredLift k = l;  // a local copy: the stores to c cannot alias it
+  const ShoupOperand<u64> one{1, k.one_shoup};
+  for (std::size_t i = 0; i < n; ++i) {
+    const u64 r = mul_shoup(x[i], one, k.q);
+    const u64 shifted = r >= k.shift ? r - k.shift : r + k.q - k.shift;
+    c[i] = x[i] > k.half ? shifted : r;
+  }
+}
+
 constexpr ElementwiseKernels kScalar{
-    CpuPath::scalar, add, sub, negate, multiply, multiply_scalar, multiply_accumulate};
+    CpuPath::scalar,     add,         sub, negate, multiply, multiply_scalar, multiply_accumulate,
+    sub_multiply_scalar, lift_centred};
 
 }  // namespace
 
