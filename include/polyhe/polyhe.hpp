@@ -7,6 +7,7 @@
 #include "polyhe/arith/montgomery.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
+#include "polyhe/bgv/encoder.hpp"
 #include "polyhe/ckks/ckks.hpp"
 #include "polyhe/ckks/encoder.hpp"
 #include "polyhe/ckks/serial.hpp"
