@@ -35,6 +35,8 @@
 #include "polyhe/rns/base_converter.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/bigint.hpp"
+#include "polyhe/rns/decrypt_rounder.hpp"
 #include "polyhe/rns/key_switch_basis.hpp"
 #include "polyhe/rns/rescale.hpp"
+#include "polyhe/rns/scale_rounder.hpp"
 #include "polyhe/version.hpp"
