@@ -10,6 +10,7 @@
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
+#include "polyhe/rlwe/operations.hpp"
 
 namespace polyhe::ckks {
 namespace {
@@ -149,22 +150,18 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
 
 void Evaluator::add_inplace(Ciphertext& a, const Ciphertext& b) const {
   check_pair(a, b, "add");
-  if (a.size() < b.size())
-    a.parts().push_back(RnsPoly(b[2].context(), b.limbs(), PolyForm::kEvaluation));
-  for (std::size_t i = 0; i < b.size(); ++i) a[i].add(b[i]);
+  rlwe::add_inplace(a, b);
 }
 
 void Evaluator::sub_inplace(Ciphertext& a, const Ciphertext& b) const {
   check_pair(a, b, "sub");
-  if (a.size() < b.size())
-    a.parts().push_back(RnsPoly(b[2].context(), b.limbs(), PolyForm::kEvaluation));
-  for (std::size_t i = 0; i < b.size(); ++i) a[i].sub(b[i]);
+  rlwe::sub_inplace(a, b);
 }
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
   check_params(a, "negate");
   Ciphertext out = a;
-  for (RnsPoly& p : out.parts()) p.negate();
+  rlwe::negate_inplace(out);
   return out;
 }
 
@@ -295,11 +292,7 @@ Ciphertext Evaluator::relinearize(const Ciphertext& a) const {
         "relinearize: this evaluator has no relinearization key (pass one made by "
         "KeyGenerator::relinearization_key to the Evaluator)");
   }
-  Ciphertext out(params_, a.level(), 2, a.scale());
-  rlwe::key_switch(a[2], *relin_, out[0], out[1]);
-  out[0].add(a[0]);
-  out[1].add(a[1]);
-  return out;
+  return rlwe::relinearize(a, *relin_);
 }
 
 Ciphertext Evaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) const {
@@ -464,12 +457,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
         "rotation/conjugation: this evaluator has no Galois keys (pass those made by "
         "KeyGenerator::rotation_keys to the Evaluator)");
   }
-  const rlwe::KeySwitchKey& key = galois_->at(k);
-  Ciphertext out(params_, a.level(), 2, a.scale());
-  const RnsPoly c1 = a[1].automorphism(k);
-  rlwe::key_switch(c1, key, out[0], out[1]);
-  out[0].add_automorphism(a[0], k);
-  return out;
+  return rlwe::apply_galois(a, galois_->at(k));
 }
 
 Ciphertext Evaluator::rotate(const Ciphertext& a, std::int64_t step) const {

@@ -1,0 +1,27 @@
+// Ciphertext operations every RLWE scheme shares (CKKS, BFV, BGV): sums, negation, the tensor
+// product's relinearisation and Galois automorphisms with key switching. They know nothing of
+// scales or plaintext moduli: each scheme checks its own invariants first, then calls these.
+#pragma once
+
+#include "polyhe/rlwe/ciphertext.hpp"
+#include "polyhe/rlwe/keys.hpp"
+
+namespace polyhe::rlwe {
+
+/// a += b (a −= b): same Parameters (MismatchedContext) and level (InvalidParameter naming both);
+/// sizes 2 or 3, a grows to b's size. a's scale is kept.
+void add_inplace(Ciphertext& a, const Ciphertext& b);
+void sub_inplace(Ciphertext& a, const Ciphertext& b);
+void negate_inplace(Ciphertext& a);
+
+/// The size-3 ciphertext (c_0, c_1, c_2) back to size 2 with the relinearisation key
+/// (s² → s): (c_0 + u_0, c_1 + u_1) for (u_0, u_1) = key_switch(c_2). A size-2 input is returned
+/// as it is. Checks: the key is a relinearisation key of the same Parameters.
+[[nodiscard]] Ciphertext relinearize(const Ciphertext& a, const KeySwitchKey& key);
+
+/// σ_k(a) switched back to s with the Galois key for k = key.galois_element:
+/// (σ_k(c_0) + u_0, u_1) for (u_0, u_1) = key_switch(σ_k(c_1)). Checks: size 2 (relinearise
+/// first), a Galois key (not the relinearisation key), same Parameters.
+[[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, const KeySwitchKey& key);
+
+}  // namespace polyhe::rlwe

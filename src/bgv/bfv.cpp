@@ -1,0 +1,390 @@
+#include "polyhe/bgv/bfv.hpp"
+
+#include <gmpxx.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/ntt/batch.hpp"
+#include "polyhe/rlwe/operations.hpp"
+#include "polyhe/rns/bigint.hpp"
+
+namespace polyhe::bgv {
+
+namespace {
+
+using u64 = std::uint64_t;
+using u128 = unsigned __int128;
+
+constexpr int kAuxBits = 60;
+
+// The auxiliary primes of R: 60-bit NTT primes for N, none of Q ∪ P, as many as the top level
+// needs, largest first (a level takes a prefix).
+std::vector<u64> aux_primes(const rlwe::Parameters& params, std::size_t count) {
+  std::vector<u64> taken(params.q_primes());
+  taken.insert(taken.end(), params.p_primes().begin(), params.p_primes().end());
+  const std::vector<u64> candidates = ntt_primes(kAuxBits, params.n(), count + taken.size());
+  std::vector<u64> out;
+  for (u64 p : candidates) {
+    if (std::find(taken.begin(), taken.end(), p) == taken.end()) out.push_back(p);
+    if (out.size() == count) break;
+  }
+  return out;
+}
+
+// |R_l| for Q_l: bits(R_l) ≥ bits(Q_l) + bits(t) + log2(N) + 3, so that R_l > 8·t·N·Q_l: the
+// tensor's coefficients (|x| ≤ N·Q_l²/2) fit Q_l·R_l, and round(t·x/Q_l) (≤ t·N·Q_l/2) is lifted
+// back from R_l exactly.
+std::size_t aux_count(double log2_q, int t_bits, int log_n) {
+  const double need = log2_q + t_bits + log_n + 3;
+  return static_cast<std::size_t>(need / (kAuxBits - 1)) + 1;  // each prime > 2^(kAuxBits−1)
+}
+
+double log2_product(std::span<const u64> primes) {
+  double s = 0;
+  for (u64 p : primes) s += std::log2(static_cast<double>(p));
+  return s;
+}
+
+void check_plaintext(const Context& ctx, const Plaintext& m, const char* op) {
+  const std::size_t n = ctx.n();
+  if (m.coeffs.size() != n) {
+    throw InvalidParameter(std::string(op) + ": the plaintext has " +
+                           std::to_string(m.coeffs.size()) + " coefficients; it must have N = " +
+                           std::to_string(n) + " (encode it with the context's encoder)");
+  }
+  const u64 t = ctx.t().value();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (m.coeffs[i] >= t) {
+      throw InvalidParameter(std::string(op) + ": plaintext coefficient " +
+                             std::to_string(m.coeffs[i]) + " at index " + std::to_string(i) +
+                             " is not below t = " + std::to_string(t));
+    }
+  }
+}
+
+// round(Q_l·m/t) over Q_l, coefficient form, as the centred lift of m_c + round(r·m_c/t), where
+// m_c is m's centred representative: round(Q·(m − t)/t) = round(Q·m/t) − Q, so either
+// representative gives the same residues, and the centred one keeps every product in range.
+RnsPoly scaled_plaintext(const Context& ctx, const Plaintext& m, std::size_t l) {
+  const auto& params = *ctx.params();
+  const std::size_t n = params.n();
+  const u64 t = ctx.t().value();
+  const Context::Level& lv = ctx.level(l);
+  // fix_c = round(r·m/t) − r·[m > t/2], stored mod t; round(r·m/t) exactly by Shoup's quotient.
+  const ShoupOperand<u64> r_over_t{lv.r, static_cast<u64>((u128{lv.r} << 64) / t)};
+  std::vector<u64> fix(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const u64 x = m.coeffs[j];
+    u64 quot = static_cast<u64>((u128{x} * r_over_t.w_shoup) >> 64);
+    u64 rem = x * lv.r - quot * t;  // r·x − quot·t ∈ [0, 2t), exact mod 2^64
+    if (rem >= t) {
+      rem -= t;
+      ++quot;
+    }
+    const u64 rounded = quot + (2 * rem >= t ? 1 : 0);  // ≤ r < t
+    const bool high = x > t / 2;
+    // rounded − r·[high] ∈ (−t, t): its residue mod t.
+    fix[j] = high ? (rounded >= lv.r ? rounded - lv.r : rounded + t - lv.r) : rounded;
+  }
+  RnsPoly out(params.ring(), l + 1, PolyForm::kCoefficient);
+  AlignedVector<u64> lifted(n);
+  for (std::size_t i = 0; i <= l; ++i) {
+    const auto& qi = params.ring()->basis().modulus(i);
+    const std::span<u64> limb = out.limb(i);
+    vec::lift_centred(m.coeffs, t, limb, qi);
+    vec::multiply_scalar(limb, lv.delta[i], limb, qi);
+    vec::lift_centred(fix, t, lifted, qi);
+    vec::add(limb, lifted, limb, qi);
+  }
+  return out;
+}
+
+// m lifted centred to Q_l and transformed: the multiplier of multiply_plain.
+RnsPoly lifted_plaintext(const Context& ctx, const Plaintext& m, std::size_t l) {
+  const auto& params = *ctx.params();
+  RnsPoly out(params.ring(), l + 1, PolyForm::kCoefficient);
+  for (std::size_t i = 0; i <= l; ++i) {
+    vec::lift_centred(m.coeffs, ctx.t().value(), out.limb(i), params.ring()->basis().modulus(i));
+  }
+  out.to_evaluation();
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Context.
+
+Context::Context(rlwe::ParametersPtr params, std::uint64_t t)
+    : params_(std::move(params)), t_(t), coeff_(params_->n(), t) {
+  const std::size_t n = params_->n();
+  if (supports_batching(t, n)) batch_.emplace(n, t);
+  const auto& q = params_->q_primes();
+  for (u64 qi : q) {
+    if (t % qi == 0) {
+      throw InvalidParameter("bgv::Context: the prime q = " + std::to_string(qi) +
+                             " of the chain divides t = " + std::to_string(t) +
+                             "; choose t coprime to Q");
+    }
+  }
+  const std::size_t top = params_->max_level();
+  const std::size_t aux_top = aux_count(log2_product(q), t_.bits(), params_->log_n());
+  const std::vector<u64> aux = aux_primes(*params_, aux_top);
+  aux_ring_ = RingContext::create(n, aux);
+  const RnsBasis r_all(aux);
+  levels_.reserve(top + 1);
+  for (std::size_t l = 0; l <= top; ++l) {
+    const RnsBasis ql = params_->q_basis().prefix(l + 1);
+    mpz_class big_q = 1;
+    for (std::size_t i = 0; i <= l; ++i) big_q *= mpz_class(std::to_string(q[i]));
+    const mpz_class delta = big_q / mpz_class(std::to_string(t));
+    const mpz_class r = big_q % mpz_class(std::to_string(t));
+    std::vector<u64> delta_res(l + 1);
+    for (std::size_t i = 0; i <= l; ++i) {
+      const mpz_class d = delta % mpz_class(std::to_string(q[i]));
+      delta_res[i] = std::stoull(d.get_str());
+    }
+    const double lq = log2_product(std::span<const u64>(q).first(l + 1));
+    const std::size_t k = aux_count(lq, t_.bits(), params_->log_n());
+    const RnsBasis rl = r_all.prefix(k);
+    levels_.push_back(Level{std::move(delta_res), std::stoull(r.get_str()), lq,
+                            BfvDecryptRounder(ql, t), k, BaseConverter(ql, rl),
+                            BaseConverter(rl, ql), ScaleRounder(ql, rl, t)});
+  }
+}
+
+std::shared_ptr<const Context> Context::create(rlwe::ParametersPtr params, std::uint64_t t) {
+  if (!params) throw InvalidParameter("bgv::Context: null parameters");
+  return std::shared_ptr<const Context>(new Context(std::move(params), t));
+}
+
+std::size_t Context::n() const {
+  return params_->n();
+}
+
+const BatchEncoder& Context::batch_encoder() const {
+  if (!batch_) check_batching(t_.value(), params_->n());  // throws, naming t and 2N
+  return *batch_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encryption, decryption, noise budget.
+
+Ciphertext bfv_encrypt(const Context& ctx, rlwe::Encryptor& encryptor, const Plaintext& m) {
+  check_plaintext(ctx, m, "bfv_encrypt");
+  return encryptor.encrypt(scaled_plaintext(ctx, m, ctx.params()->max_level()));
+}
+
+Plaintext bfv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
+  rlwe::check_same_params(ctx.params(), ct.params(), "bfv_decrypt");
+  RnsPoly x = rlwe::decrypt_poly(ct, sk);
+  x.to_coefficient();
+  Plaintext out{std::vector<u64>(ctx.n())};
+  ctx.level(ct.level()).rounder.round(x.data(), out.coeffs);
+  return out;
+}
+
+int invariant_noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
+  rlwe::check_same_params(ctx.params(), ct.params(), "invariant_noise_budget");
+  RnsPoly x = rlwe::decrypt_poly(ct, sk);
+  x.to_coefficient();
+  const std::size_t l = ct.level();
+  const RnsBasis ql = ctx.params()->q_basis().prefix(l + 1);
+  const std::vector<mpz_class> values = to_bigint(x.data(), ql);
+  mpz_class big_q = 1;
+  for (std::size_t i = 0; i <= l; ++i) big_q *= mpz_class(std::to_string(ql.prime(i)));
+  const mpz_class t(std::to_string(ctx.t().value()));
+  mpz_class worst = 0;
+  for (const mpz_class& v : values) {
+    mpz_class e = centre(mpz_class(v * t), big_q);
+    e = abs(e);
+    if (e > worst) worst = e;
+  }
+  const auto q_bits = static_cast<int>(mpz_sizeinbase(big_q.get_mpz_t(), 2));
+  const int noise_bits = worst == 0 ? 0 : static_cast<int>(mpz_sizeinbase(worst.get_mpz_t(), 2));
+  return std::max(0, q_bits - noise_bits - 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluator.
+
+BfvEvaluator::BfvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin,
+                           const rlwe::GaloisKeys* galois)
+    : ctx_(std::move(ctx)), relin_(relin), galois_(galois) {
+  if (!ctx_) throw InvalidParameter("BfvEvaluator: null context");
+  if (relin_ != nullptr) rlwe::check_same_params(ctx_->params(), relin_->params, "BfvEvaluator");
+}
+
+void BfvEvaluator::check(const Ciphertext& a, const char* op) const {
+  rlwe::check_same_params(ctx_->params(), a.params(), op);
+}
+
+Ciphertext BfvEvaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  check(a, "add");
+  Ciphertext out = a;
+  rlwe::add_inplace(out, b);
+  return out;
+}
+
+Ciphertext BfvEvaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
+  check(a, "sub");
+  Ciphertext out = a;
+  rlwe::sub_inplace(out, b);
+  return out;
+}
+
+Ciphertext BfvEvaluator::negate(const Ciphertext& a) const {
+  check(a, "negate");
+  Ciphertext out = a;
+  rlwe::negate_inplace(out);
+  return out;
+}
+
+Ciphertext BfvEvaluator::add_plain(const Ciphertext& a, const Plaintext& m) const {
+  check(a, "add_plain");
+  check_plaintext(*ctx_, m, "add_plain");
+  RnsPoly s = scaled_plaintext(*ctx_, m, a.level());
+  s.to_evaluation();
+  Ciphertext out = a;
+  out.parts()[0].add(s);
+  return out;
+}
+
+Ciphertext BfvEvaluator::sub_plain(const Ciphertext& a, const Plaintext& m) const {
+  check(a, "sub_plain");
+  check_plaintext(*ctx_, m, "sub_plain");
+  RnsPoly s = scaled_plaintext(*ctx_, m, a.level());
+  s.to_evaluation();
+  Ciphertext out = a;
+  out.parts()[0].sub(s);
+  return out;
+}
+
+Ciphertext BfvEvaluator::multiply_plain(const Ciphertext& a, const Plaintext& m) const {
+  check(a, "multiply_plain");
+  check_plaintext(*ctx_, m, "multiply_plain");
+  const RnsPoly p = lifted_plaintext(*ctx_, m, a.level());
+  Ciphertext out = a;
+  for (RnsPoly& part : out.parts()) part.multiply(p);
+  return out;
+}
+
+Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+  check(a, "multiply");
+  check(b, "multiply");
+  if (a.level() != b.level()) {
+    throw InvalidParameter("multiply: operands are at different levels (" +
+                           std::to_string(a.level()) + " and " + std::to_string(b.level()) + ")");
+  }
+  if (a.size() != 2 || b.size() != 2) {
+    throw InvalidParameter("multiply: operands must be relinearised (size 2), got sizes " +
+                           std::to_string(a.size()) + " and " + std::to_string(b.size()));
+  }
+  const auto& params = *ctx_->params();
+  const std::size_t n = params.n();
+  const std::size_t l = a.level();
+  const std::size_t ql = l + 1;
+  const Context::Level& lv = ctx_->level(l);
+  const std::size_t kr = lv.aux;
+  const std::size_t ext = ql + kr;
+  std::vector<Modulus<u64>> moduli;
+  std::vector<const NttPlan<u64>*> plans;
+  for (std::size_t i = 0; i < ql; ++i) {
+    moduli.push_back(params.ring()->basis().modulus(i));
+    plans.push_back(&params.ring()->plan(i));
+  }
+  for (std::size_t i = 0; i < kr; ++i) {
+    moduli.push_back(ctx_->aux_ring()->basis().modulus(i));
+    plans.push_back(&ctx_->aux_ring()->plan(i));
+  }
+  const std::span<const NttPlan<u64>* const> plans_q(plans.data(), ql);
+  const std::span<const NttPlan<u64>* const> plans_r(plans.data() + ql, kr);
+  // Each input part over Q_l ∪ R_l in evaluation form: Q_l's limbs as they are; R_l's from the
+  // exact (centred) conversion of the coefficients.
+  const auto extend = [&](const RnsPoly& p) {
+    AlignedVector<u64> e(ext * n);
+    std::copy(p.data().begin(), p.data().end(), e.begin());
+    AlignedVector<u64> coef(p.data().begin(), p.data().end());
+    inverse_batch<u64>(std::span<u64>(coef), plans_q);
+    const std::span<u64> r_part(e.data() + ql * n, kr * n);
+    lv.q_to_r.convert_exact(coef, r_part);
+    forward_batch<u64>(r_part, plans_r);
+    return e;
+  };
+  const AlignedVector<u64> a0 = extend(a[0]), a1 = extend(a[1]);
+  const AlignedVector<u64> b0 = extend(b[0]), b1 = extend(b[1]);
+  AlignedVector<u64> d(3 * ext * n);
+  const std::span<u64> d0(d.data(), ext * n), d1(d.data() + ext * n, ext * n),
+      d2(d.data() + 2 * ext * n, ext * n);
+  vec::multiply(a0, b0, d0, moduli);
+  vec::multiply(a0, b1, d1, moduli);
+  vec::multiply_accumulate(a1, b0, d1, moduli);
+  vec::multiply(a1, b1, d2, moduli);
+  Ciphertext out(ctx_->params(), l, 3, 1.0);
+  AlignedVector<u64> scaled(kr * n);
+  for (std::size_t j = 0; j < 3; ++j) {
+    const std::span<u64> dj(d.data() + j * ext * n, ext * n);
+    inverse_batch<u64>(dj, plans);
+    lv.scale.round(dj, scaled);  // round(t·d/Q_l) over R_l
+    RnsPoly& part = out.parts()[j];
+    lv.r_to_q.convert_exact(scaled, part.data());
+    forward_batch<u64>(part.data(), plans_q);
+  }
+  return out;
+}
+
+Ciphertext BfvEvaluator::relinearize(const Ciphertext& a) const {
+  check(a, "relinearize");
+  if (a.size() == 2) return a;
+  if (relin_ == nullptr) {
+    throw InvalidParameter(
+        "relinearize: this evaluator has no relinearization key (pass one made by "
+        "KeyGenerator::relinearization_key to the BfvEvaluator)");
+  }
+  return rlwe::relinearize(a, *relin_);
+}
+
+Ciphertext BfvEvaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) const {
+  return relinearize(multiply(a, b));
+}
+
+Ciphertext BfvEvaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
+  check(a, "apply_galois");
+  if (galois_ == nullptr || !galois_->contains(k)) {
+    throw InvalidParameter("apply_galois: no Galois key for element " + std::to_string(k) +
+                           "; generate it with KeyGenerator::galois_keys or rotation_keys");
+  }
+  return rlwe::apply_galois(a, galois_->at(k));
+}
+
+Ciphertext BfvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) const {
+  check(a, "rotate_rows");
+  const std::uint64_t k = rlwe::galois_element_for_rotation(ctx_->n(), step);
+  if (k == 1) return a;
+  if (galois_ == nullptr || !galois_->contains(k)) {
+    throw InvalidParameter("rotate_rows: no Galois key for step " + std::to_string(step) +
+                           " (element " + std::to_string(k) +
+                           "); generate it with KeyGenerator::rotation_keys({" +
+                           std::to_string(step) + "})");
+  }
+  return rlwe::apply_galois(a, galois_->at(k));
+}
+
+Ciphertext BfvEvaluator::rotate_columns(const Ciphertext& a) const {
+  check(a, "rotate_columns");
+  const std::uint64_t k = rlwe::galois_element_for_conjugation(ctx_->n());
+  if (galois_ == nullptr || !galois_->contains(k)) {
+    throw InvalidParameter(
+        "rotate_columns: no Galois key for the row swap (element " + std::to_string(k) +
+        "); generate it with KeyGenerator::rotation_keys(steps, /*conjugation=*/true)");
+  }
+  return rlwe::apply_galois(a, galois_->at(k));
+}
+
+}  // namespace polyhe::bgv
