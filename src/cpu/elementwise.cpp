@@ -9,6 +9,7 @@
 #include "polyhe/arith/add.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/convert_kernel.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
 
@@ -23,7 +24,21 @@ const ElementwiseKernels* avx512_elementwise_kernels() {
 const ElementwiseKernels* ifma_elementwise_kernels() {
   return nullptr;
 }
+WeightedSumKernel ifma_weighted_sum_kernel() {
+  return nullptr;
+}
 #endif
+
+WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c) {
+  const auto shoup52 = [c](std::uint64_t w) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(w) << 52) / c);
+  };
+  const std::uint64_t r52 =
+      static_cast<std::uint64_t>((static_cast<unsigned __int128>(1) << 52) % c);
+  const std::uint64_t r104 =
+      static_cast<std::uint64_t>(static_cast<unsigned __int128>(r52) * r52 % c);
+  return WeightedSumModulus{c, shoup52(1), r52, shoup52(r52), r104, shoup52(r104)};
+}
 
 const ElementwiseKernels& elementwise_kernels(CpuPath p, std::uint64_t q) {
   if (p == CpuPath::ifma && ifma_serves(q)) {

@@ -11,6 +11,8 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+#include "polyhe/cpu/features.hpp"
 
 namespace polyhe {
 
@@ -53,6 +55,10 @@ BaseConverter::BaseConverter(RnsBasis from, RnsBasis to)
     const u128 room = ~u128{0} - c;
     const u128 chunk = max_product == 0 ? u128{nb} : room / max_product;
     chunk_.push_back(static_cast<std::size_t>(std::min<u128>(std::max<u128>(chunk, 1), nb)));
+    const bool ifma =
+        cpu::ifma_serves(c) && q_max < (std::uint64_t{1} << 52) && nb <= cpu::kWeightedSumMaxTerms;
+    weighted_ok_.push_back(ifma);
+    weighted_.push_back(ifma ? cpu::make_weighted_sum_modulus(c) : cpu::WeightedSumModulus{});
   }
 }
 
@@ -150,9 +156,20 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
       v[k] = std::min<std::uint64_t>(static_cast<std::uint64_t>(s[k] + 0.5), nb);
     }
   }
+  const cpu::WeightedSumKernel ifma =
+      cpu_path() == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
   for (std::size_t j = 0; j < nc; ++j) {
     const std::uint64_t c = to_.prime(j);
     const std::uint64_t* hat = hat_mod_c_.data() + j * nb;
+    std::uint64_t* y = out + out_limbs[j] * n + k0;
+    if (ifma != nullptr && weighted_ok_[j]) {
+      ifma(t + k0, n, nb, hat, y, len, weighted_[j]);
+      if (exact) {
+        const std::uint64_t* vq = q_mod_c_.data() + j * (nb + 1);
+        for (std::size_t k = 0; k < len; ++k) y[k] = sub_mod(y[k], vq[v[k]], c);
+      }
+      continue;
+    }
     const WideBarrett& red = reduce_[j];
     const std::size_t chunk = chunk_[j];
     std::fill(acc, acc + len, u128{0});
@@ -167,7 +184,6 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
         for (std::size_t k = 0; k < len; ++k) acc[k] = wide_reduce(acc[k], red);
       }
     }
-    std::uint64_t* y = out + out_limbs[j] * n + k0;
     if (exact) {
       const std::uint64_t* vq = q_mod_c_.data() + j * (nb + 1);
       for (std::size_t k = 0; k < len; ++k) y[k] = sub_mod(wide_reduce(acc[k], red), vq[v[k]], c);

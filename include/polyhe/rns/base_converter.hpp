@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "polyhe/cpu/convert_kernel.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/wide_reduce.hpp"
 
@@ -76,6 +77,10 @@ class BaseConverter {
   std::vector<WideBarrett> reduce_;       // per c_j
   std::vector<std::size_t> identity_;     // 0..|C|−1: the contiguous output placement
   std::vector<std::size_t> chunk_;        // per c_j: products summed before a 128-bit overflow
+  // The IFMA52 sums (cpu/convert_kernel.hpp) where they serve: every q_i < 2^52, c_j < 2^50,
+  // |B| ≤ kWeightedSumMaxTerms; the same words as the scalar loop.
+  std::vector<cpu::WeightedSumModulus> weighted_;  // per c_j
+  std::vector<bool> weighted_ok_;                  // per c_j
 };
 
 }  // namespace polyhe

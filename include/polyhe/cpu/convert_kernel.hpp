@@ -1,0 +1,39 @@
+// The inner sum of RNS base conversion (FastBConv, HPS): for one target modulus c,
+//   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,  x_i = x + i·stride,
+// with every x_i[k] < 2^52 and w_i < c. Only an IFMA52 kernel exists: on the other paths the
+// callers keep their scalar 128-bit loops (rns/base_converter.cpp), which are the reference the
+// kernel is tested against (tests/cpu/test_convert_kernel.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace polyhe::cpu {
+
+/// The constants of c for the final reduction: the sums are kept as lo/hi halves of 52 bits and
+/// folded as H1·2^104 + H0·2^52 + L mod c with Shoup products in 52-bit limbs.
+struct WeightedSumModulus {
+  std::uint64_t c;
+  std::uint64_t one_shoup52;   // ⌊2^52 / c⌋
+  std::uint64_t r52;           // 2^52 mod c
+  std::uint64_t r52_shoup52;   // ⌊r52·2^52 / c⌋
+  std::uint64_t r104;          // 2^104 mod c
+  std::uint64_t r104_shoup52;  // ⌊r104·2^52 / c⌋
+};
+
+/// The constants for c (2 ≤ c < 2^50, c ≠ 2^49: what ifma_serves accepts).
+WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c);
+
+/// The most terms one call sums: the 52-bit low halves accumulate in 64-bit lanes.
+inline constexpr std::size_t kWeightedSumMaxTerms = 2048;
+
+using WeightedSumKernel = void (*)(const std::uint64_t* x, std::size_t stride, std::size_t terms,
+                                   const std::uint64_t* w, std::uint64_t* out, std::size_t n,
+                                   const WeightedSumModulus& m);
+
+/// The IFMA52 kernel, or nullptr when this build did not compile it (callers check cpu_path()
+/// first). Preconditions: 1 ≤ terms ≤ kWeightedSumMaxTerms, x_i[k] < 2^52, w_i < c, out disjoint
+/// from x; output in [0, c).
+WeightedSumKernel ifma_weighted_sum_kernel();
+
+}  // namespace polyhe::cpu

@@ -1,0 +1,91 @@
+// The IFMA52 weighted-sum kernel of base conversion against a double-word reference: random and
+// extreme operands (x_i = 2^52 − 1, w_i = c − 1), the most terms a call may sum, every length
+// 1..40 (the masked tail) and moduli from 2 to 2^50 − 27. Skips, naming the reason, where this
+// CPU or build has no IFMA52.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/cpu/convert_kernel.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "support/test_rng.hpp"
+
+namespace polyhe {
+namespace {
+
+using u64 = std::uint64_t;
+using u128 = unsigned __int128;
+
+u64 reference(const std::vector<u64>& x, std::size_t stride, std::size_t terms,
+              const std::vector<u64>& w, std::size_t k, u64 c) {
+  u128 sum = 0;
+  for (std::size_t i = 0; i < terms; ++i) sum = (sum + u128{x[i * stride + k]} * w[i]) % c;
+  return static_cast<u64>(sum);
+}
+
+class WeightedSum : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (best_cpu_path() != CpuPath::ifma) {
+      GTEST_SKIP() << "no IFMA52 here: " << best_cpu_path_reason();
+    }
+    kernel_ = cpu::ifma_weighted_sum_kernel();
+    if (kernel_ == nullptr) GTEST_SKIP() << "this build did not compile the IFMA52 kernels";
+  }
+  cpu::WeightedSumKernel kernel_ = nullptr;
+};
+
+TEST_F(WeightedSum, EqualsTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  std::vector<u64> moduli = {2, 3, 97, (u64{1} << 49) - 1, (u64{1} << 49) + 1};
+  for (int bits : {20, 36, 49, 50}) {
+    u64 top = (u64{1} << bits) - 1;
+    while (!is_prime(top)) --top;
+    moduli.push_back(top);
+  }
+  for (u64 c : moduli) {
+    ASSERT_TRUE(cpu::ifma_serves(c)) << c;
+    const cpu::WeightedSumModulus m = cpu::make_weighted_sum_modulus(c);
+    for (std::size_t terms : {std::size_t{1}, std::size_t{2}, std::size_t{9}, std::size_t{64},
+                              cpu::kWeightedSumMaxTerms}) {
+      for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{16},
+                            std::size_t{37}, std::size_t{256}}) {
+        const std::size_t stride = n + 3;  // limbs need not be adjacent
+        for (const bool extreme : {false, true}) {
+          std::vector<u64> x(terms * stride), w(terms);
+          for (auto& v : x) v = extreme ? (u64{1} << 52) - 1 : rng.uniform(0, (u64{1} << 52) - 1);
+          for (auto& v : w) v = extreme ? c - 1 : rng.uniform(0, c - 1);
+          std::vector<u64> out(n, ~u64{0});
+          kernel_(x.data(), stride, terms, w.data(), out.data(), n, m);
+          for (std::size_t k = 0; k < n; ++k) {
+            ASSERT_EQ(out[k], reference(x, stride, terms, w, k, c))
+                << "c=" << c << " terms=" << terms << " n=" << n << " k=" << k
+                << (extreme ? " extreme" : " random");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(WeightedSum, LengthsOneToForty) {
+  POLYHE_SEEDED_RNG(rng);
+  const u64 c = (u64{1} << 50) - 27;
+  const cpu::WeightedSumModulus m = cpu::make_weighted_sum_modulus(c);
+  for (std::size_t n = 1; n <= 40; ++n) {
+    const std::size_t terms = 5;
+    std::vector<u64> x(terms * n), w(terms);
+    for (auto& v : x) v = rng.uniform(0, (u64{1} << 52) - 1);
+    for (auto& v : w) v = rng.uniform(0, c - 1);
+    std::vector<u64> out(n + 1, 12345);  // one word past the end must stay untouched
+    kernel_(x.data(), n, terms, w.data(), out.data(), n, m);
+    for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(out[k], reference(x, n, terms, w, k, c));
+    EXPECT_EQ(out[n], 12345U) << "n=" << n;
+  }
+}
+
+}  // namespace
+}  // namespace polyhe
