@@ -158,12 +158,16 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
   }
   const cpu::WeightedSumKernel ifma =
       cpu_path() == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
+  std::vector<const std::uint64_t*> limbs;
+  if (ifma != nullptr) {
+    for (std::size_t i = 0; i < nb; ++i) limbs.push_back(t + i * n + k0);
+  }
   for (std::size_t j = 0; j < nc; ++j) {
     const std::uint64_t c = to_.prime(j);
     const std::uint64_t* hat = hat_mod_c_.data() + j * nb;
     std::uint64_t* y = out + out_limbs[j] * n + k0;
     if (ifma != nullptr && weighted_ok_[j]) {
-      ifma(t + k0, n, nb, hat, y, len, weighted_[j]);
+      ifma(limbs.data(), nb, hat, y, len, weighted_[j]);
       if (exact) {
         const std::uint64_t* vq = q_mod_c_.data() + j * (nb + 1);
         for (std::size_t k = 0; k < len; ++k) y[k] = sub_mod(y[k], vq[v[k]], c);

@@ -10,6 +10,8 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+#include "polyhe/cpu/features.hpp"
 
 namespace polyhe {
 
@@ -100,6 +102,18 @@ ScaleRounder::ScaleRounder(RnsBasis q, RnsBasis p, std::uint64_t t)
     const u128 chunk = max_product == 0 ? u128{nq + 1} : room / max_product;
     chunk_.push_back(static_cast<std::size_t>(std::min<u128>(std::max<u128>(chunk, 1), nq + 1)));
   }
+  weighted_ok_ = q_max < (std::uint64_t{1} << 52) && nq + 3 <= cpu::kWeightedSumMaxTerms;
+  for (std::size_t k = 0; k < np; ++k) weighted_ok_ = weighted_ok_ && cpu::ifma_serves(p_.prime(k));
+  if (weighted_ok_) {
+    for (std::size_t k = 0; k < np; ++k) {
+      const std::uint64_t pk = p_.prime(k);
+      weighted_.push_back(cpu::make_weighted_sum_modulus(pk));
+      const std::uint64_t* row = omega_.data() + k * (nq + 1);
+      weights_.insert(weights_.end(), row, row + nq + 1);
+      weights_.push_back(1);
+      weights_.push_back(static_cast<std::uint64_t>((u128{1} << 52) % pk));
+    }
+  }
 }
 
 double ScaleRounder::exact_error_bound() const {
@@ -161,6 +175,27 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
   }
   for (std::size_t k = 0; k < len; ++k) {
     start[k] += static_cast<std::uint64_t>(g[k] + 0.5);  // G ≥ 0: truncation is ⌊G + 1/2⌋
+  }
+  const cpu::WeightedSumKernel ifma =
+      weighted_ok_ && cpu_path() == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
+  if (ifma != nullptr) {
+    // The integer part as two 52-bit terms (it is below 2^104), then one kernel call per target:
+    // the same residues as the 128-bit loop below, as every step is exact.
+    std::uint64_t s0[kBlock], s1[kBlock];
+    for (std::size_t k = 0; k < len; ++k) {
+      s0[k] = static_cast<std::uint64_t>(start[k]) & ((std::uint64_t{1} << 52) - 1);
+      s1[k] = static_cast<std::uint64_t>(start[k] >> 52);
+    }
+    std::vector<const std::uint64_t*> terms(nq + 3);
+    for (std::size_t i = 0; i < nq; ++i) terms[i] = x + i * n + k0;
+    terms[nq + 1] = s0;
+    terms[nq + 2] = s1;
+    for (std::size_t j = 0; j < np; ++j) {
+      terms[nq] = x + (nq + j) * n + k0;
+      ifma(terms.data(), nq + 3, weights_.data() + j * (nq + 3), out + j * n + k0, len,
+           weighted_[j]);
+    }
+    return;
   }
   // Per target p_j: start + Σ_i x_i·[ω_i]_{p_j} + y_j·[t·θ_j·P/p_j]_{p_j}, reduced once (or
   // once per chunk when the 128-bit sum could overflow).

@@ -59,7 +59,9 @@ TEST_F(WeightedSum, EqualsTheReference) {
           for (auto& v : x) v = extreme ? (u64{1} << 52) - 1 : rng.uniform(0, (u64{1} << 52) - 1);
           for (auto& v : w) v = extreme ? c - 1 : rng.uniform(0, c - 1);
           std::vector<u64> out(n, ~u64{0});
-          kernel_(x.data(), stride, terms, w.data(), out.data(), n, m);
+          std::vector<const u64*> ptrs;
+          for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * stride);
+          kernel_(ptrs.data(), terms, w.data(), out.data(), n, m);
           for (std::size_t k = 0; k < n; ++k) {
             ASSERT_EQ(out[k], reference(x, stride, terms, w, k, c))
                 << "c=" << c << " terms=" << terms << " n=" << n << " k=" << k
@@ -81,7 +83,9 @@ TEST_F(WeightedSum, LengthsOneToForty) {
     for (auto& v : x) v = rng.uniform(0, (u64{1} << 52) - 1);
     for (auto& v : w) v = rng.uniform(0, c - 1);
     std::vector<u64> out(n + 1, 12345);  // one word past the end must stay untouched
-    kernel_(x.data(), n, terms, w.data(), out.data(), n, m);
+    std::vector<const u64*> ptrs;
+    for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * n);
+    kernel_(ptrs.data(), terms, w.data(), out.data(), n, m);
     for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(out[k], reference(x, n, terms, w, k, c));
     EXPECT_EQ(out[n], 12345U) << "n=" << n;
   }

@@ -161,7 +161,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          ScaleCase{2, 3, 30, 40}, ScaleCase{3, 4, 50, 60},
                                          ScaleCase{4, 1, 60, 60}, ScaleCase{5, 6, 30, 60},
                                          ScaleCase{6, 7, 61, 62}, ScaleCase{8, 9, 55, 60},
-                                         ScaleCase{10, 11, 30, 60}),
+                                         ScaleCase{10, 11, 30, 60}, ScaleCase{8, 9, 40, 50}),
                        ::testing::Values(PlainKind::two, PlainKind::three, PlainKind::f4,
                                          PlainKind::bits20, PlainKind::bits40, PlainKind::bits59,
                                          PlainKind::even)),

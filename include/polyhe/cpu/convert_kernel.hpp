@@ -1,8 +1,9 @@
 // The inner sum of RNS base conversion (FastBConv, HPS): for one target modulus c,
-//   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,  x_i = x + i·stride,
-// with every x_i[k] < 2^52 and w_i < c. Only an IFMA52 kernel exists: on the other paths the
-// callers keep their scalar 128-bit loops (rns/base_converter.cpp), which are the reference the
-// kernel is tested against (tests/cpu/test_convert_kernel.cpp).
+//   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,
+// with every x_i[k] < 2^52 and w_i < c (x_i: one pointer per term, e.g. the limbs of a block). Only
+// an IFMA52 kernel exists: on the other paths the callers keep their scalar 128-bit loops
+// (rns/base_converter.cpp), which are the reference the kernel is tested against
+// (tests/cpu/test_convert_kernel.cpp).
 #pragma once
 
 #include <cstddef>
@@ -27,7 +28,7 @@ WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c);
 /// The most terms one call sums: the 52-bit low halves accumulate in 64-bit lanes.
 inline constexpr std::size_t kWeightedSumMaxTerms = 2048;
 
-using WeightedSumKernel = void (*)(const std::uint64_t* x, std::size_t stride, std::size_t terms,
+using WeightedSumKernel = void (*)(const std::uint64_t* const* x, std::size_t terms,
                                    const std::uint64_t* w, std::uint64_t* out, std::size_t n,
                                    const WeightedSumModulus& m);
 

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "polyhe/cpu/convert_kernel.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/wide_reduce.hpp"
 
@@ -90,6 +91,13 @@ class ScaleRounder {
                                       // t·θ_{L+k}·P/p_k mod p_k
   std::vector<WideBarrett> reduce_;   // per p_k
   std::vector<std::size_t> chunk_;    // per p_k: products summed before a 128-bit overflow
+  // The IFMA52 sums (cpu/convert_kernel.hpp) where they serve: every prime of Q ∪ P below 2^52,
+  // p_k below 2^50, L + 3 terms at most kWeightedSumMaxTerms. Per p_k: the constants, and the
+  // weights (ω_0..ω_{L−1}, the own-limb constant, 1, 2^52 mod p_k) of the terms (x_0..x_{L−1},
+  // y_k, the low 52 bits of the integer part plus the rounded fraction, its high bits).
+  std::vector<cpu::WeightedSumModulus> weighted_;
+  std::vector<std::uint64_t> weights_;  // [k·(L + 3) + term]
+  bool weighted_ok_ = false;
 };
 
 }  // namespace polyhe

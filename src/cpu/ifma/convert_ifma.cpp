@@ -23,8 +23,8 @@ inline V shoup52(V a, V w, V w_shoup, V neg_c, V mask) {
                           mask);
 }
 
-void weighted_sum(const u64* x, std::size_t stride, std::size_t terms, const u64* w, u64* out,
-                  std::size_t n, const WeightedSumModulus& m) {
+void weighted_sum(const u64* const* x, std::size_t terms, const u64* w, u64* out, std::size_t n,
+                  const WeightedSumModulus& m) {
   const V vc = set1(m.c);
   const V neg_c = set1((u64{1} << 52) - m.c);
   const V mask = set1(kMask52);
@@ -48,8 +48,8 @@ void weighted_sum(const u64* x, std::size_t stride, std::size_t terms, const u64
     V lo0 = _mm512_setzero_si512(), hi0 = lo0, lo1 = lo0, hi1 = lo0;
     for (std::size_t i = 0; i < terms; ++i) {
       const V wi = set1(w[i]);
-      const V x0 = _mm512_loadu_si512(x + i * stride + k);
-      const V x1 = _mm512_loadu_si512(x + i * stride + k + 8);
+      const V x0 = _mm512_loadu_si512(x[i] + k);
+      const V x1 = _mm512_loadu_si512(x[i] + k + 8);
       lo0 = _mm512_madd52lo_epu64(lo0, x0, wi);
       hi0 = _mm512_madd52hi_epu64(hi0, x0, wi);
       lo1 = _mm512_madd52lo_epu64(lo1, x1, wi);
@@ -62,7 +62,7 @@ void weighted_sum(const u64* x, std::size_t stride, std::size_t terms, const u64
     const __mmask8 km = k + 8 <= n ? static_cast<__mmask8>(0xFF) : tail_mask(n - k);
     V lo = _mm512_setzero_si512(), hi = lo;
     for (std::size_t i = 0; i < terms; ++i) {
-      const V xi = _mm512_maskz_loadu_epi64(km, x + i * stride + k);
+      const V xi = _mm512_maskz_loadu_epi64(km, x[i] + k);
       const V wi = set1(w[i]);
       lo = _mm512_madd52lo_epu64(lo, xi, wi);
       hi = _mm512_madd52hi_epu64(hi, xi, wi);
