@@ -8,6 +8,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/bgv/bfv.hpp"
+#include "polyhe/bgv/bgv.hpp"
 #include "polyhe/bgv/encoder.hpp"
 #include "polyhe/ckks/ckks.hpp"
 #include "polyhe/ckks/encoder.hpp"

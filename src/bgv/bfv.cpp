@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "plaintext_lift.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
@@ -18,17 +19,26 @@ namespace polyhe::bgv {
 
 namespace {
 
+using detail::check_plaintext;
+using detail::lifted_plaintext;
 using u64 = std::uint64_t;
 using u128 = unsigned __int128;
 
-constexpr int kAuxBits = 60;
+// The size of R's primes: 50 bits when Q's primes have at most 50 (so that every base conversion
+// of the multiplication runs on the IFMA52 kernels: their inputs must be below 2^52), else 60.
+int aux_bits(const rlwe::Parameters& params) {
+  int widest = 0;
+  for (u64 q : params.q_primes()) widest = std::max(widest, bit_length(q));
+  return widest <= 50 ? 50 : 60;
+}
 
-// The auxiliary primes of R: 60-bit NTT primes for N, none of Q ∪ P, as many as the top level
-// needs, largest first (a level takes a prefix).
+// The auxiliary primes of R: NTT primes for N of aux_bits bits, none of Q ∪ P, as many as the top
+// level needs, largest first (a level takes a prefix).
 std::vector<u64> aux_primes(const rlwe::Parameters& params, std::size_t count) {
   std::vector<u64> taken(params.q_primes());
   taken.insert(taken.end(), params.p_primes().begin(), params.p_primes().end());
-  const std::vector<u64> candidates = ntt_primes(kAuxBits, params.n(), count + taken.size());
+  const std::vector<u64> candidates =
+      ntt_primes(aux_bits(params), params.n(), count + taken.size());
   std::vector<u64> out;
   for (u64 p : candidates) {
     if (std::find(taken.begin(), taken.end(), p) == taken.end()) out.push_back(p);
@@ -40,32 +50,15 @@ std::vector<u64> aux_primes(const rlwe::Parameters& params, std::size_t count) {
 // |R_l| for Q_l: bits(R_l) ≥ bits(Q_l) + bits(t) + log2(N) + 3, so that R_l > 8·t·N·Q_l: the
 // tensor's coefficients (|x| ≤ N·Q_l²/2) fit Q_l·R_l, and round(t·x/Q_l) (≤ t·N·Q_l/2) is lifted
 // back from R_l exactly.
-std::size_t aux_count(double log2_q, int t_bits, int log_n) {
+std::size_t aux_count(double log2_q, int t_bits, int log_n, int prime_bits) {
   const double need = log2_q + t_bits + log_n + 3;
-  return static_cast<std::size_t>(need / (kAuxBits - 1)) + 1;  // each prime > 2^(kAuxBits−1)
+  return static_cast<std::size_t>(need / (prime_bits - 1)) + 1;  // each prime > 2^(bits − 1)
 }
 
 double log2_product(std::span<const u64> primes) {
   double s = 0;
   for (u64 p : primes) s += std::log2(static_cast<double>(p));
   return s;
-}
-
-void check_plaintext(const Context& ctx, const Plaintext& m, const char* op) {
-  const std::size_t n = ctx.n();
-  if (m.coeffs.size() != n) {
-    throw InvalidParameter(std::string(op) + ": the plaintext has " +
-                           std::to_string(m.coeffs.size()) + " coefficients; it must have N = " +
-                           std::to_string(n) + " (encode it with the context's encoder)");
-  }
-  const u64 t = ctx.t().value();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (m.coeffs[i] >= t) {
-      throw InvalidParameter(std::string(op) + ": plaintext coefficient " +
-                             std::to_string(m.coeffs[i]) + " at index " + std::to_string(i) +
-                             " is not below t = " + std::to_string(t));
-    }
-  }
 }
 
 // round(Q_l·m/t) over Q_l, coefficient form, as the centred lift of m_c + round(r·m_c/t), where
@@ -105,15 +98,15 @@ RnsPoly scaled_plaintext(const Context& ctx, const Plaintext& m, std::size_t l) 
   return out;
 }
 
-// m lifted centred to Q_l and transformed: the multiplier of multiply_plain.
-RnsPoly lifted_plaintext(const Context& ctx, const Plaintext& m, std::size_t l) {
-  const auto& params = *ctx.params();
-  RnsPoly out(params.ring(), l + 1, PolyForm::kCoefficient);
-  for (std::size_t i = 0; i <= l; ++i) {
-    vec::lift_centred(m.coeffs, ctx.t().value(), out.limb(i), params.ring()->basis().modulus(i));
+// BFV ciphertexts have no plaintext factor; a BGV ciphertext (factor ≠ 1) would decrypt to garbage.
+void check_bfv(const Context& ctx, const Ciphertext& ct, const char* op) {
+  rlwe::check_same_params(ctx.params(), ct.params(), op);
+  if (ct.factor() != 1) {
+    throw InvalidParameter(
+        std::string(op) +
+        ": the ciphertext carries a BGV plaintext factor f = " + std::to_string(ct.factor()) +
+        "; it is a BGV ciphertext (use bgv_decrypt and the BgvEvaluator)");
   }
-  out.to_evaluation();
-  return out;
 }
 
 }  // namespace
@@ -134,7 +127,8 @@ Context::Context(rlwe::ParametersPtr params, std::uint64_t t)
     }
   }
   const std::size_t top = params_->max_level();
-  const std::size_t aux_top = aux_count(log2_product(q), t_.bits(), params_->log_n());
+  const int r_bits = aux_bits(*params_);
+  const std::size_t aux_top = aux_count(log2_product(q), t_.bits(), params_->log_n(), r_bits);
   const std::vector<u64> aux = aux_primes(*params_, aux_top);
   aux_ring_ = RingContext::create(n, aux);
   const RnsBasis r_all(aux);
@@ -151,7 +145,7 @@ Context::Context(rlwe::ParametersPtr params, std::uint64_t t)
       delta_res[i] = std::stoull(d.get_str());
     }
     const double lq = log2_product(std::span<const u64>(q).first(l + 1));
-    const std::size_t k = aux_count(lq, t_.bits(), params_->log_n());
+    const std::size_t k = aux_count(lq, t_.bits(), params_->log_n(), r_bits);
     const RnsBasis rl = r_all.prefix(k);
     levels_.push_back(Level{std::move(delta_res), std::stoull(r.get_str()), lq,
                             BfvDecryptRounder(ql, t), k, BaseConverter(ql, rl),
@@ -182,7 +176,7 @@ Ciphertext bfv_encrypt(const Context& ctx, rlwe::Encryptor& encryptor, const Pla
 }
 
 Plaintext bfv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
-  rlwe::check_same_params(ctx.params(), ct.params(), "bfv_decrypt");
+  check_bfv(ctx, ct, "bfv_decrypt");
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
   x.to_coefficient();
   Plaintext out{std::vector<u64>(ctx.n())};
@@ -191,7 +185,7 @@ Plaintext bfv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::Secr
 }
 
 int invariant_noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
-  rlwe::check_same_params(ctx.params(), ct.params(), "invariant_noise_budget");
+  check_bfv(ctx, ct, "invariant_noise_budget");
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
   x.to_coefficient();
   const std::size_t l = ct.level();
@@ -222,7 +216,7 @@ BfvEvaluator::BfvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin,
 }
 
 void BfvEvaluator::check(const Ciphertext& a, const char* op) const {
-  rlwe::check_same_params(ctx_->params(), a.params(), op);
+  check_bfv(*ctx_, a, op);
 }
 
 Ciphertext BfvEvaluator::add(const Ciphertext& a, const Ciphertext& b) const {
@@ -305,31 +299,43 @@ Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
   }
   const std::span<const NttPlan<u64>* const> plans_q(plans.data(), ql);
   const std::span<const NttPlan<u64>* const> plans_r(plans.data() + ql, kr);
+  // One per-thread workspace (no allocation or page faults per call): the four extended parts,
+  // the coefficient scratch, the three tensor parts and the scaled output over R_l.
+  thread_local AlignedVector<u64> work;
+  const std::size_t words = 4 * ext * n + ql * n + 3 * ext * n + kr * n;
+  if (work.size() < words) work.resize(words);
+  u64* cursor = work.data();
+  const auto take = [&cursor](std::size_t count) {
+    const std::span<u64> s(cursor, count);
+    cursor += count;
+    return s;
+  };
+  const std::span<u64> coef = take(ql * n);
   // Each input part over Q_l ∪ R_l in evaluation form: Q_l's limbs as they are; R_l's from the
   // exact (centred) conversion of the coefficients.
   const auto extend = [&](const RnsPoly& p) {
-    AlignedVector<u64> e(ext * n);
+    const std::span<u64> e = take(ext * n);
     std::copy(p.data().begin(), p.data().end(), e.begin());
-    AlignedVector<u64> coef(p.data().begin(), p.data().end());
-    inverse_batch<u64>(std::span<u64>(coef), plans_q);
-    const std::span<u64> r_part(e.data() + ql * n, kr * n);
+    std::copy(p.data().begin(), p.data().end(), coef.begin());
+    inverse_batch<u64>(coef, plans_q);
+    const std::span<u64> r_part = e.subspan(ql * n);
     lv.q_to_r.convert_exact(coef, r_part);
     forward_batch<u64>(r_part, plans_r);
     return e;
   };
-  const AlignedVector<u64> a0 = extend(a[0]), a1 = extend(a[1]);
-  const AlignedVector<u64> b0 = extend(b[0]), b1 = extend(b[1]);
-  AlignedVector<u64> d(3 * ext * n);
-  const std::span<u64> d0(d.data(), ext * n), d1(d.data() + ext * n, ext * n),
-      d2(d.data() + 2 * ext * n, ext * n);
+  const std::span<u64> a0 = extend(a[0]), a1 = extend(a[1]);
+  const std::span<u64> b0 = extend(b[0]), b1 = extend(b[1]);
+  const std::span<u64> d = take(3 * ext * n);
+  const std::span<u64> d0 = d.first(ext * n), d1 = d.subspan(ext * n, ext * n),
+                       d2 = d.subspan(2 * ext * n);
   vec::multiply(a0, b0, d0, moduli);
   vec::multiply(a0, b1, d1, moduli);
   vec::multiply_accumulate(a1, b0, d1, moduli);
   vec::multiply(a1, b1, d2, moduli);
   Ciphertext out(ctx_->params(), l, 3, 1.0);
-  AlignedVector<u64> scaled(kr * n);
+  const std::span<u64> scaled = take(kr * n);
   for (std::size_t j = 0; j < 3; ++j) {
-    const std::span<u64> dj(d.data() + j * ext * n, ext * n);
+    const std::span<u64> dj = d.subspan(j * ext * n, ext * n);
     inverse_batch<u64>(dj, plans);
     lv.scale.round(dj, scaled);  // round(t·d/Q_l) over R_l
     RnsPoly& part = out.parts()[j];

@@ -59,15 +59,14 @@ Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
   const std::size_t n = params_->n();
   const auto moduli = ring->moduli(limbs);
   const std::size_t words = limbs * n;
-  RnsPoly m = m_in;
-  if (m.form() == PolyForm::kCoefficient) m.to_evaluation();
-
   Ciphertext ct(params_, limbs - 1, 2);
   RnsPoly& c0 = ct[0];
   RnsPoly& c1 = ct[1];
   if (pk_ != nullptr) {
-    // Over Q_l ∪ P: (v·b + e_0, v·a + e_1), then ModDown divides by P, leaving
-    // (v·e + e_0 + e_1·s)/P + rounding ≈ a few units of noise (SEAL's encryption).
+    // Over Q_l ∪ P: (v·b + e_0 + P·m, v·a + e_1), then ModDown divides by P, leaving
+    // m + (v·e + e_0 + e_1·s)/P + rounding ≈ a few units of noise (SEAL's encryption). Only v is
+    // transformed: the errors (and a message in coefficient form, times P) are small
+    // coefficient-form addends that ModDown takes in with its own transforms.
     const QpLayout layout(*params_, limbs - 1);
     const std::size_t qp = layout.q_limbs + layout.p_limbs;
     const std::size_t big_l = params_->max_level();
@@ -76,6 +75,8 @@ Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
     const std::span<std::uint64_t> v = scratch(kScratchEncV, qp * n);
     const std::span<std::uint64_t> acc0 = scratch(kScratchAcc0, qp * n);
     const std::span<std::uint64_t> acc1 = scratch(kScratchAcc1, qp * n);
+    const std::span<std::uint64_t> add0 = scratch(kScratchAdd0, qp * n);
+    const std::span<std::uint64_t> add1 = scratch(kScratchAdd1, qp * n);
     auto lift = [&](std::span<std::uint64_t> out) {
       for (std::size_t i = 0; i < qp; ++i) {
         const std::uint64_t q = layout.moduli[i].value();
@@ -85,31 +86,39 @@ Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
           limb[j] = x + (q & (std::uint64_t{0} - (x >> 63)));  // x mod q for |x| < q
         }
       }
-      forward_batch<std::uint64_t>(out,
-                                   std::span<const NttPlan<std::uint64_t>* const>(layout.plans));
     };
     sample_ternary(prng, small);
     lift(v);
+    forward_batch<std::uint64_t>(v, std::span<const NttPlan<std::uint64_t>* const>(layout.plans));
     sample_error(prng, small);
-    lift(acc0);
+    lift(add0);
     sample_error(prng, small);
-    lift(acc1);
+    lift(add1);
     std::fill(small.begin(), small.end(), 0);
     const auto mod_q = layout.mod_q();
     const auto mod_p = layout.mod_p();
+    const bool m_coefficient = m_in.form() == PolyForm::kCoefficient;
+    if (m_coefficient) {
+      // P·m over Q_l (it is 0 mod P): added to e_0's Q limbs.
+      const std::span<std::uint64_t> pm = scratch(kScratchConv, words);
+      vec::multiply_scalar(m_in.data(), params_->p_mod_q().first(limbs), pm, mod_q);
+      vec::add(add0.first(words), pm, add0.first(words), mod_q);
+    }
     const std::span<std::uint64_t> vq(v.data(), words), vp(v.data() + words, layout.p_limbs * n);
     const std::size_t p_at = (big_l + 1) * n;
     for (int part = 0; part < 2; ++part) {
       const RnsPoly& key = part == 0 ? pk_->b : pk_->a;
       const std::span<std::uint64_t> acc = part == 0 ? acc0 : acc1;
-      vec::multiply_accumulate(vq, key.data().first(words), acc.first(words), mod_q);
-      vec::multiply_accumulate(vp, key.data().subspan(p_at), acc.subspan(words), mod_p);
+      vec::multiply(vq, key.data().first(words), acc.first(words), mod_q);
+      vec::multiply(vp, key.data().subspan(p_at), acc.subspan(words), mod_p);
     }
-    mod_down(*params_, limbs - 1, acc0, c0);
-    mod_down(*params_, limbs - 1, acc1, c1);
-    c0.add(m);
+    mod_down(*params_, limbs - 1, acc0, c0, add0);
+    mod_down(*params_, limbs - 1, acc1, c1, add1);
+    if (!m_coefficient) c0.add(m_in);
     return ct;
   }
+  RnsPoly m = m_in;
+  if (m.form() == PolyForm::kCoefficient) m.to_evaluation();
   const Seed a_seed = next_seed();
   RnsPoly a(ring, limbs, PolyForm::kEvaluation);
   Prng a_prng(a_seed, kStreamCiphertextA);
@@ -159,6 +168,13 @@ Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size
   for (std::size_t i = 0; i < size; ++i) {
     parts_.emplace_back(params_->ring(), level + 1, PolyForm::kEvaluation);
   }
+}
+
+void Ciphertext::set_factor(std::uint64_t f) {
+  if (f == 0) {
+    throw InvalidParameter("Ciphertext: plaintext factor 0 is not invertible modulo t");
+  }
+  factor_ = f;
 }
 
 }  // namespace polyhe::rlwe

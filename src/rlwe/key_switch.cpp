@@ -63,8 +63,8 @@ QpLayout::QpLayout(const Parameters& params, std::size_t level)
   }
 }
 
-void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64_t> acc,
-              RnsPoly& u) {
+void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64_t> acc, RnsPoly& u,
+              std::span<const std::uint64_t> addend) {
   const auto& ring = params.ring();
   const std::size_t n = params.n();
   const std::size_t ql = level + 1;
@@ -72,6 +72,10 @@ void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64
   if (acc.size() != (ql + k) * n) {
     throw InvalidParameter("mod_down: " + std::to_string(acc.size()) +
                            " words is not (l + 1 + k)·N = " + std::to_string((ql + k) * n));
+  }
+  if (!addend.empty() && addend.size() != acc.size()) {
+    throw InvalidParameter("mod_down: the addend has " + std::to_string(addend.size()) +
+                           " words, not (l + 1 + k)·N = " + std::to_string((ql + k) * n));
   }
   const QpLayout layout(params, level);
   const Plans plans_all(layout.plans);
@@ -86,12 +90,16 @@ void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64
   const std::span<std::uint64_t> conv = scratch(kScratchConv, ql * n);
   const std::span<std::uint64_t> acc_p = acc.subspan(ql * n);
   inverse_batch<std::uint64_t>(acc_p, plans_all.subspan(ql));
+  if (!addend.empty()) vec::add(acc_p, addend.subspan(ql * n), acc_p, mod_p);
   if (k == 1) {
     // One special prime: the conversion of a single residue is exact already; centre it.
     vec::lift_centred(acc_p, mod_p[0].value(), conv, mod_q);
   } else {
     down.convert_exact(acc_p, conv);
   }
+  // (acc_Q + a_Q − conv)·P^−1 = (acc_Q − (conv − a_Q))·P^−1: the addend's Q limbs join the
+  // conversion in coefficient form and ride on its transform.
+  if (!addend.empty()) vec::sub(conv, addend.first(ql * n), conv, mod_q);
   forward_batch<std::uint64_t>(conv, plans_all.first(ql));
   if (u.context() != ring || u.limbs() != ql || u.form() != PolyForm::kEvaluation) {
     u = RnsPoly(ring, ql, PolyForm::kEvaluation);

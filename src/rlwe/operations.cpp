@@ -1,7 +1,9 @@
 #include "polyhe/rlwe/operations.hpp"
 
 #include <string>
+#include <vector>
 
+#include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 
@@ -24,6 +26,33 @@ void grow_to(Ciphertext& a, std::size_t size) {
   }
 }
 
+// (u_0, u_1) = μ·key_switch(μ^−1·d): u_0 + u_1·s = d·s' + μ·e_ks mod Q_l (operations.hpp).
+void switch_with_multiple(const RnsPoly& d, const KeySwitchKey& key, std::uint64_t mu, RnsPoly& u0,
+                          RnsPoly& u1, const char* op) {
+  if (mu == 1) {
+    key_switch(d, key, u0, u1);
+    return;
+  }
+  if (mu == 0) throw InvalidParameter(std::string(op) + ": error multiple 0 is not a unit");
+  const RnsBasis& q = key.params->q_basis();
+  std::vector<std::uint64_t> mu_mod(d.limbs()), mu_inv(d.limbs());
+  for (std::size_t i = 0; i < d.limbs(); ++i) {
+    const std::uint64_t qi = q.prime(i);
+    mu_mod[i] = mu % qi;
+    if (mu_mod[i] == 0) {
+      throw InvalidParameter(std::string(op) + ": error multiple " + std::to_string(mu) +
+                             " is divisible by the prime q = " + std::to_string(qi) +
+                             " of the chain, so it has no inverse modulo Q");
+    }
+    mu_inv[i] = inverse_mod(mu_mod[i], qi);
+  }
+  RnsPoly scaled = d;
+  scaled.multiply_scalar(mu_inv);
+  key_switch(scaled, key, u0, u1);
+  u0.multiply_scalar(mu_mod);
+  u1.multiply_scalar(mu_mod);
+}
+
 }  // namespace
 
 void add_inplace(Ciphertext& a, const Ciphertext& b) {
@@ -42,7 +71,7 @@ void negate_inplace(Ciphertext& a) {
   for (RnsPoly& p : a.parts()) p.negate();
 }
 
-Ciphertext relinearize(const Ciphertext& a, const KeySwitchKey& key) {
+Ciphertext relinearize(const Ciphertext& a, const KeySwitchKey& key, std::uint64_t error_multiple) {
   check_same_params(a.params(), key.params, "relinearize");
   if (a.size() == 2) return a;
   if (key.galois_element != 0) {
@@ -51,13 +80,15 @@ Ciphertext relinearize(const Ciphertext& a, const KeySwitchKey& key) {
                            "), not a relinearisation key (KeyGenerator::relinearization_key)");
   }
   Ciphertext out(a.params(), a.level(), 2, a.scale());
-  key_switch(a[2], key, out.parts()[0], out.parts()[1]);
+  out.set_factor(a.factor());
+  switch_with_multiple(a[2], key, error_multiple, out.parts()[0], out.parts()[1], "relinearize");
   out.parts()[0].add(a[0]);
   out.parts()[1].add(a[1]);
   return out;
 }
 
-Ciphertext apply_galois(const Ciphertext& a, const KeySwitchKey& key) {
+Ciphertext apply_galois(const Ciphertext& a, const KeySwitchKey& key,
+                        std::uint64_t error_multiple) {
   check_same_params(a.params(), key.params, "apply_galois");
   if (a.size() != 2) {
     throw InvalidParameter("apply_galois: relinearise the ciphertext first (size " +
@@ -69,8 +100,9 @@ Ciphertext apply_galois(const Ciphertext& a, const KeySwitchKey& key) {
         "apply_galois: the key given is the relinearisation key, not a Galois key");
   }
   Ciphertext out(a.params(), a.level(), 2, a.scale());
-  const RnsPoly c1 = a[1].automorphism(k);
-  key_switch(c1, key, out.parts()[0], out.parts()[1]);
+  out.set_factor(a.factor());
+  switch_with_multiple(a[1].automorphism(k), key, error_multiple, out.parts()[0], out.parts()[1],
+                       "apply_galois");
   out.parts()[0].add_automorphism(a[0], k);
   return out;
 }

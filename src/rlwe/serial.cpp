@@ -378,13 +378,14 @@ std::vector<std::uint8_t> serialize(const Ciphertext& ct) {
   const bool seeded = ct.seed().has_value() && ct.size() == 2;
   const std::size_t stored_parts = seeded ? 1 : ct.size();
   std::vector<std::uint8_t> out;
-  out.reserve(serial::kHeaderBytes + 25 + (seeded ? kSeedBytes : 0) +
+  out.reserve(serial::kHeaderBytes + 33 + (seeded ? kSeedBytes : 0) +
               stored_parts * poly_bytes(params, limbs));
   Writer w(out);
   begin(w, Kind::ciphertext, params);
   w.u64(ct.level());
   w.u64(ct.size());
   w.f64(ct.scale());
+  w.u64(ct.factor());
   w.u8(seeded ? 1 : 0);
   if (seeded) write_seed(w, *ct.seed());
   for (std::size_t i = 0; i < stored_parts; ++i) {
@@ -400,6 +401,8 @@ Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const Parameters
   const std::size_t level = r.count("level", 0, params->max_level());
   const std::size_t size = r.count("size", 2, 3);
   const double scale = read_scale(r);
+  const std::uint64_t factor = r.u64("factor");
+  if (factor == 0) r.fail("plaintext factor 0 is not invertible (it must be > 0)");
   const std::uint8_t seeded = r.u8("seeded flag");
   if (seeded > 1) r.fail("seeded flag " + std::to_string(seeded) + " is neither 0 nor 1");
   if (seeded == 1 && size != 2) {
@@ -411,6 +414,7 @@ Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const Parameters
   Seed seed{};
   if (seeded == 1) read_seed(r, seed);
   Ciphertext ct(params, level, size, scale);
+  ct.set_factor(factor);
   for (std::size_t i = 0; i < stored_parts; ++i) read_poly(r, ct[i], "c_" + std::to_string(i));
   r.expect_end();
   if (seeded == 1) {

@@ -10,6 +10,8 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+#include "polyhe/cpu/features.hpp"
 
 // Exactness of the γ correction (BEHZ §4), the derivation behind the header's statement.
 //
@@ -55,10 +57,20 @@ std::uint64_t check_plain_modulus(const RnsBasis& q, std::uint64_t t) {
   return t;
 }
 
-// The largest prime below 2^61 that Q does not hold (2^61 − 1, a Mersenne prime, almost always).
-std::uint64_t choose_gamma(const RnsBasis& q) {
-  std::uint64_t g = (std::uint64_t{1} << 61) - 1;
-  while (!is_prime(g) || q.find(g) != q.size()) g -= 2;
+// Whether every prime of Q is below 2^52: then γ is taken below 2^50, so that the IFMA52
+// weighted sums (cpu/convert_kernel.hpp) serve the conversion to γ.
+bool narrow_basis(const RnsBasis& q) {
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    if (q.prime(i) >= (std::uint64_t{1} << 52)) return false;
+  }
+  return true;
+}
+
+// The largest prime below 2^50 (for a basis of primes below 2^52) or below 2^61 (otherwise:
+// 2^61 − 1, a Mersenne prime, almost always) that Q does not hold and that does not divide t.
+std::uint64_t choose_gamma(const RnsBasis& q, std::uint64_t t) {
+  std::uint64_t g = narrow_basis(q) ? (std::uint64_t{1} << 50) - 1 : (std::uint64_t{1} << 61) - 1;
+  while (!is_prime(g) || q.find(g) != q.size() || t % g == 0) g -= 2;
   return g;
 }
 
@@ -69,7 +81,7 @@ std::uint64_t mpz_mod_u64(const mpz_class& x, std::uint64_t m) {
 }  // namespace
 
 BfvDecryptRounder::BfvDecryptRounder(RnsBasis q, std::uint64_t t)
-    : q_(std::move(q)), t_(check_plain_modulus(q_, t)), gamma_(choose_gamma(q_)) {
+    : q_(std::move(q)), t_(check_plain_modulus(q_, t)), gamma_(choose_gamma(q_, t_)) {
   const std::size_t nq = q_.size();
   const mpz_class& big_q = q_.product();
   // −Q^−1 mod t and mod γ (Q is coprime to both: checked above, and γ is a prime outside Q).
@@ -99,6 +111,12 @@ BfvDecryptRounder::BfvDecryptRounder(RnsBasis q, std::uint64_t t)
   reduce_gamma_ = make_wide_barrett(gamma_);
   gamma_mod_t_ = gamma_ % t_;
   gamma_inv_t_ = make_shoup(inverse_mod(gamma_mod_t_, t_), t_);
+  weighted_ok_ = narrow_basis(q_) && cpu::ifma_serves(t_) && cpu::ifma_serves(gamma_) &&
+                 nq <= cpu::kWeightedSumMaxTerms;
+  if (weighted_ok_) {
+    weighted_t_ = cpu::make_weighted_sum_modulus(t_);
+    weighted_gamma_ = cpu::make_weighted_sum_modulus(gamma_);
+  }
 
   const mpz_class r = mpz_mod_u64(big_q, t_);
   const mpz_class g = static_cast<unsigned long>(gamma_);
@@ -143,6 +161,26 @@ void BfvDecryptRounder::round_block(const std::uint64_t* x, std::size_t n, std::
                                     std::size_t k1, std::uint64_t* out) const {
   const std::size_t nq = q_.size();
   const std::size_t len = k1 - k0;
+  const cpu::WeightedSumKernel ifma =
+      weighted_ok_ && cpu_path() == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
+  if (ifma != nullptr) {
+    // τ_i by the vector Shoup kernels, then both folded sums by the IFMA52 weighted sum: the same
+    // residues s_t, s_γ as the 128-bit loop below.
+    std::vector<std::uint64_t> tau(nq * len);
+    std::vector<const std::uint64_t*> terms(nq);
+    const CpuPath path = cpu_path();
+    for (std::size_t i = 0; i < nq; ++i) {
+      const std::uint64_t qi = q_.prime(i);
+      cpu::elementwise_kernels(path, qi).multiply_scalar(x + i * n + k0, scale_[i],
+                                                         tau.data() + i * len, len, qi);
+      terms[i] = tau.data() + i * len;
+    }
+    std::uint64_t s_t[kBlock], s_g[kBlock];
+    ifma(terms.data(), nq, to_t_.data(), s_t, len, weighted_t_);
+    ifma(terms.data(), nq, to_gamma_.data(), s_g, len, weighted_gamma_);
+    finish(s_t, s_g, len, out + k0);
+    return;
+  }
   u128 acc_t[kBlock] = {};
   u128 acc_g[kBlock] = {};
   for (std::size_t i0 = 0; i0 < nq; i0 += chunk_) {
@@ -167,16 +205,24 @@ void BfvDecryptRounder::round_block(const std::uint64_t* x, std::size_t n, std::
       }
     }
   }
+  std::uint64_t s_t[kBlock], s_g[kBlock];
+  for (std::size_t k = 0; k < len; ++k) {
+    s_t[k] = wide_reduce(acc_t[k], reduce_t_);
+    s_g[k] = wide_reduce(acc_g[k], reduce_gamma_);
+  }
+  finish(s_t, s_g, len, out + k0);
+}
+
+void BfvDecryptRounder::finish(const std::uint64_t* s_t, const std::uint64_t* s_g, std::size_t len,
+                               std::uint64_t* y) const {
   const std::uint64_t t = t_;
   const std::uint64_t half_gamma = gamma_ >> 1;  // (γ − 1)/2: s_γ above it is negative
-  std::uint64_t* y = out + k0;
   for (std::size_t k = 0; k < len; ++k) {
-    const std::uint64_t s_t = wide_reduce(acc_t[k], reduce_t_);
-    const std::uint64_t s_g = wide_reduce(acc_g[k], reduce_gamma_);
     // e = s_γ − γ·[s_γ > (γ−1)/2]; s_t − e mod t = s_t − [s_γ]_t + [γ]_t·[negative].
-    const std::uint64_t negative = std::uint64_t{0} - static_cast<std::uint64_t>(s_g > half_gamma);
-    const std::uint64_t s_g_t = wide_reduce(u128{s_g}, reduce_t_);
-    const std::uint64_t d = add_mod(sub_mod(s_t, s_g_t, t), gamma_mod_t_ & negative, t);
+    const std::uint64_t negative =
+        std::uint64_t{0} - static_cast<std::uint64_t>(s_g[k] > half_gamma);
+    const std::uint64_t s_g_t = wide_reduce(u128{s_g[k]}, reduce_t_);
+    const std::uint64_t d = add_mod(sub_mod(s_t[k], s_g_t, t), gamma_mod_t_ & negative, t);
     y[k] = mul_shoup(d, gamma_inv_t_, t);
   }
 }

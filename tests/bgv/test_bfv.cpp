@@ -318,6 +318,16 @@ TEST(BfvErrors, NameTheProblem) {
   EXPECT_THROW((void)rlwe::apply_galois(three, swap), InvalidParameter);
   EXPECT_THROW((void)rlwe::relinearize(three, g.relin), MismatchedContext);
   EXPECT_EQ(f.decrypt(rlwe::relinearize(three, f.relin)), std::vector<u64>(n));
+  // A BGV ciphertext (plaintext factor ≠ 1) is refused by name.
+  Ciphertext with_factor = cx;
+  with_factor.set_factor(3);
+  try {
+    (void)bfv_decrypt(*f.ctx, with_factor, f.sk);
+    FAIL() << "a factor-3 ciphertext decrypted as BFV";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("f = 3"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)f.ev.add(with_factor, cx), InvalidParameter);
   // t must be coprime to Q; t outside [2, 2^60).
   const u64 q0 = f.ctx->params()->q_primes()[0];
   EXPECT_THROW((void)Context::create(f.ctx->params(), q0), InvalidParameter);

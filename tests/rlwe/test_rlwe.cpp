@@ -12,6 +12,7 @@
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 #include "polyhe/rlwe/keys.hpp"
+#include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 #include "polyhe/rns/bigint.hpp"
 #include "support/test_rng.hpp"
@@ -283,6 +284,80 @@ INSTANTIATE_TEST_SUITE_P(
                       KsCase{10, {45, 45, 45, 45}, {60, 60, 60}, 2},  // dnum 2, k = 3
                       KsCase{10, {45, 45, 45}, {50, 50, 50}, 1},      // one digit
                       KsCase{4, {40, 40}, {45}, 2}));
+
+// relinearize / apply_galois with an error multiple μ (BGV's t): the key-switching error becomes
+// a multiple of μ, and the output keeps the input's plaintext factor.
+TEST(RlweKeySwitch, ErrorMultipleMakesTheErrorAMultiple) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto params = Parameters::create(small_literal());
+  KeyGenerator keygen(params, seed_from(rng));
+  const SecretKey sk = keygen.secret_key();
+  const KeySwitchKey rlk = keygen.relinearization_key(sk);
+  const std::uint64_t k = galois_element_for_rotation(params->n(), 1);
+  const KeySwitchKey gk = keygen.galois_key(sk, k);
+  const std::uint64_t mu = 65537;
+  const std::size_t level = 2;
+  const std::size_t limbs = level + 1;
+  const RnsPoly s = prefix(sk.s, limbs);
+  Ciphertext three(params, level, 3);
+  for (std::size_t i = 0; i < limbs; ++i) {
+    for (auto& w : three[2].limb(i)) w = rng.uniform(0, params->q_primes()[i] - 1);
+  }
+  three.set_factor(12345);
+  const auto centred = [&](const RnsPoly& p) {
+    RnsPoly c = p;
+    c.to_coefficient();
+    return to_bigint_centred(c.data(), params->q_basis().prefix(limbs));
+  };
+  // err = decrypt(relinearize(c)) − c_2·s² (c_0 = c_1 = 0).
+  for (const std::uint64_t m : {std::uint64_t{1}, mu}) {
+    const Ciphertext two = relinearize(three, rlk, m);
+    EXPECT_EQ(two.factor(), 12345u);
+    RnsPoly err = decrypt_poly(two, sk);
+    RnsPoly ss = s;
+    ss.multiply(s);
+    ss.multiply(three[2]);
+    err.sub(ss);
+    mpz_class worst = 0;
+    bool multiples = true;
+    for (const mpz_class& v : centred(err)) {
+      if (abs(v) > worst) worst = abs(v);
+      if (mpz_class(v % mpz_class(static_cast<unsigned long>(m))) != 0) multiples = false;
+    }
+    EXPECT_TRUE(multiples) << "μ = " << m;
+    EXPECT_GT(worst, 0);
+    EXPECT_LE(mpz_sizeinbase(worst.get_mpz_t(), 2), (m == 1 ? 0u : 17u) + 10u + 8u);
+  }
+  // apply_galois of (0, c_1): u_0 + u_1·s = σ_k(c_1)·σ_k(s) + μ·e.
+  Ciphertext two(params, level, 2);
+  two.parts()[1] = three[2];
+  two.set_factor(777);
+  const Ciphertext rotated = apply_galois(two, gk, mu);
+  EXPECT_EQ(rotated.factor(), 777u);
+  RnsPoly err = decrypt_poly(rotated, sk);
+  RnsPoly want = two[1].automorphism(k);
+  want.multiply(prefix(sk.s.automorphism(k), limbs));
+  err.sub(want);
+  for (const mpz_class& v : centred(err)) {
+    ASSERT_EQ(mpz_class(v % mpz_class(static_cast<unsigned long>(mu))), 0);
+  }
+  // μ must be a unit mod every q_i; μ = 0 is refused.
+  const std::uint64_t q1 = params->q_primes()[1];
+  try {
+    (void)relinearize(three, rlk, 3 * q1);
+    FAIL() << "a multiple of q_1 accepted";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(3 * q1)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(std::to_string(q1)), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)apply_galois(two, gk, 0), InvalidParameter);
+  // Copies keep the factor; 0 is refused.
+  const Ciphertext copy = two;
+  EXPECT_EQ(copy.factor(), 777u);
+  EXPECT_EQ(Ciphertext(params, 0).factor(), 1u);
+  Ciphertext z(params, 0);
+  EXPECT_THROW(z.set_factor(0), InvalidParameter);
+}
 
 TEST(RlweParameters, RefusesSpecialModulusBelowDigits) {
   ParametersLiteral lit = small_literal();

@@ -1,7 +1,7 @@
 // Serialisation of RLWE parameters, keys and ciphertexts: round trips (equal words, seeds, scale,
-// level, Galois elements; loaded keys still decrypt), half-size seeded objects, and corrupt input
-// of every kind (truncation at every length, flipped header bits and payload bytes, bad fields)
-// giving CorruptData or MismatchedContext, never a crash.
+// factor, level, Galois elements; loaded keys still decrypt), half-size seeded objects, and corrupt
+// input of every kind (truncation at every length, flipped header bits and payload bytes, bad
+// fields) giving CorruptData or MismatchedContext, never a crash.
 #include "polyhe/rlwe/serial.hpp"
 
 #include <gtest/gtest.h>
@@ -65,7 +65,7 @@ bool same_key(const rlwe::KeySwitchKey& a, const rlwe::KeySwitchKey& b) {
 bool same_ciphertext(const Ciphertext& a, const Ciphertext& b) {
   if (a.level() != b.level() || a.size() != b.size() ||
       std::bit_cast<std::uint64_t>(a.scale()) != std::bit_cast<std::uint64_t>(b.scale()) ||
-      a.seed() != b.seed()) {
+      a.factor() != b.factor() || a.seed() != b.seed()) {
     return false;
   }
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -291,17 +291,29 @@ TEST(RlweSerial, CiphertextsRoundTrip) {
   EXPECT_TRUE(same_ciphertext(low_loaded, low));
   EXPECT_EQ(low_loaded.level(), 0u);
   EXPECT_EQ(low_loaded.scale(), low.scale());
+  // So does a plaintext factor ≠ 1 (BGV's), on a full and on a seeded ciphertext.
+  Ciphertext with_factor = o.ct_public;
+  with_factor.set_factor(0xFFFF'FFFF'FFFF'FFFFULL);
+  const Ciphertext factor_loaded = rlwe::load_ciphertext(rlwe::serialize(with_factor), params);
+  EXPECT_TRUE(same_ciphertext(factor_loaded, with_factor));
+  EXPECT_EQ(factor_loaded.factor(), 0xFFFF'FFFF'FFFF'FFFFULL);
+  Ciphertext seeded_factor = o.ct_seeded;
+  seeded_factor.set_factor(12345);
+  ASSERT_TRUE(seeded_factor.seed().has_value());
+  const Ciphertext seeded_loaded = rlwe::load_ciphertext(rlwe::serialize(seeded_factor), params);
+  EXPECT_TRUE(same_ciphertext(seeded_loaded, seeded_factor));
+  EXPECT_EQ(seeded_loaded.factor(), 12345u);
 
   // The seeded ciphertext is stored at half size: c_0 and 32 bytes of seed.
   ASSERT_TRUE(o.ct_seeded.seed().has_value());
   ASSERT_FALSE(o.ct_public.seed().has_value());
-  const std::size_t full = rlwe::serialize(o.ct_public).size() - (kHdr + 25);
-  const std::size_t seeded = rlwe::serialize(o.ct_seeded).size() - (kHdr + 25);
+  const std::size_t full = rlwe::serialize(o.ct_public).size() - (kHdr + 33);
+  const std::size_t seeded = rlwe::serialize(o.ct_seeded).size() - (kHdr + 33);
   EXPECT_EQ(seeded, full / 2 + kSeedBytes);
   // Once touched, it forgets its seed and is stored whole.
   Ciphertext touched = o.ct_seeded;
   (void)touched[1];
-  EXPECT_EQ(rlwe::serialize(touched).size(), kHdr + 25 + full);
+  EXPECT_EQ(rlwe::serialize(touched).size(), kHdr + 33 + full);
   EXPECT_TRUE(same_ciphertext(rlwe::load_ciphertext(rlwe::serialize(touched), params), touched));
 }
 
@@ -471,9 +483,14 @@ TEST(RlweSerial, BadHeaderFields) {
   const std::vector<Objects::Case> cases = o.cases(params);
   for (const auto& c : cases) {
     expect_corrupt(c.load, with_u8(c.bytes, 0, 'X'), c.name + ": bad magic");
-    Bytes v2 = c.bytes;
-    v2[4] = 2;
-    expect_corrupt(c.load, v2, c.name + ": version 2");
+    // Any version but the current one: the previous (1: ciphertexts without the BGV factor) and
+    // a future one.
+    for (const std::uint8_t other :
+         {std::uint8_t{serial::kFormatVersion - 1}, std::uint8_t{serial::kFormatVersion + 1}}) {
+      Bytes v = c.bytes;
+      v[4] = other;
+      expect_corrupt(c.load, v, c.name + ": version " + std::to_string(other));
+    }
     for (std::uint16_t kind = 0; kind < 10; ++kind) {
       Bytes k = c.bytes;
       if (kind == k[6]) continue;
@@ -500,8 +517,8 @@ TEST(RlweSerial, BadCiphertextFields) {
   const Bytes full = rlwe::serialize(o.ct_public);
   const Bytes seeded = rlwe::serialize(o.ct_seeded);
   const Bytes three = rlwe::serialize(o.ct_three);
-  constexpr std::size_t kLevel = kHdr, kSize = kHdr + 8, kScale = kHdr + 16, kFlag = kHdr + 24;
-  constexpr std::size_t kParts = kHdr + 25;
+  constexpr std::size_t kLevel = kHdr, kSize = kHdr + 8, kScale = kHdr + 16, kFactor = kHdr + 24;
+  constexpr std::size_t kFlag = kHdr + 32, kParts = kHdr + 33;
   const std::uint64_t big = std::uint64_t{1} << 60;
   for (const std::uint64_t level : {std::uint64_t{3}, std::uint64_t{1}, big, ~std::uint64_t{0}}) {
     expect_corrupt(load, with_u64(full, kLevel, level), "level " + std::to_string(level));
@@ -517,6 +534,10 @@ TEST(RlweSerial, BadCiphertextFields) {
     expect_corrupt(load, with_u64(full, kScale, std::bit_cast<std::uint64_t>(scale)),
                    "scale " + std::to_string(scale));
   }
+  expect_corrupt(load, with_u64(full, kFactor, 0), "factor 0");
+  EXPECT_NE(corrupt_message(load, with_u64(full, kFactor, 0)).find("plaintext factor 0"),
+            std::string::npos);
+  EXPECT_EQ(run(load, with_u64(full, kFactor, 3), "factor 3"), Outcome::loaded);
   expect_corrupt(load, with_u8(full, kFlag, 2), "seeded flag 2");
   expect_corrupt(load, with_u8(full, kFlag, 1), "seeded flag on a full ciphertext");
   expect_corrupt(load, with_u8(seeded, kFlag, 0), "seeded flag cleared");

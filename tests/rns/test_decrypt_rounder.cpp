@@ -299,10 +299,23 @@ TEST(DecryptRounderLarge, ManyPrimes) {
   check_against_gmp(dec, values, got);
 }
 
-// γ is 2^61 − 1 unless Q holds it; then the next prime below.
+// γ: for a basis of primes below 2^52, the largest prime below 2^50 (IFMA52-friendly) that Q does
+// not hold; otherwise 2^61 − 1 unless Q holds it, then the next prime below.
 TEST(DecryptRounderGamma, AvoidsThePrimesOfQ) {
+  std::uint64_t below50 = (std::uint64_t{1} << 50) - 1;
+  while (!is_prime(below50)) below50 -= 2;
+  const BfvDecryptRounder narrow(RnsBasis(std::vector<std::uint64_t>{1073741789ULL}), 65537);
+  EXPECT_EQ(narrow.gamma(), below50);
+  const BfvDecryptRounder narrow_taken(RnsBasis(std::vector<std::uint64_t>{1073741789ULL, below50}),
+                                       65537);
+  EXPECT_LT(narrow_taken.gamma(), below50);
+  EXPECT_TRUE(is_prime(narrow_taken.gamma()));
+  EXPECT_EQ(bit_length(narrow_taken.gamma()), 50);
+  // A 55-bit prime in Q: γ goes back to 61 bits.
+  std::uint64_t p55 = (std::uint64_t{1} << 55) - 1;
+  while (!is_prime(p55)) p55 -= 2;
   const std::uint64_t mersenne = (std::uint64_t{1} << 61) - 1;
-  const BfvDecryptRounder a(RnsBasis(std::vector<std::uint64_t>{1073741789ULL}), 65537);
+  const BfvDecryptRounder a(RnsBasis(std::vector<std::uint64_t>{p55}), 65537);
   EXPECT_EQ(a.gamma(), mersenne);
   const RnsBasis q(std::vector<std::uint64_t>{1073741789ULL, mersenne});
   const BfvDecryptRounder b(q, 65537);

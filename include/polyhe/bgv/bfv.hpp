@@ -45,7 +45,8 @@ class Context {
  public:
   /// Validates (InvalidParameter naming the value): t as PlaintextModulus (2 ≤ t < 2^60); no
   /// prime of Q divides t (decryption needs Q^−1 mod t). Generates the auxiliary NTT primes of R
-  /// (60 bits, ≡ 1 mod 2N, none of Q ∪ P) and the tables of every level.
+  /// (≡ 1 mod 2N, none of Q ∪ P; 50 bits when Q's primes have at most 50, so that the IFMA52
+  /// conversion kernels serve every conversion, else 60) and the tables of every level.
   static std::shared_ptr<const Context> create(rlwe::ParametersPtr params, std::uint64_t t);
 
   [[nodiscard]] const rlwe::ParametersPtr& params() const { return params_; }

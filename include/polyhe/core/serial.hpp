@@ -25,8 +25,9 @@ enum class Kind : std::uint16_t {
 
 /// "PLHE" in the first four bytes of every object.
 inline constexpr std::uint32_t kMagic = 0x45484c50;  // 'P' 'L' 'H' 'E', little-endian
-/// The format version this build writes and the only one it reads.
-inline constexpr std::uint16_t kFormatVersion = 1;
+/// The format version this build writes and the only one it reads. 2: ciphertexts carry BGV's
+/// plaintext factor (version 1 had none; its ciphertexts are refused by this check, not misread).
+inline constexpr std::uint16_t kFormatVersion = 2;
 /// magic u32, version u16, kind u16, parameter hash u64, payload size u64.
 inline constexpr std::size_t kHeaderBytes = 24;
 

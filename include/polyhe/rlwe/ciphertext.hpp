@@ -1,8 +1,9 @@
 // An RLWE ciphertext: 2 (or 3, before relinearisation) RNS polynomials at one level, in
-// evaluation form, with the scheme's scale.
+// evaluation form, with the scheme's scale (CKKS) or plaintext factor (BGV).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -16,6 +17,11 @@ namespace polyhe::rlwe {
 /// c_0 + c_1·s (+ c_2·s²). `scale` is the CKKS scaling factor Δ of the message (1 for schemes
 /// without one). A fresh symmetric encryption remembers the seed of its c_1 so it serialises at
 /// half size; any mutable access to the parts forgets it.
+///
+/// `factor` is BGV's plaintext factor f ∈ Z_t^*: the ciphertext satisfies
+/// [c_0 + c_1·s]_{Q_l} = f·m + t·e, and decryption multiplies by f^−1 mod t (bgv/bgv.hpp). It is
+/// 1 for a fresh BGV ciphertext and for every CKKS or BFV ciphertext, which ignore it. rlwe only
+/// carries it (through copies, rlwe's operations and serialisation); BGV checks it against t.
 class Ciphertext {
  public:
   /// Zero parts at `level` (≤ L, checked), `size` ∈ {2, 3} (checked).
@@ -27,6 +33,9 @@ class Ciphertext {
   [[nodiscard]] std::size_t size() const { return parts_.size(); }
   [[nodiscard]] double scale() const { return scale_; }
   void set_scale(double s) { scale_ = s; }
+  [[nodiscard]] std::uint64_t factor() const { return factor_; }
+  /// InvalidParameter for 0 (never a unit mod t).
+  void set_factor(std::uint64_t f);
 
   [[nodiscard]] const RnsPoly& operator[](std::size_t i) const { return parts_[i]; }
   [[nodiscard]] RnsPoly& operator[](std::size_t i) {
@@ -47,6 +56,7 @@ class Ciphertext {
   ParametersPtr params_;
   std::vector<RnsPoly> parts_;
   double scale_;
+  std::uint64_t factor_ = 1;
   std::optional<Seed> seed_;
 };
 

@@ -35,6 +35,8 @@ enum ScratchSlot : std::size_t {
   kScratchAcc0,
   kScratchAcc1,
   kScratchEncV,
+  kScratchAdd0,
+  kScratchAdd1,
   kScratchSlots
 };
 std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words);
@@ -43,9 +45,12 @@ std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words);
 /// evaluation form; u receives round(acc/P) over Q_l in evaluation form, exactly (the centred
 /// residue mod P converted exactly: a lift for k = 1, the HPS conversion above). Only the k
 /// special limbs leave evaluation form: they are converted to Q_l and transformed under each q_i.
-/// acc's P limbs are overwritten.
-void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64_t> acc,
-              RnsPoly& u);
+/// acc's P limbs are overwritten. `addend`: empty, or (l + 1 + k)·N words over Q_l ∪ P in
+/// coefficient form, added to acc before the division (round((acc + addend)/P)) without
+/// transforms of its own: its P limbs join acc's after their inverse transform, its Q limbs the
+/// converted correction before its forward transform (encryption's errors and message).
+void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64_t> acc, RnsPoly& u,
+              std::span<const std::uint64_t> addend = {});
 
 /// For d at level l (evaluation form, l + 1 limbs) and a key switching s' → s, computes (u_0, u_1)
 /// at level l, evaluation form, with u_0 + u_1·s ≈ d·s' (error about Σ_j D_j·‖e_j‖·√N / P plus

@@ -28,6 +28,8 @@
 //   Galois keys   (kind 5)   count u64 (≤ N) | count × ksk-payload, Galois elements odd and
 //                            strictly increasing
 //   ciphertext    (kind 7)   level u64 (≤ L) | size u64 (2 or 3) | scale f64 (finite, > 0)
+//                            | factor u64 (> 0: BGV's plaintext factor, 1 otherwise; rlwe does
+//                              not know t, BGV checks f < t and gcd(f, t) = 1 when it is used)
 //                            | seeded u8 (0 or 1)
 //                            | seeded = 1 (size 2 only): seed | c_0: poly(level+1)
 //                              (c_1 = uniform from (seed, kStreamCiphertextA), level+1 limbs)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "polyhe/arith/shoup.hpp"
+#include "polyhe/cpu/convert_kernel.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/wide_reduce.hpp"
 
@@ -35,10 +36,12 @@ namespace polyhe {
 /// Δ = ⌊Q/t⌋, r = Q mod t, 0 ≤ m < t, δ = (t·v − r·m)/Q and the output is m exactly whenever
 ///   |v| ≤ max_noise() = ⌊(γ·Q − 2·L·Q − 2·γ·r·(t − 1)) / (2·γ·t)⌋
 /// (i.e. t·|v| + r·(t − 1) ≤ Q·(1/2 − L/γ)), the textbook bound Q/(2t) less Q·L/(γ·t) (γ's
-/// share, about 2^−57·Q/t for L = 8) and r·(t − 1)/t (from Δ·t = Q − r).
+/// share, about 2^−46·Q/t for L = 8 and a 50-bit γ) and r·(t − 1)/t (from Δ·t = Q − r).
 ///
-/// γ: the largest prime below 2^61 that is not a prime of Q (2^61 − 1 unless Q holds it), as SEAL
-/// takes a 61-bit prime; any prime above t is coprime to t, and len(γ) = 61 keeps L/γ ≈ L·2^−61.
+/// γ: the largest prime that is not a prime of Q and does not divide t, below 2^50 when every
+/// prime of Q is below 2^52 (so that the IFMA52 weighted sums serve the conversion to γ; L/γ ≈
+/// L·2^−50 is still far below any noise margin a parameter set leaves), else below 2^61 (2^61 − 1
+/// unless Q holds it, as SEAL takes a 61-bit prime).
 ///
 /// Data layout (DESIGN.md): in holds L limbs of N words, limb i at [i·N, (i+1)·N), each word in
 /// [0, q_i) (a precondition, asserted in debug builds); out holds N words, each in [0, t). N is
@@ -74,6 +77,9 @@ class BfvDecryptRounder {
  private:
   void round_block(const std::uint64_t* x, std::size_t n, std::size_t k0, std::size_t k1,
                    std::uint64_t* out) const;
+  /// Step 3 on len coefficients from s_t and s_γ.
+  void finish(const std::uint64_t* s_t, const std::uint64_t* s_g, std::size_t len,
+              std::uint64_t* y) const;
 
   RnsBasis q_;
   std::uint64_t t_;
@@ -87,6 +93,10 @@ class BfvDecryptRounder {
   std::uint64_t gamma_mod_t_;
   ShoupOperand<std::uint64_t> gamma_inv_t_;  // γ^−1 mod t
   mpz_class max_noise_;
+  // The IFMA52 sums where they serve: every q_i < 2^52, t and γ below 2^50.
+  bool weighted_ok_ = false;
+  cpu::WeightedSumModulus weighted_t_{};
+  cpu::WeightedSumModulus weighted_gamma_{};
 };
 
 }  // namespace polyhe

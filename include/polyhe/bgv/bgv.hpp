@@ -1,0 +1,154 @@
+// BGV (Brakerski–Gentry–Vaikuntanathan) in full RNS over the shared rlwe layer and BFV's
+// bgv::Context, Plaintext and encoders: the plaintext sits in the low bits of the ciphertext and
+// the noise is a multiple of t.
+//
+// Invariant. A ciphertext (c_0, c_1[, c_2]) at level l with plaintext factor f ∈ Z_t^*
+// (rlwe::Ciphertext::factor(), 1 when fresh) satisfies, centred,
+//     x = [c_0 + c_1·s (+ c_2·s²)]_{Q_l} = f·m + t·e,   e small,
+// and decrypts to m = [x]_t · f^−1 mod t. Decryption is correct while ‖x‖_∞ < Q_l/2.
+//
+// Encryption: t·(rlwe encryption of zero) + m lifted centred to Q_L. t·c_1 stays uniform (t is a
+// unit mod Q) and the encryption's error e becomes t·e.
+//
+// Key switching reuses rlwe's keys, whose error is not a multiple of t: relinearisation and Galois
+// automorphisms switch t^−1·d instead of d and multiply the result by t (rlwe::relinearize /
+// rlwe::apply_galois with error_multiple = t), so t·KS(t^−1·d) = d·s' + t·e_ks mod Q_l.
+//
+// Modulus switching (drop q_l; Brakerski–Gentry–Vaikuntanathan 2012 §4, in the RNS form of
+// Gentry–Halevi–Smart 2012 / Kim–Polyakov–Zucca 2021):
+//     c' = q_l^−1·(c − δ) over Q_{l−1},   δ = t·[c·t^−1]_{q_l} (centred),
+// so δ ≡ c mod q_l (c − δ is divisible by q_l) and δ ≡ 0 mod t. The plaintext factor becomes
+// f·q_l^−1 mod t, and with w = [c·t^−1]_{q_l} (|w| ≤ q_l/2) the decryption value becomes
+//     x' = (x − t·(w_0 + w_1·s))/q_l,   ‖x'‖_∞ ≤ ‖x‖_∞/q_l + t·(1 + ‖s‖_1)/2,
+// the second term a floor that switching never goes below (measured at N = 2^14, t = 2^16 + 1:
+// about 2^23, i.e. t·2^6 — a few √N rather than the worst case). δ is computed on the last limb
+// in coefficient form, lifted centred to the other limbs, transformed and subtracted, as CKKS's
+// rescale does.
+//
+// Multiplication: the tensor (c_0·d_0, c_0·d_1 + c_1·d_0, c_1·d_1) over Q_l in evaluation form, no
+// scaling; factors multiply (f_a·f_b mod t). Plaintext multiplication: the plaintext lifted
+// centred, factor unchanged.
+//
+// Levels and factors in binary operations (automatic, documented per operation): operands at
+// different levels — the higher one is modulus-switched down to the lower (its noise shrinks by
+// about q_l per switch, down to the floor above). Additions and subtractions of ciphertexts with
+// different factors f_a ≠ f_b: one operand is multiplied by the centred constant
+// k = [f_a·f_b^−1]_t (or its inverse, whichever is smaller in magnitude), which multiplies its
+// noise by |k| ≤ t/2 — a cost of up to log2(t) − 1 bits of budget; equal factors add plainly.
+// Plaintext additions with a factor f ≠ 1 are free: the plaintext is multiplied by f mod t
+// before it is lifted.
+//
+// Levels are managed explicitly otherwise: multiply_relin does not switch; call
+// mod_switch_to_next after each product to keep the noise near its floor (the tests take
+// depth 4 at N = 2^14 that way).
+//
+// Not provided: a key-free noise estimate. An honest tracked upper bound needs the worst-case
+// bounds of every operation (key switching: Σ_j D_j·‖e_j‖·N/P, products: N·‖e_a‖·‖e_b‖), which
+// overestimate by tens of bits; bgv_noise_budget measures it exactly, with the secret key.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/rlwe/ciphertext.hpp"
+#include "polyhe/rlwe/encryption.hpp"
+#include "polyhe/rlwe/keys.hpp"
+
+namespace polyhe::bgv {
+
+/// Encrypts m at the top level with factor 1: t·encrypt_zero(L) + m (lifted centred). The
+/// plaintext is checked (N coefficients, each < t; InvalidParameter naming the value); the
+/// encryptor must belong to ctx's parameters (MismatchedContext). A symmetric encryption loses
+/// its seed (t·c_1 is no longer the seed's expansion): it serialises at full size.
+[[nodiscard]] Ciphertext bgv_encrypt(const Context& ctx, rlwe::Encryptor& encryptor,
+                                     const Plaintext& m);
+
+/// [x]_t · f^−1 mod t with x = [c_0 + c_1·s (+ c_2·s²)]_{Q_l} centred; [x]_t by the exact (HPS)
+/// conversion of the centred residue to Z_t, exact while ‖x‖_∞ ≤ Q_l·(1/2 − (l+1)(l+4)·2^−53)
+/// (rns/base_converter.hpp's bound; the budget is 0 long before). Correct
+/// while the noise budget is positive; past it, a wrong plaintext that the budget detects.
+[[nodiscard]] Plaintext bgv_decrypt(const Context& ctx, const Ciphertext& ct,
+                                    const rlwe::SecretKey& sk);
+
+/// The noise budget in bits: log2(Q_l) − 1 − log2‖[c_0 + c_1·s (+ c_2·s²)]_{Q_l}‖_∞ (centred,
+/// bit lengths), floored at 0; decryption is correct while it is positive. Needs the secret
+/// key, and the value leaks information about the noise and hence the key: keep it private (for
+/// parameter tuning and tests, never published alongside ciphertexts). Exact (GMP).
+[[nodiscard]] int bgv_noise_budget(const Context& ctx, const Ciphertext& ct,
+                                   const rlwe::SecretKey& sk);
+
+/// The homomorphic operations of BGV. Mismatched contexts give MismatchedContext, other problems
+/// InvalidParameter naming the value and what to do. Every ciphertext taken is checked to have a
+/// plaintext factor f < t with gcd(f, t) = 1.
+class BgvEvaluator {
+ public:
+  /// relin and galois may be null (multiply then returns size 3; rotations need galois). The
+  /// keys must outlive the evaluator.
+  explicit BgvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin = nullptr,
+                        const rlwe::GaloisKeys* galois = nullptr);
+
+  /// Levels aligned by modulus switching, factors by a constant (see the top of this file).
+  [[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext negate(const Ciphertext& a) const;
+  /// a + m and a − m: m is multiplied by a's factor mod t (free), lifted centred, added to c_0.
+  [[nodiscard]] Ciphertext add_plain(const Ciphertext& a, const Plaintext& m) const;
+  [[nodiscard]] Ciphertext sub_plain(const Ciphertext& a, const Plaintext& m) const;
+  /// Every part times m lifted centred: noise grows by about N·t/2; factor unchanged.
+  [[nodiscard]] Ciphertext multiply_plain(const Ciphertext& a, const Plaintext& m) const;
+  /// The tensor product over Q_l: size 3 (sizes 2 × 2 only), factor f_a·f_b mod t. Operands at
+  /// different levels: the higher one is switched down first.
+  [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
+  /// Size 3 → 2 with the relinearisation key, switching with error multiple t.
+  [[nodiscard]] Ciphertext relinearize(const Ciphertext& a) const;
+  /// relinearize(multiply(a, b)); no modulus switch (call mod_switch_to_next).
+  [[nodiscard]] Ciphertext multiply_relin(const Ciphertext& a, const Ciphertext& b) const;
+  /// Both rows rotated left by `step` columns (negative: right): Galois element 5^step mod 2N.
+  [[nodiscard]] Ciphertext rotate_rows(const Ciphertext& a, std::int64_t step) const;
+  /// The two rows swapped: Galois element 2N − 1.
+  [[nodiscard]] Ciphertext rotate_columns(const Ciphertext& a) const;
+  /// x → x^k with the Galois key for k.
+  [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, std::uint64_t k) const;
+
+  /// Drops q_l (level l → l − 1, sizes 2 and 3): c' = q_l^−1·(c − δ), factor f·q_l^−1 mod t.
+  /// InvalidParameter at level 0.
+  [[nodiscard]] Ciphertext mod_switch_to_next(const Ciphertext& a) const;
+  void mod_switch_to_next_inplace(Ciphertext& a) const;
+  /// Switches down to `level` ≤ a.level() (InvalidParameter naming both otherwise); a copy when
+  /// equal.
+  [[nodiscard]] Ciphertext mod_switch_to(const Ciphertext& a, std::size_t level) const;
+
+  [[nodiscard]] const ContextPtr& context() const { return ctx_; }
+
+ private:
+  // The constants of dropping q_l (index l − 1 for level l ≥ 1).
+  struct Switch {
+    std::vector<std::uint64_t> q_last_inv;  // q_l^−1 mod q_i, i < l
+    std::vector<std::uint64_t> t_mod;       // t mod q_i, i < l
+    std::uint64_t t_inv_last;               // t^−1 mod q_l
+    std::uint64_t q_last_inv_t;             // q_l^−1 mod t
+  };
+
+  void check(const Ciphertext& a, const char* op) const;
+  void check_size2(const Ciphertext& a, const char* op) const;
+  // Copies of a and b at the lower of their levels.
+  void align_levels(Ciphertext& a, Ciphertext& b) const;
+  // a and b brought to one factor (the operand with the smaller correction is multiplied).
+  void align_factors(Ciphertext& a, Ciphertext& b) const;
+  // a·k for the factor f·k ≡ target (mod t), k centred.
+  void retarget_factor(Ciphertext& a, std::uint64_t target) const;
+  [[nodiscard]] Ciphertext add_or_sub_plain(const Ciphertext& a, const Plaintext& m, bool sub,
+                                            const char* op) const;
+  [[nodiscard]] const rlwe::KeySwitchKey& galois_key(std::uint64_t k, const char* op,
+                                                     const std::string& what) const;
+
+  ContextPtr ctx_;
+  const rlwe::KeySwitchKey* relin_;
+  const rlwe::GaloisKeys* galois_;
+  std::vector<Switch> switch_;
+};
+
+}  // namespace polyhe::bgv
