@@ -174,11 +174,12 @@ TEST(CliBenchCkks, HelpStatesWhatIsTimedAndThePrecision) {
   }
 }
 
-TEST(CliReport, QuickReportHasTheCkksSection) {
+TEST(CliReport, QuickReportHasTheCkksAndBfvSections) {
   const auto r = run_cli({"report", "--quick", "--min-time", "0.001"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* s : {"## CKKS", "N = 2^12, Q = 36,30 bits", "| multiply_relin | 1 | ",
-                        "| rotate | 1 | ", "Precision of multiply_relin: "}) {
+                        "| rotate | 1 | ", "Precision of multiply_relin: ", "## BFV",
+                        "BFV: N = 2^12, Q = 36,36 bits", "Invariant noise budget: "}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   }
 }

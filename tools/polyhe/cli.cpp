@@ -45,6 +45,8 @@ struct Options {
   BenchNttArgs bench_ntt;
   BenchCyclicArgs bench_cyclic;
   BenchCkksArgs bench_ckks;
+  BenchIntegerArgs bench_bfv;
+  std::int64_t bench_bfv_rotate_step = 1;
   ReportOptions report;
   std::uint64_t report_seed = 0;
   double report_min_time = 0;
@@ -58,6 +60,7 @@ struct Commands {
   CLI::App* bench_ntt;
   CLI::App* bench_cyclic;
   CLI::App* bench_ckks;
+  CLI::App* bench_bfv;
   CLI::App* report;
 };
 
@@ -106,6 +109,59 @@ void declare_bench_ckks(Commands& c, Options& o) {
       "Enc(y))))) against the product x*y computed in double. JSON: the benchmark fields plus "
       "scheme, security, primes and special (bit sizes), dnum, scale_bits, log_qp, level; bits "
       "= scale bits, limbs = L + 1, variant = hybrid-dnum<d>, path = the CPU kernel path.");
+}
+
+/// The options BFV and BGV share (BenchIntegerArgs): `polyhe bench bgv` declares the same ones.
+/// --rotate-step goes to `rotate_step`, copied into the arguments only when given (dispatch).
+void add_integer_bench_options(CLI::App* cmd, BenchIntegerArgs& a, std::int64_t& rotate_step,
+                               const std::string& op_list) {
+  cmd->add_option("--log-n", a.log_n, "log2 N, 2-17 (the security table starts at 10)")
+      ->capture_default_str();
+  cmd->add_option("--primes", a.primes,
+                  "Bit sizes of the primes q_0..q_L; without --special the last one is the "
+                  "special prime P (as SEAL and TenSEAL read such a list)")
+      ->capture_default_str();
+  cmd->add_option("--special", a.special,
+                  "Bit sizes of the special primes (default: the last of --primes)");
+  cmd->add_option("--plain-modulus", a.plain_modulus,
+                  "The plaintext modulus t, 2 <= t < 2^60; batching (slots, rotations) when t is "
+                  "a prime = 1 mod 2N, else the coefficient encoder")
+      ->capture_default_str();
+  cmd->add_option("--dnum", a.dnum,
+                  "Key-switching digits, 1..L+1 (0: the library default ⌈(L+1)/k⌉)")
+      ->capture_default_str();
+  cmd->add_option("--security", a.security,
+                  "128, 192 or 256 (checked against the HomomorphicEncryption.org table), or "
+                  "none to benchmark an insecure set by name")
+      ->capture_default_str();
+  cmd->add_option("--ops", a.ops,
+                  "Comma list of " + op_list + " (default: all that the parameters allow)");
+  cmd->add_option("--rotate-step", rotate_step,
+                  "Columns to rotate both rows by (left; < 0: right); needs batching")
+      ->capture_default_str();
+  cmd->add_option("--threads", a.threads, "Threads of the library's default pool")
+      ->capture_default_str();
+  cmd->add_option("--min-time", a.min_time_s, "Seconds per op")->capture_default_str();
+  cmd->add_flag("--json", a.json, "One JSON object per op, one per line");
+}
+
+void declare_bench_bfv(Commands& c, Options& o) {
+  c.bench_bfv = c.bench->add_subcommand(
+      "bfv", "Time BFV encode, encrypt, add, multiply_relin, rotate, decrypt, decode");
+  add_integer_bench_options(c.bench_bfv, o.bench_bfv, o.bench_bfv_rotate_step,
+                            "encode, encrypt, add, multiply_relin, rotate, decrypt, decode");
+  c.bench_bfv->footer(
+      "Times per call, key generation excluded, every op at the top level L on N random values "
+      "in [0, t): encode into a preallocated coefficient vector; encrypt = public-key "
+      "encryption of an encoded plaintext (encryption of zero + round(Q*m/t)); add in place; "
+      "multiply_relin = HPS tensor product + relinearisation; rotate = rotate_rows "
+      "(automorphism + key switch); decrypt = c_0 + c_1*s rounded by t/Q into a new plaintext, "
+      "without decode; decode into a preallocated vector. multiply_relin also reports the "
+      "invariant noise budget (SEAL's) of a fresh ciphertext and of the product, computed once "
+      "with the secret key, untimed. JSON: the benchmark fields plus scheme, security, primes "
+      "and special (bit sizes), dnum, plain_modulus, encoder (batch or coefficient), log_qp, "
+      "level, rotate_step (rotate), noise_budget_fresh and noise_budget_after (multiply_relin); "
+      "bits = bits of t, limbs = L + 1, variant = hybrid-dnum<d>, path = the CPU kernel path.");
 }
 
 Commands declare(CLI::App& app, Options& o) {
@@ -173,11 +229,12 @@ Commands declare(CLI::App& app, Options& o) {
   c.bench_cyclic->add_flag("--json", bc.json, "One JSON object per measurement, one per line");
 
   declare_bench_ckks(c, o);
+  declare_bench_bfv(c, o);
 
   c.report =
-      app.add_subcommand("report", "Self-test, NTT and CKKS benchmarks, as a markdown report");
+      app.add_subcommand("report", "Self-test, NTT, CKKS and BFV benchmarks, as a markdown report");
   c.report->add_flag("--quick", o.report.quick,
-                     "Shorter measurements (0.02 s each); CKKS at N = 2^12");
+                     "Shorter measurements (0.02 s each); CKKS and BFV at N = 2^12");
   c.report->add_option("--min-time", o.report_min_time, "Seconds per measurement (default 0.3)");
   c.report->add_option("--output", o.report.output, "Also write the report to this file");
   c.report->add_option("--seed", o.report_seed, "Seed of the self-test inputs");
@@ -196,6 +253,10 @@ int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& i
   if (c.bench_ntt->parsed()) return cmd_bench_ntt(o.bench_ntt, out, err);
   if (c.bench_cyclic->parsed()) return cmd_bench_cyclic(o.bench_cyclic, out, err);
   if (c.bench_ckks->parsed()) return cmd_bench_ckks(o.bench_ckks, out, err);
+  if (c.bench_bfv->parsed()) {
+    if (c.bench_bfv->count("--rotate-step") > 0) o.bench_bfv.rotate_step = o.bench_bfv_rotate_step;
+    return cmd_bench_bfv(o.bench_bfv, out, err);
+  }
   if (c.bench->parsed()) {
     err << c.bench->help("polyhe");
     return kExitBadInput;

@@ -41,7 +41,7 @@ struct BenchNttArgs {
 int cmd_bench_ntt(const BenchNttArgs& args, std::ostream& out, std::ostream& err);
 
 struct BenchCyclicArgs {
-  std::string n = "21845,16384,32768";  // lengths
+  std::string n = "21845,16384,32768";                // lengths
   std::string decomposition = "automatic,bluestein";  // or "all", or a list of names
   int bits = 62;
   double min_time_s = 0.3;
@@ -64,6 +64,26 @@ struct BenchCkksArgs {
   bool json = false;
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
+
+/// The options of `polyhe bench bfv`; `polyhe bench bgv` takes the same ones (and the op
+/// mod_switch), hence the name: they belong to both integer schemes.
+struct BenchIntegerArgs {
+  /// The anchor set, SEAL's default at N = 2^14 and 128 bits: Q = 48,48,48,49,49,49,49,49 bits
+  /// (log Q = 389), one 49-bit special prime (log QP = 438), t = 65537 (batching).
+  int log_n = 14;
+  std::string primes = "48,48,48,49,49,49,49,49,49";  // bit sizes
+  std::string special;  // bit sizes of P; empty: the last of `primes` is the special prime
+  std::uint64_t plain_modulus = 65537;
+  int dnum = 0;                  // 0: the library's default ⌈(L+1)/k⌉
+  std::string security = "128";  // 128, 192, 256 or none
+  std::string ops;               // empty: every op the parameters allow
+  /// Absent: 1. Given: rotations must be possible (t batches).
+  std::optional<std::int64_t> rotate_step;
+  unsigned threads = 1;
+  double min_time_s = 0.3;
+  bool json = false;
+};
+int cmd_bench_bfv(const BenchIntegerArgs& args, std::ostream& out, std::ostream& err);
 
 struct ReportOptions {
   bool quick = false;
