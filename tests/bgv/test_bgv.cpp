@@ -220,6 +220,25 @@ TEST(BgvDepth, ProductsOfDepthFourWithModSwitching) {
   }
 }
 
+// N = 2^15 (the largest ring the issue asks for), t of 20 bits: depth 2 with switches, a rotation.
+TEST(BgvLarge, N32768) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t n = std::size_t{1} << 15;
+  const u64 t = batching_prime(20, n);
+  const Case c{15, {60, 60, 60, 60, 60, 60, 60, 60}, {60}, t, "n15"};
+  Fixture f(c, rng, {7});
+  const auto x = random_slots(rng, n, t), y = random_slots(rng, n, t);
+  const Ciphertext cx = f.encrypt(x);
+  const Ciphertext xy = f.ev.mod_switch_to_next(f.ev.multiply_relin(cx, f.encrypt(y)));
+  const Ciphertext xxy = f.ev.mod_switch_to_next(f.ev.multiply_relin(xy, cx));  // levels differ
+  EXPECT_EQ(f.decrypt(xxy), times(times(x, x, t), y, t));
+  EXPECT_GT(f.budget(xxy), 0);
+  const std::size_t row = n / 2;
+  std::vector<u64> rotated(n);
+  for (std::size_t i = 0; i < n; ++i) rotated[i] = x[i / row * row + (i % row + 7) % row];
+  EXPECT_EQ(f.decrypt(f.ev.rotate_rows(cx, 7)), rotated);
+}
+
 // Depth 2 at N = 2^13 over three 54-bit primes: a product, a switch, a product, a switch.
 TEST(BgvDepth, SmallerChainAtN8192) {
   POLYHE_SEEDED_RNG(rng);
