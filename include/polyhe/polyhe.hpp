@@ -10,6 +10,7 @@
 #include "polyhe/bgv/bfv.hpp"
 #include "polyhe/bgv/bgv.hpp"
 #include "polyhe/bgv/encoder.hpp"
+#include "polyhe/bgv/serial.hpp"
 #include "polyhe/ckks/ckks.hpp"
 #include "polyhe/ckks/encoder.hpp"
 #include "polyhe/ckks/serial.hpp"

@@ -17,6 +17,7 @@ const char* to_string(Kind k) {
     case Kind::galois_keys: return "Galois keys";
     case Kind::plaintext: return "plaintext";
     case Kind::ciphertext: return "ciphertext";
+    case Kind::integer_plaintext: return "BFV/BGV plaintext";
   }
   return "unknown kind";
 }

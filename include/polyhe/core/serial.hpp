@@ -19,6 +19,7 @@ enum class Kind : std::uint16_t {
   galois_keys = 5,
   plaintext = 6,
   ciphertext = 7,
+  integer_plaintext = 8,  // a BFV/BGV plaintext: N coefficients mod t
 };
 
 [[nodiscard]] const char* to_string(Kind k);

@@ -1,0 +1,27 @@
+// Serialisation of BFV/BGV plaintexts. Ciphertexts (with BGV's plaintext factor), keys and
+// parameters are rlwe's (rlwe/serial.hpp, which also describes the header and what loading
+// checks); the plaintext modulus t travels in the plaintext's payload and is checked against the
+// context on load.
+//
+//   BFV/BGV plaintext (kind 8)   t u64 | N u64 | N coefficients u64, each < t
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/rlwe/serial.hpp"
+
+namespace polyhe::bgv {
+
+using rlwe::load_ciphertext;
+using rlwe::serialize;
+
+/// Checks the plaintext against the context (N coefficients, each < t: InvalidParameter).
+[[nodiscard]] std::vector<std::uint8_t> serialize(const Plaintext& pt, const Context& ctx);
+/// CorruptData for malformed bytes (lengths, a coefficient ≥ t), MismatchedContext for bytes
+/// written under other parameters or another t (both values named).
+[[nodiscard]] Plaintext load_plaintext(std::span<const std::uint8_t> bytes, const Context& ctx);
+
+}  // namespace polyhe::bgv

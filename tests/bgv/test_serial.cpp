@@ -1,0 +1,130 @@
+// Serialisation round trips of BFV/BGV objects: plaintexts (kind 8) and ciphertexts (rlwe's, with
+// BGV's plaintext factor), full and seeded, and the validation of corrupt or foreign bytes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/bgv/bgv.hpp"
+#include "polyhe/bgv/serial.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/rlwe/keys.hpp"
+#include "support/test_rng.hpp"
+
+namespace polyhe::bgv {
+namespace {
+
+using u64 = std::uint64_t;
+using Bytes = std::vector<std::uint8_t>;
+
+rlwe::ParametersPtr small_params() {
+  rlwe::ParametersLiteral lit;
+  lit.log_n = 12;
+  lit.q_bits = {36, 36};
+  lit.p_bits = {37};
+  return rlwe::Parameters::create(lit);
+}
+
+Seed make_seed(test::TestRng& rng) {
+  Seed s;
+  for (auto& b : s) b = static_cast<std::uint8_t>(rng.bits());
+  return s;
+}
+
+std::vector<u64> random_slots(test::TestRng& rng, std::size_t n, u64 t) {
+  std::vector<u64> v(n);
+  for (auto& x : v) x = rng.uniform(0, t - 1);
+  return v;
+}
+
+void set_u64(Bytes& b, std::size_t at, u64 v) {
+  for (int i = 0; i < 8; ++i)
+    b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+TEST(BgvSerial, PlaintextRoundTripAndValidation) {
+  POLYHE_SEEDED_RNG(rng);
+  const ContextPtr ctx = Context::create(small_params(), 65537);
+  const std::size_t n = ctx->n();
+  const Plaintext pt{ctx->batch_encoder().encode(random_slots(rng, n, 65537))};
+  const Bytes bytes = serialize(pt, *ctx);
+  EXPECT_EQ(bytes.size(), serial::kHeaderBytes + 16 + 8 * n);
+  EXPECT_EQ(load_plaintext(bytes, *ctx).coeffs, pt.coeffs);
+
+  // A coefficient ≥ t, a wrong N, truncation, trailing bytes: CorruptData.
+  Bytes big = bytes;
+  set_u64(big, serial::kHeaderBytes + 16 + 8 * 5, 65537);
+  EXPECT_THROW((void)load_plaintext(big, *ctx), CorruptData);
+  Bytes wrong_n = bytes;
+  set_u64(wrong_n, serial::kHeaderBytes + 8, n / 2);
+  EXPECT_THROW((void)load_plaintext(wrong_n, *ctx), CorruptData);
+  EXPECT_THROW((void)load_plaintext(Bytes(bytes.begin(), bytes.end() - 1), *ctx), CorruptData);
+  Bytes longer = bytes;
+  longer.push_back(0);
+  EXPECT_THROW((void)load_plaintext(longer, *ctx), CorruptData);
+  for (std::size_t cut = 0; cut < serial::kHeaderBytes + 20; cut += 3) {
+    EXPECT_THROW(
+        (void)load_plaintext(Bytes(bytes.begin(), bytes.begin() + static_cast<long>(cut)), *ctx),
+        CorruptData)
+        << "cut at " << cut;
+  }
+  // Another t on the same parameters, and other parameters: MismatchedContext naming the values.
+  const ContextPtr other_t = Context::create(ctx->params(), 257);
+  try {
+    (void)load_plaintext(bytes, *other_t);
+    FAIL() << "loaded under another t";
+  } catch (const MismatchedContext& e) {
+    EXPECT_NE(std::string(e.what()).find("65537"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("257"), std::string::npos) << e.what();
+  }
+  const ContextPtr other = Context::create(small_params(), 65537);
+  EXPECT_NO_THROW((void)load_plaintext(bytes, *other));  // same values: the hash agrees
+  rlwe::ParametersLiteral lit = ctx->params()->literal();
+  lit.q.back() = ntt_primes(35, n, 1)[0];
+  EXPECT_THROW((void)load_plaintext(bytes, *Context::create(rlwe::Parameters::create(lit), 65537)),
+               MismatchedContext);
+  // Serialising a plaintext that does not fit the context.
+  EXPECT_THROW((void)serialize(Plaintext{std::vector<u64>(n - 1)}, *ctx), InvalidParameter);
+}
+
+TEST(BgvSerial, CiphertextsKeepTheirFactorAndDecrypt) {
+  POLYHE_SEEDED_RNG(rng);
+  const ContextPtr ctx = Context::create(small_params(), 65537);
+  const std::size_t n = ctx->n();
+  rlwe::KeyGenerator keygen(ctx->params(), make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::PublicKey pk = keygen.public_key(sk);
+  const rlwe::KeySwitchKey relin = keygen.relinearization_key(sk);
+  rlwe::Encryptor pk_enc(pk, make_seed(rng));
+  rlwe::Encryptor sk_enc(sk, make_seed(rng));
+  const auto x = random_slots(rng, n, 65537);
+  const Plaintext pt{ctx->batch_encoder().encode(x)};
+  const BgvEvaluator bgv(ctx, &relin);
+
+  // BFV, public-key and symmetric (seeded: half size).
+  const Ciphertext b_pk = bfv_encrypt(*ctx, pk_enc, pt);
+  const Ciphertext b_sk = bfv_encrypt(*ctx, sk_enc, pt);
+  const Bytes full = rlwe::serialize(b_pk);
+  const Bytes seeded = rlwe::serialize(b_sk);
+  EXPECT_LT(seeded.size(), full.size() * 2 / 3);
+  EXPECT_EQ(bfv_decrypt(*ctx, rlwe::load_ciphertext(full, ctx->params()), sk).coeffs, pt.coeffs);
+  EXPECT_EQ(bfv_decrypt(*ctx, rlwe::load_ciphertext(seeded, ctx->params()), sk).coeffs, pt.coeffs);
+
+  // BGV after a modulus switch: the factor q_L^−1 mod t survives the round trip.
+  const Ciphertext g = bgv.mod_switch_to_next(bgv_encrypt(*ctx, pk_enc, pt));
+  ASSERT_NE(g.factor(), 1U);
+  const Ciphertext back = rlwe::load_ciphertext(rlwe::serialize(g), ctx->params());
+  EXPECT_EQ(back.factor(), g.factor());
+  EXPECT_EQ(back.level(), g.level());
+  EXPECT_EQ(ctx->batch_encoder().decode(bgv_decrypt(*ctx, back, sk).coeffs), x);
+  // Size 3 (before relinearisation).
+  const Ciphertext three =
+      bgv.multiply(bgv_encrypt(*ctx, pk_enc, pt), bgv_encrypt(*ctx, pk_enc, pt));
+  const Ciphertext three_back = rlwe::load_ciphertext(rlwe::serialize(three), ctx->params());
+  EXPECT_EQ(bgv_decrypt(*ctx, three_back, sk).coeffs, bgv_decrypt(*ctx, three, sk).coeffs);
+}
+
+}  // namespace
+}  // namespace polyhe::bgv
