@@ -48,6 +48,8 @@ TEST(CliArgs, EverySubcommandHasHelp) {
                           {"polymul"},
                           {"bench"},
                           {"bench", "ntt"},
+                          {"bench", "bfv"},
+                          {"bench", "bgv"},
                           {"report"}}) {
     std::vector<std::string> args = cmd;
     args.emplace_back("--help");
@@ -263,6 +265,31 @@ TEST(CliTiming, QuantilesInterpolate) {
   EXPECT_GE(m.reps, 20U);
   EXPECT_LE(m.reps, 30U);
   EXPECT_GT(calls, 0U);
+}
+
+TEST(CliTiming, PreparedInputsAreRemadeBeforeEveryBatch) {
+  // Every timed call consumes a fresh input: prepare(calls) makes exactly the batch's inputs.
+  std::vector<int> inputs;
+  std::size_t batches = 0;
+  std::size_t stale = 0;
+  const auto m = cli::measure_prepared(
+      [&](std::size_t calls) {
+        inputs.assign(calls, 1);
+        ++batches;
+      },
+      [&](std::size_t i) {
+        stale += inputs.at(i) != 1 ? 1 : 0;
+        inputs[i] = 0;
+      },
+      {.min_time_s = 0.001,
+       .min_sample_s = 1e-5,
+       .warmup_s = 0,
+       .min_samples = 20,
+       .max_samples = 30});
+  EXPECT_EQ(stale, 0U);
+  EXPECT_EQ(inputs.size(), m.calls_per_sample);
+  EXPECT_GT(batches, m.reps);  // the sizing batches too
+  EXPECT_GE(m.reps, 20U);
 }
 
 }  // namespace

@@ -47,6 +47,8 @@ struct Options {
   BenchCkksArgs bench_ckks;
   BenchIntegerArgs bench_bfv;
   std::int64_t bench_bfv_rotate_step = 1;
+  BenchIntegerArgs bench_bgv;
+  std::int64_t bench_bgv_rotate_step = 1;
   ReportOptions report;
   std::uint64_t report_seed = 0;
   double report_min_time = 0;
@@ -61,6 +63,7 @@ struct Commands {
   CLI::App* bench_cyclic;
   CLI::App* bench_ckks;
   CLI::App* bench_bfv;
+  CLI::App* bench_bgv;
   CLI::App* report;
 };
 
@@ -164,6 +167,30 @@ void declare_bench_bfv(Commands& c, Options& o) {
       "bits = bits of t, limbs = L + 1, variant = hybrid-dnum<d>, path = the CPU kernel path.");
 }
 
+void declare_bench_bgv(Commands& c, Options& o) {
+  c.bench_bgv = c.bench->add_subcommand(
+      "bgv", "Time BGV encode, encrypt, add, multiply_relin, mod_switch, rotate, decrypt, decode");
+  add_integer_bench_options(
+      c.bench_bgv, o.bench_bgv, o.bench_bgv_rotate_step,
+      "encode, encrypt, add, multiply_relin, mod_switch, rotate, decrypt, decode");
+  c.bench_bgv->footer(
+      "Times per call, key generation excluded, every op at the top level L on N random values "
+      "in [0, t): encode into a preallocated coefficient vector; encrypt = public-key "
+      "encryption of an encoded plaintext (t*(encryption of zero) + m); add in place; "
+      "multiply_relin = tensor product + relinearisation (key switch with error multiple t), "
+      "without modulus switch; mod_switch = mod_switch_to_next_inplace of a fresh ciphertext "
+      "from L to L-1 (drop q_L, correct by a multiple of t), on copies made before each timed "
+      "batch, untimed; rotate = rotate_rows (automorphism + key switch); decrypt = c_0 + c_1*s "
+      "reduced exactly mod t into a new plaintext, without decode; decode into a preallocated "
+      "vector. multiply_relin also reports the noise budget (bgv_noise_budget) of a fresh "
+      "ciphertext, of the product and of the product switched to L-1, computed once with the "
+      "secret key, untimed. JSON: the benchmark fields plus scheme, security, primes and special "
+      "(bit sizes), dnum, plain_modulus, encoder (batch or coefficient), log_qp, level (of the "
+      "input), rotate_step (rotate), noise_budget_fresh, noise_budget_after and "
+      "noise_budget_after_switch (multiply_relin); bits = bits of t, limbs = L + 1, variant = "
+      "hybrid-dnum<d>, path = the CPU kernel path.");
+}
+
 Commands declare(CLI::App& app, Options& o) {
   Commands c{};
   app.set_version_flag("--version", std::string(kVersion), "Print the version and exit");
@@ -230,11 +257,12 @@ Commands declare(CLI::App& app, Options& o) {
 
   declare_bench_ckks(c, o);
   declare_bench_bfv(c, o);
+  declare_bench_bgv(c, o);
 
-  c.report =
-      app.add_subcommand("report", "Self-test, NTT, CKKS and BFV benchmarks, as a markdown report");
+  c.report = app.add_subcommand(
+      "report", "Self-test, NTT, CKKS, BFV and BGV benchmarks, as a markdown report");
   c.report->add_flag("--quick", o.report.quick,
-                     "Shorter measurements (0.02 s each); CKKS and BFV at N = 2^12");
+                     "Shorter measurements (0.02 s each); CKKS, BFV and BGV at N = 2^12");
   c.report->add_option("--min-time", o.report_min_time, "Seconds per measurement (default 0.3)");
   c.report->add_option("--output", o.report.output, "Also write the report to this file");
   c.report->add_option("--seed", o.report_seed, "Seed of the self-test inputs");
@@ -256,6 +284,10 @@ int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& i
   if (c.bench_bfv->parsed()) {
     if (c.bench_bfv->count("--rotate-step") > 0) o.bench_bfv.rotate_step = o.bench_bfv_rotate_step;
     return cmd_bench_bfv(o.bench_bfv, out, err);
+  }
+  if (c.bench_bgv->parsed()) {
+    if (c.bench_bgv->count("--rotate-step") > 0) o.bench_bgv.rotate_step = o.bench_bgv_rotate_step;
+    return cmd_bench_bgv(o.bench_bgv, out, err);
   }
   if (c.bench->parsed()) {
     err << c.bench->help("polyhe");

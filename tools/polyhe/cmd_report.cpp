@@ -1,11 +1,11 @@
-// `polyhe report`: the self-test, the NTT benchmark and the CKKS and BFV benchmarks on this
+// `polyhe report`: the self-test, the NTT benchmark and the CKKS, BFV and BGV benchmarks on this
 // machine, as one markdown document.
 #include <fstream>
 #include <ostream>
 #include <sstream>
 
-#include "bench_bfv.hpp"
 #include "bench_ckks.hpp"
+#include "bench_integer.hpp"
 #include "bench_ntt.hpp"
 #include "commands.hpp"
 #include "polyhe/core/error.hpp"
@@ -83,10 +83,11 @@ void write_ckks(std::ostream& md, const rlwe::Parameters& params, int scale_bits
   md << '\n' << ckks_table_notes(ms);
 }
 
-/// The BFV parameter set of the report: the anchor set (SEAL's default at N = 2^14: Q = 48·3 +
-/// 49·5 bits, P = 49 bits, t = 65537), or with --quick SEAL's default at N = 2^12 (Q = 36,36 and
-/// P = 37 bits, log QP = 109), where one multiplication leaves about 20 bits of noise budget.
-BenchIntegerArgs report_bfv_args(const ReportOptions& opt, double min_time_s) {
+/// The BFV and BGV parameter set of the report: the anchor set (SEAL's default at N = 2^14: Q =
+/// 48·3 + 49·5 bits, P = 49 bits, t = 65537), or with --quick SEAL's default at N = 2^12 (Q =
+/// 36,36 and P = 37 bits, log QP = 109), where one multiplication leaves about 20 bits of noise
+/// budget.
+BenchIntegerArgs report_integer_args(const ReportOptions& opt, double min_time_s) {
   BenchIntegerArgs args;  // the anchor set, 1 thread, every op
   if (opt.quick) {
     args.log_n = 12;
@@ -96,13 +97,33 @@ BenchIntegerArgs report_bfv_args(const ReportOptions& opt, double min_time_s) {
   return args;
 }
 
-void write_bfv(std::ostream& md, const BenchIntegerConfig& config, const rlwe::Parameters& params,
-               const std::vector<IntegerMeasurement>& ms) {
-  md << "CPU, 1 thread, path " << (ms.empty() ? std::string("?") : ms.front().m.path) << ": "
-     << integer_parameters_line(config, params) << ".\n\n";
+/// One integer scheme's section: its configuration, context and measurements.
+struct IntegerSection {
+  BenchIntegerConfig config;
+  bgv::ContextPtr ctx;
+  std::vector<IntegerMeasurement> ms;
+};
+
+IntegerSection run_integer(const ReportOptions& opt, double min_time_s, IntegerScheme scheme,
+                           std::ostream& err) {
+  IntegerSection s;
+  s.config = make_bench_integer_config(report_integer_args(opt, min_time_s), scheme);
+  err << "polyhe report: " << scheme_title(scheme) << " benchmark (N = 2^" << s.config.literal.log_n
+      << ", " << s.config.ops.size() << " ops)...\n";
+  s.ctx = make_integer_context(s.config);
+  run_bench_integer(
+      s.config, s.ctx, [&](const IntegerMeasurement& im) { s.ms.push_back(im); },
+      [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
+  return s;
+}
+
+void write_integer(std::ostream& md, const IntegerSection& s) {
+  md << "\n## " << scheme_title(s.config.scheme) << "\n\n";
+  md << "CPU, 1 thread, path " << (s.ms.empty() ? std::string("?") : s.ms.front().m.path) << ": "
+     << integer_parameters_line(s.config, *s.ctx->params()) << ".\n\n";
   md << integer_table_header();
-  for (const IntegerMeasurement& im : ms) md << integer_table_row(im);
-  md << '\n' << integer_table_notes(config, ms);
+  for (const IntegerMeasurement& im : s.ms) md << integer_table_row(im);
+  md << '\n' << integer_table_notes(s.config, s.ms);
 }
 
 }  // namespace
@@ -137,15 +158,8 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
       ckks, ckks_params, [&](const CkksMeasurement& cm) { ckks_ms.push_back(cm); },
       [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
 
-  const BenchIntegerConfig bfv =
-      make_bench_integer_config(report_bfv_args(opt, args.min_time_s), IntegerScheme::bfv);
-  err << "polyhe report: BFV benchmark (N = 2^" << bfv.literal.log_n << ", " << bfv.ops.size()
-      << " ops)...\n";
-  const bgv::ContextPtr bfv_ctx = make_bfv_context(bfv);
-  std::vector<IntegerMeasurement> bfv_ms;
-  run_bench_bfv(
-      bfv, bfv_ctx, [&](const IntegerMeasurement& im) { bfv_ms.push_back(im); },
-      [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
+  const IntegerSection bfv_section = run_integer(opt, args.min_time_s, IntegerScheme::bfv, err);
+  const IntegerSection bgv_section = run_integer(opt, args.min_time_s, IntegerScheme::bgv, err);
 
   std::ostringstream md;
   md << "# polyhe report\n\n";
@@ -169,8 +183,8 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   write_ratios(md, ms);
   md << "\n## CKKS\n\n";
   write_ckks(md, *ckks_params, ckks.scale_bits, ckks_ms);
-  md << "\n## BFV\n\n";
-  write_bfv(md, bfv, *bfv_ctx->params(), bfv_ms);
+  write_integer(md, bfv_section);
+  write_integer(md, bgv_section);
 
   out << md.str() << std::flush;
   if (file.is_open()) {

@@ -65,8 +65,8 @@ struct BenchCkksArgs {
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 
-/// The options of `polyhe bench bfv`; `polyhe bench bgv` takes the same ones (and the op
-/// mod_switch), hence the name: they belong to both integer schemes.
+/// The options of `polyhe bench bfv` and `polyhe bench bgv` (whose --ops also knows mod_switch):
+/// they belong to both integer schemes.
 struct BenchIntegerArgs {
   /// The anchor set, SEAL's default at N = 2^14 and 128 bits: Q = 48,48,48,49,49,49,49,49 bits
   /// (log Q = 389), one 49-bit special prime (log QP = 438), t = 65537 (batching).
@@ -84,6 +84,7 @@ struct BenchIntegerArgs {
   bool json = false;
 };
 int cmd_bench_bfv(const BenchIntegerArgs& args, std::ostream& out, std::ostream& err);
+int cmd_bench_bgv(const BenchIntegerArgs& args, std::ostream& out, std::ostream& err);
 
 struct ReportOptions {
   bool quick = false;

@@ -31,15 +31,19 @@ struct TimingStats {
 /// Order statistics of per-call sample times (linear interpolation between order statistics).
 TimingStats summarize(std::vector<double> per_call_ns, std::size_t calls_per_sample);
 
-/// Times `call()`: doubles the batch size until one batch lasts min_sample_s, keeps running
-/// batches until warmup_s has passed, then takes samples of that batch size until both
-/// min_samples and min_time_s are reached (or max_samples). min_time_s counts the warm-up.
-template <class F>
-TimingStats measure(F&& call, const TimingOptions& opt) {
+/// Times `call(i)` for an op that consumes its input (an in-place operation): before every batch
+/// of `calls` calls, `prepare(calls)` runs untimed (e.g. makes `calls` copies of the input), then
+/// call(0), ..., call(calls − 1) run back to back, timed. Doubles the batch size until one batch
+/// lasts min_sample_s, keeps running batches until warmup_s has passed, then takes samples of that
+/// batch size until both min_samples and min_time_s are reached (or max_samples). min_time_s
+/// counts the warm-up and the preparations.
+template <class Prepare, class F>
+TimingStats measure_prepared(Prepare&& prepare, F&& call, const TimingOptions& opt) {
   using Clock = std::chrono::steady_clock;
   auto time_batch = [&](std::size_t calls) {
+    prepare(calls);
     const auto t0 = Clock::now();
-    for (std::size_t i = 0; i < calls; ++i) call();
+    for (std::size_t i = 0; i < calls; ++i) call(i);
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
   const auto start = Clock::now();
@@ -54,6 +58,13 @@ TimingStats measure(F&& call, const TimingOptions& opt) {
     if (samples.size() >= opt.min_samples && since_start() >= opt.min_time_s) break;
   }
   return summarize(std::move(samples), calls);
+}
+
+/// Times `call()`, which leaves its inputs as they were: measure_prepared with nothing to
+/// prepare.
+template <class F>
+TimingStats measure(F&& call, const TimingOptions& opt) {
+  return measure_prepared([](std::size_t) {}, [&](std::size_t) { call(); }, opt);
 }
 
 }  // namespace polyhe::cli

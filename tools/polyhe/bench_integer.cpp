@@ -1,4 +1,4 @@
-#include "bench_bfv.hpp"
+#include "bench_integer.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -9,13 +9,7 @@
 #include "polyhe/bgv/encoder.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
-#include "polyhe/cpu/features.hpp"
-#include "polyhe/rlwe/encryption.hpp"
-#include "polyhe/rlwe/keys.hpp"
-#include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rns/basis.hpp"
-#include "random.hpp"
-#include "sysinfo.hpp"
 #include "text.hpp"
 #include "usage.hpp"
 
@@ -123,9 +117,10 @@ void parse_primes(const BenchIntegerArgs& args, rlwe::ParametersLiteral& literal
 /// --rotate-step is an error and the default op list leaves rotate out (config.skipped).
 void parse_rotations(const BenchIntegerArgs& args, IntegerScheme scheme, BenchIntegerConfig& c) {
   c.ops = parse_ops(args.ops, scheme);
+  const std::string two_n = std::to_string(std::uint64_t{2} << (args.log_n - 1));
   const std::string why_not = "t = " + std::to_string(c.plain_modulus) +
-                              " does not batch (batching needs a prime t ≡ 1 mod 2N = " +
-                              std::to_string(std::uint64_t{2} << (args.log_n - 1)) + ")";
+                              " does not batch (batching needs a prime t ≡ 1 mod 2N = " + two_n +
+                              ")";
   if (!c.batching && !args.ops.empty() && contains(c.ops, IntegerOp::rotate)) {
     throw UsageError("--ops " + args.ops + ": rotate needs batching; " + why_not);
   }
@@ -135,7 +130,10 @@ void parse_rotations(const BenchIntegerArgs& args, IntegerScheme scheme, BenchIn
   }
   if (!c.batching && contains(c.ops, IntegerOp::rotate)) {
     std::erase(c.ops, IntegerOp::rotate);
-    c.skipped.push_back(IntegerOp::rotate);
+    c.skipped.push_back({IntegerOp::rotate, "t = " + std::to_string(c.plain_modulus) +
+                                                " does not batch: rotations need a prime t ≡ 1 "
+                                                "mod 2N = " +
+                                                two_n});
   }
   c.rotate_step = args.rotate_step.value_or(1);
   const std::int64_t row = std::int64_t{1} << (args.log_n - 1);  // columns of the 2 × N/2 slots
@@ -146,76 +144,17 @@ void parse_rotations(const BenchIntegerArgs& args, IntegerScheme scheme, BenchIn
   }
 }
 
-/// Restores the default pool's size when the benchmark ends (in-process callers share it).
-class ThreadCountGuard {
- public:
-  explicit ThreadCountGuard(unsigned threads) : saved_(thread_count()) {
-    if (threads != saved_) set_thread_count(threads);
+/// mod_switch drops q_L, so it needs L ≥ 1: an error when asked for by --ops, skipped otherwise.
+void check_mod_switch(const BenchIntegerArgs& args, BenchIntegerConfig& c) {
+  if (!contains(c.ops, IntegerOp::mod_switch) || c.literal.q_bits.size() >= 2) return;
+  if (!args.ops.empty()) {
+    throw UsageError("--ops " + args.ops +
+                     ": mod_switch drops the last ciphertext prime, and there is only one (L = "
+                     "0); give --primes at least 2 ciphertext primes");
   }
-  ~ThreadCountGuard() {
-    if (thread_count() != saved_) set_thread_count(saved_);
-  }
-  ThreadCountGuard(const ThreadCountGuard&) = delete;
-  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
-
- private:
-  unsigned saved_;
-};
-
-/// The context's encoder (batch or coefficient) behind one interface: N values ↔ N coefficients.
-class ValueEncoder {
- public:
-  explicit ValueEncoder(const bgv::Context& ctx)
-      : batch_(ctx.batching() ? &ctx.batch_encoder() : nullptr),
-        coeff_(&ctx.coefficient_encoder()) {}
-  void encode(std::span<const std::uint64_t> values, std::span<std::uint64_t> out) const {
-    if (batch_ != nullptr) {
-      batch_->encode(values, out);
-    } else {
-      coeff_->encode(values, out);
-    }
-  }
-  void decode(std::span<const std::uint64_t> coeffs, std::span<std::uint64_t> out) const {
-    if (batch_ != nullptr) {
-      batch_->decode(coeffs, out);
-    } else {
-      coeff_->decode(coeffs, out);
-    }
-  }
-
- private:
-  const bgv::BatchEncoder* batch_;
-  const bgv::CoefficientEncoder* coeff_;
-};
-
-/// The noise budgets of one multiplication, and a note when it fails (see bench_bfv.hpp).
-void measure_noise(const bgv::Context& ctx, const bgv::BfvEvaluator& ev, const ValueEncoder& enc,
-                   const rlwe::SecretKey& sk, const bgv::Ciphertext& ct_x,
-                   const bgv::Ciphertext& ct_y, std::span<const std::uint64_t> x,
-                   std::span<const std::uint64_t> y, IntegerMeasurement& im,
-                   const std::function<void(const std::string&)>& note) {
-  const bgv::Ciphertext product = ev.multiply_relin(ct_x, ct_y);
-  im.noise_budget_fresh = bgv::invariant_noise_budget(ctx, ct_x, sk);
-  im.noise_budget_after = bgv::invariant_noise_budget(ctx, product, sk);
-  if (*im.noise_budget_after == 0) {
-    note("multiply_relin exhausted the invariant noise budget (" +
-         std::to_string(*im.noise_budget_fresh) +
-         " bits fresh): its decryption is wrong; add ciphertext primes or lower --plain-modulus");
-    return;
-  }
-  if (!ctx.batching()) return;  // the negacyclic product mod t would cost O(N²): not checked
-  const bgv::Plaintext z = bgv::bfv_decrypt(ctx, product, sk);
-  std::vector<std::uint64_t> slots(ctx.n());
-  enc.decode(z.coeffs, slots);
-  const std::uint64_t t = ctx.t().value();
-  for (std::size_t j = 0; j < slots.size(); ++j) {
-    if (slots[j] != static_cast<std::uint64_t>(static_cast<unsigned __int128>(x[j]) * y[j] % t)) {
-      note("multiply_relin decrypts to a wrong product at slot " + std::to_string(j) +
-           " although its noise budget is " + std::to_string(*im.noise_budget_after) +
-           " bits: a library bug, please report it with this command line");
-      return;
-    }
-  }
+  std::erase(c.ops, IntegerOp::mod_switch);
+  c.skipped.push_back(
+      {IntegerOp::mod_switch, "1 ciphertext prime (L = 0): there is no prime to drop"});
 }
 
 }  // namespace
@@ -223,13 +162,22 @@ void measure_noise(const bgv::Context& ctx, const bgv::BfvEvaluator& ev, const V
 std::string_view to_string(IntegerScheme scheme) {
   switch (scheme) {
     case IntegerScheme::bfv: return "bfv";
+    case IntegerScheme::bgv: return "bgv";
   }
   return "?";
+}
+
+std::string scheme_title(IntegerScheme scheme) {
+  std::string s(to_string(scheme));
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  return s;
 }
 
 std::span<const IntegerOp> scheme_ops(IntegerScheme scheme) {
   switch (scheme) {
     case IntegerScheme::bfv: return kBfvOps;
+    case IntegerScheme::bgv: return kBgvOps;
   }
   return {};
 }
@@ -240,6 +188,7 @@ std::string_view to_string(IntegerOp op) {
     case IntegerOp::encrypt: return "encrypt";
     case IntegerOp::add: return "add";
     case IntegerOp::multiply_relin: return "multiply_relin";
+    case IntegerOp::mod_switch: return "mod_switch";
     case IntegerOp::rotate: return "rotate";
     case IntegerOp::decrypt: return "decrypt";
     case IntegerOp::decode: return "decode";
@@ -273,6 +222,7 @@ BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, Integ
   c.plain_modulus = args.plain_modulus;
   c.batching = bgv::supports_batching(args.plain_modulus, std::size_t{1} << args.log_n);
   parse_rotations(args, scheme, c);
+  check_mod_switch(args, c);
   if (args.threads < 1 || args.threads > kMaxThreads) {
     throw UsageError("--threads: " + std::to_string(args.threads) + " is outside " +
                      range_text(1, kMaxThreads));
@@ -286,7 +236,7 @@ BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, Integ
   return c;
 }
 
-bgv::ContextPtr make_bfv_context(const BenchIntegerConfig& config) {
+bgv::ContextPtr make_integer_context(const BenchIntegerConfig& config) {
   rlwe::ParametersPtr params;
   try {
     params = rlwe::Parameters::create(config.literal);
@@ -294,88 +244,6 @@ bgv::ContextPtr make_bfv_context(const BenchIntegerConfig& config) {
     throw InsecureParameters(std::string(e.what()) + " (on this command line: --security none)");
   }
   return bgv::Context::create(params, config.plain_modulus);
-}
-
-void run_bench_bfv(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
-                   const std::function<void(const IntegerMeasurement&)>& sink,
-                   const std::function<void(const std::string&)>& note) {
-  const ThreadCountGuard threads(config.threads);
-  const rlwe::ParametersPtr& params = ctx->params();
-  const std::size_t top = params->max_level();
-  const std::size_t n = ctx->n();
-  const ValueEncoder encoder(*ctx);
-  InputRng rng(os_seed());
-
-  // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate.
-  rlwe::KeyGenerator keygen(params);
-  const rlwe::SecretKey sk = keygen.secret_key();
-  const rlwe::PublicKey pk = keygen.public_key(sk);
-  std::optional<rlwe::KeySwitchKey> rlk;
-  if (contains(config.ops, IntegerOp::multiply_relin)) rlk = keygen.relinearization_key(sk);
-  std::optional<rlwe::GaloisKeys> galois;
-  if (contains(config.ops, IntegerOp::rotate)) {
-    const std::int64_t steps[] = {config.rotate_step};
-    galois = keygen.rotation_keys(sk, steps);
-  }
-  const bgv::BfvEvaluator ev(ctx, rlk ? &*rlk : nullptr, galois ? &*galois : nullptr);
-  rlwe::Encryptor encryptor(pk);
-
-  std::vector<std::uint64_t> x(n), y(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    x[j] = rng.uniform(0, config.plain_modulus - 1);
-    y[j] = rng.uniform(0, config.plain_modulus - 1);
-  }
-  bgv::Plaintext pt_x{std::vector<std::uint64_t>(n)}, pt_y{std::vector<std::uint64_t>(n)};
-  encoder.encode(x, pt_x.coeffs);
-  encoder.encode(y, pt_y.coeffs);
-  const bgv::Ciphertext ct_x = bgv::bfv_encrypt(*ctx, encryptor, pt_x);
-  const bgv::Ciphertext ct_y = bgv::bfv_encrypt(*ctx, encryptor, pt_y);
-
-  Measurement base;
-  base.device = cpu_model();
-  base.log_n = params->log_n();
-  base.bits = ctx->t().bits();
-  base.limbs = top + 1;
-  base.variant = "hybrid-dnum" + std::to_string(params->dnum());
-  base.path = std::string(to_string(cpu_path()));
-  base.threads = config.threads;
-
-  for (const IntegerOp op : config.ops) {
-    IntegerMeasurement im{base, top, std::nullopt, std::nullopt};
-    im.m.op = std::string(to_string(op));
-    switch (op) {
-      case IntegerOp::encode: {
-        std::vector<std::uint64_t> out(n);
-        im.m.stats = measure([&] { encoder.encode(x, out); }, config.timing);
-        break;
-      }
-      case IntegerOp::encrypt:
-        im.m.stats = measure([&] { (void)bgv::bfv_encrypt(*ctx, encryptor, pt_x); }, config.timing);
-        break;
-      case IntegerOp::add: {
-        bgv::Ciphertext acc = ct_x;
-        im.m.stats = measure([&] { rlwe::add_inplace(acc, ct_y); }, config.timing);
-        break;
-      }
-      case IntegerOp::multiply_relin:
-        im.m.stats = measure([&] { (void)ev.multiply_relin(ct_x, ct_y); }, config.timing);
-        measure_noise(*ctx, ev, encoder, sk, ct_x, ct_y, x, y, im, note);
-        break;
-      case IntegerOp::rotate:
-        im.m.stats =
-            measure([&] { (void)ev.rotate_rows(ct_x, config.rotate_step); }, config.timing);
-        break;
-      case IntegerOp::decrypt:
-        im.m.stats = measure([&] { (void)bgv::bfv_decrypt(*ctx, ct_x, sk); }, config.timing);
-        break;
-      case IntegerOp::decode: {
-        std::vector<std::uint64_t> out(n);
-        im.m.stats = measure([&] { encoder.decode(pt_x.coeffs, out); }, config.timing);
-        break;
-      }
-    }
-    sink(im);
-  }
 }
 
 std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameters& params,
@@ -394,20 +262,20 @@ std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameter
   if (im.m.op == to_string(IntegerOp::rotate)) j["rotate_step"] = config.rotate_step;
   if (im.noise_budget_fresh) j["noise_budget_fresh"] = *im.noise_budget_fresh;
   if (im.noise_budget_after) j["noise_budget_after"] = *im.noise_budget_after;
+  if (im.noise_budget_after_switch) {
+    j["noise_budget_after_switch"] = *im.noise_budget_after_switch;
+  }
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 std::string integer_parameters_line(const BenchIntegerConfig& config,
                                     const rlwe::Parameters& params) {
-  std::string scheme(to_string(config.scheme));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
   std::ostringstream s;
-  s << scheme << ": N = 2^" << params.log_n() << ", Q = " << join(bit_sizes(params.q_primes()))
-    << " bits (L = " << params.max_level() << "), P = " << join(bit_sizes(params.p_primes()))
-    << " bits, log2(QP) = " << params.log_qp() << ", dnum = " << params.dnum()
-    << ", t = " << config.plain_modulus << " (" << std::bit_width(config.plain_modulus)
-    << " bits, ";
+  s << scheme_title(config.scheme) << ": N = 2^" << params.log_n()
+    << ", Q = " << join(bit_sizes(params.q_primes())) << " bits (L = " << params.max_level()
+    << "), P = " << join(bit_sizes(params.p_primes())) << " bits, log2(QP) = " << params.log_qp()
+    << ", dnum = " << params.dnum() << ", t = " << config.plain_modulus << " ("
+    << std::bit_width(config.plain_modulus) << " bits, ";
   if (config.batching) {
     s << "batching: 2 × " << params.n() / 2 << " slots";
   } else {
@@ -434,25 +302,39 @@ std::string integer_table_row(const IntegerMeasurement& im) {
 
 std::string integer_table_notes(const BenchIntegerConfig& config,
                                 const std::vector<IntegerMeasurement>& ms) {
+  const bool bgv = config.scheme == IntegerScheme::bgv;
   std::string notes =
       "Per call, key generation excluded, every op at the top level L on N random values in "
       "[0, t): encode into a preallocated coefficient vector; encrypt = public-key encryption "
-      "of an encoded plaintext (encryption of zero + round(Q·m/t)); add in place; "
-      "multiply_relin = HPS tensor product + relinearisation; rotate = rotate_rows by " +
-      std::to_string(config.rotate_step) +
-      " (automorphism + key switch); decrypt = c_0 + c_1·s and the rounding by t/Q into a new "
-      "plaintext, without decode; decode into a preallocated vector (decrypt + decode is the sum "
-      "of the two rows).\n";
-  if (!config.skipped.empty()) {
-    notes += "\nNot run: " + op_names(config.skipped) +
-             " (t = " + std::to_string(config.plain_modulus) +
-             " does not batch: rotations need a prime t ≡ 1 mod 2N).\n";
+      "of an encoded plaintext (";
+  notes += bgv ? "t·(encryption of zero) + m" : "encryption of zero + round(Q·m/t)";
+  notes += "); add in place; multiply_relin = ";
+  notes += bgv ? "tensor product + relinearisation (key switch with error multiple t), without "
+                 "modulus switch; mod_switch = mod_switch_to_next_inplace of a fresh ciphertext "
+                 "from L to L − 1 (drop q_L, correct by a multiple of t), on copies made before "
+                 "each timed batch, untimed"
+               : "HPS tensor product + relinearisation";
+  notes += "; rotate = rotate_rows by " + std::to_string(config.rotate_step) +
+           " (automorphism + key switch); decrypt = c_0 + c_1·s and ";
+  notes += bgv ? "its exact reduction mod t (HPS conversion)" : "the rounding by t/Q";
+  notes +=
+      " into a new plaintext, without decode; decode into a preallocated vector (decrypt + "
+      "decode is the sum of the two rows).\n";
+  for (const SkippedOp& s : config.skipped) {
+    notes += "\nNot run: " + std::string(to_string(s.op)) + " (" + s.why + ").\n";
   }
   for (const IntegerMeasurement& im : ms) {
     if (!im.noise_budget_fresh || !im.noise_budget_after) continue;
-    notes += "\nInvariant noise budget: " + std::to_string(*im.noise_budget_fresh) +
-             " bits fresh, " + std::to_string(*im.noise_budget_after) +
-             " bits after multiply_relin (SEAL's definition, with the secret key, untimed).\n";
+    notes += std::string(bgv ? "\nNoise budget: " : "\nInvariant noise budget: ") +
+             std::to_string(*im.noise_budget_fresh) + " bits fresh, " +
+             std::to_string(*im.noise_budget_after) + " bits after multiply_relin";
+    if (im.noise_budget_after_switch) {
+      notes += ", " + std::to_string(*im.noise_budget_after_switch) +
+               " bits after a following mod_switch to L − 1";
+    }
+    notes += bgv ? " (log2(Q_l) − 1 − log2‖[c_0 + c_1·s]_{Q_l}‖_∞, with the secret key, "
+                   "untimed).\n"
+                 : " (SEAL's definition, with the secret key, untimed).\n";
   }
   return notes;
 }

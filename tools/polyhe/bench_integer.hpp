@@ -1,11 +1,12 @@
-// The BFV benchmark: encode, encrypt, add, multiply_relin, rotate, decrypt and decode at one
-// parameter set, timed with the harness of timing.hpp, and the invariant noise budget of one
-// multiplication. Shared by `polyhe bench bfv` and `polyhe report`.
+// The BFV and BGV benchmarks: encode, encrypt, add, multiply_relin, (BGV) mod_switch, rotate,
+// decrypt and decode at one parameter set, timed with the harness of timing.hpp, and the noise
+// budget of one multiplication. Shared by `polyhe bench bfv`, `polyhe bench bgv` and `polyhe
+// report`.
 //
-// BFV and BGV take the same options (BenchIntegerArgs) and print the same fields, so everything
-// but the timed loop is written for both integer schemes: the checks, the parameters, the JSON and
-// the table take an IntegerScheme. `polyhe bench bgv` adds IntegerScheme::bgv, the op mod_switch
-// to IntegerOp and scheme_ops, and a run_bench_bgv beside run_bench_bfv.
+// The two integer schemes take the same options (BenchIntegerArgs), share bgv::Context, the keys
+// and the encoders, and print the same fields, so everything is written once over an
+// IntegerScheme; only the calls that differ (encryption, decryption, the evaluator, the noise
+// budget, BGV's modulus switch) are chosen per scheme inside the runner.
 #pragma once
 
 #include <array>
@@ -26,22 +27,34 @@
 
 namespace polyhe::cli {
 
-enum class IntegerScheme { bfv };
+enum class IntegerScheme { bfv, bgv };
 
-/// "bfv": the scheme's name in JSON and on the command line.
+/// "bfv", "bgv": the scheme's name in JSON and on the command line.
 std::string_view to_string(IntegerScheme scheme);
+/// "BFV", "BGV": the name in titles and tables.
+std::string scheme_title(IntegerScheme scheme);
 
-enum class IntegerOp { encode, encrypt, add, multiply_relin, rotate, decrypt, decode };
+/// mod_switch is BGV's only.
+enum class IntegerOp { encode, encrypt, add, multiply_relin, mod_switch, rotate, decrypt, decode };
 
 inline constexpr std::array<IntegerOp, 7> kBfvOps = {
     IntegerOp::encode, IntegerOp::encrypt, IntegerOp::add,   IntegerOp::multiply_relin,
     IntegerOp::rotate, IntegerOp::decrypt, IntegerOp::decode};
+inline constexpr std::array<IntegerOp, 8> kBgvOps = {
+    IntegerOp::encode,     IntegerOp::encrypt, IntegerOp::add,     IntegerOp::multiply_relin,
+    IntegerOp::mod_switch, IntegerOp::rotate,  IntegerOp::decrypt, IntegerOp::decode};
 
 /// The ops a scheme measures, in the order they run and print.
 std::span<const IntegerOp> scheme_ops(IntegerScheme scheme);
 
 /// The op's name in tables and JSON: "encode", "multiply_relin", ...
 std::string_view to_string(IntegerOp op);
+
+/// A default op that the parameters cannot run, and why (printed as a note).
+struct SkippedOp {
+  IntegerOp op;
+  std::string why;  // "t = 65536 does not batch: ..."
+};
 
 struct BenchIntegerConfig {
   IntegerScheme scheme = IntegerScheme::bfv;
@@ -51,7 +64,7 @@ struct BenchIntegerConfig {
   /// encoder (values are the N coefficients) and no rotations.
   bool batching = true;
   std::vector<IntegerOp> ops;      // in the order of scheme_ops
-  std::vector<IntegerOp> skipped;  // default ops these parameters cannot run (rotate unbatched)
+  std::vector<SkippedOp> skipped;  // default ops these parameters cannot run
   std::int64_t rotate_step = 1;
   unsigned threads = 1;
   TimingOptions timing;
@@ -63,20 +76,22 @@ struct BenchIntegerConfig {
 /// rotate (in --ops) and --rotate-step only with batching, 0 < |--rotate-step| < N/2; 1 ≤
 /// --threads ≤ kMaxThreads; 0 < --min-time ≤ 600. Throws UsageError naming the option and the
 /// value. Without --ops, every op of the scheme that the parameters allow (rotate goes to
-/// `skipped` when t does not batch).
+/// `skipped` when t does not batch). BGV: mod_switch needs L ≥ 1, an error in --ops, else skipped.
 BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, IntegerScheme scheme);
 
 /// Parameters::create on the literal, then bgv::Context::create with t: InvalidParameter and
-/// InsecureParameters propagate, the latter with a hint to --security none.
-bgv::ContextPtr make_bfv_context(const BenchIntegerConfig& config);
+/// InsecureParameters propagate, the latter with a hint to --security none. Both schemes.
+bgv::ContextPtr make_integer_context(const BenchIntegerConfig& config);
 
 struct IntegerMeasurement {
   Measurement m;          // bits = len(t), limbs = L + 1, variant = hybrid-dnum<d>
   std::size_t level = 0;  // the level the op ran at
-  /// multiply_relin only, computed once, untimed, with the secret key: the invariant noise
-  /// budget (bgv::invariant_noise_budget) of Enc(x) and of multiply_relin(Enc(x), Enc(y)).
+  /// multiply_relin only, computed once, untimed, with the secret key: the noise budget of
+  /// Enc(x), of multiply_relin(Enc(x), Enc(y)) and (BGV, L ≥ 1) of that product switched to
+  /// L − 1. BFV: bgv::invariant_noise_budget; BGV: bgv::bgv_noise_budget.
   std::optional<int> noise_budget_fresh;
   std::optional<int> noise_budget_after;
+  std::optional<int> noise_budget_after_switch;
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs (values
@@ -84,19 +99,25 @@ struct IntegerMeasurement {
 /// and hands each measurement to `sink`. Every op runs at the top level L. What one call
 /// includes:
 ///   encode          encoder.encode of N values into a preallocated coefficient vector;
-///   encrypt         bfv_encrypt with the public key of an encoded plaintext: the encryption of
-///                   zero (fresh OS seed, sampling) plus round(Q·m/t);
-///   add             rlwe::add_inplace into an accumulator (BfvEvaluator::add after its copy);
-///   multiply_relin  the HPS tensor product and relinearisation (allocates the result);
+///   encrypt         bfv_encrypt / bgv_encrypt with the public key of an encoded plaintext: the
+///                   encryption of zero (fresh OS seed, sampling) plus round(Q·m/t) (BFV), or
+///                   t times it plus m (BGV);
+///   add             rlwe::add_inplace into an accumulator (what the evaluators' add does after
+///                   its copy: the operands share level and factor);
+///   multiply_relin  BFV: the HPS tensor product and relinearisation; BGV: the tensor product and
+///                   relinearisation with error multiple t, no modulus switch (allocates the
+///                   result);
+///   mod_switch      BGV: BgvEvaluator::mod_switch_to_next_inplace of a fresh ciphertext from L
+///                   to L − 1; the copies it consumes are made before each timed batch, untimed;
 ///   rotate          rotate_rows by config.rotate_step: automorphism and key switch;
-///   decrypt         bfv_decrypt: c_0 + c_1·s and the rounding t/Q into a new plaintext, no
-///                   decoding;
+///   decrypt         bfv_decrypt (c_0 + c_1·s, rounding t/Q) / bgv_decrypt (c_0 + c_1·s, exact
+///                   conversion to Z_t) into a new plaintext, no decoding;
 ///   decode          encoder.decode of a plaintext into a preallocated vector of N values.
-/// `note` receives a warning when multiply_relin exhausts the noise budget or, with batching,
-/// when its decryption is not the slot-wise product.
-void run_bench_bfv(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
-                   const std::function<void(const IntegerMeasurement&)>& sink,
-                   const std::function<void(const std::string&)>& note);
+/// `note` receives a warning when multiply_relin (or, BGV, the switch after it) exhausts the
+/// noise budget or, with batching, when the product's decryption is not the slot-wise product.
+void run_bench_integer(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
+                       const std::function<void(const IntegerMeasurement&)>& sink,
+                       const std::function<void(const std::string&)>& note);
 
 /// The measurement as one JSON line (no newline): DESIGN.md's fields, then "scheme",
 /// "security", "primes", "special" (bit sizes), "dnum", "plain_modulus", "encoder" ("batch" or

@@ -1,0 +1,267 @@
+// The timed part of the BFV and BGV benchmarks (bench_integer.hpp): one runner for both schemes,
+// over a small table of the calls in which they differ.
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench_integer.hpp"
+#include "polyhe/bgv/bgv.hpp"
+#include "polyhe/bgv/encoder.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "polyhe/rlwe/encryption.hpp"
+#include "polyhe/rlwe/keys.hpp"
+#include "polyhe/rlwe/operations.hpp"
+#include "random.hpp"
+#include "sysinfo.hpp"
+
+namespace polyhe::cli {
+
+namespace {
+
+/// BFV's calls: the plaintext scaled by Q/t, the invariant noise budget, no modulus switch.
+struct BfvCalls {
+  using Evaluator = bgv::BfvEvaluator;
+  static constexpr bool kModSwitch = false;
+  static constexpr const char* kBudget = "invariant noise budget";
+  static bgv::Ciphertext encrypt(const bgv::Context& ctx, rlwe::Encryptor& encryptor,
+                                 const bgv::Plaintext& m) {
+    return bgv::bfv_encrypt(ctx, encryptor, m);
+  }
+  static bgv::Plaintext decrypt(const bgv::Context& ctx, const bgv::Ciphertext& ct,
+                                const rlwe::SecretKey& sk) {
+    return bgv::bfv_decrypt(ctx, ct, sk);
+  }
+  static int noise_budget(const bgv::Context& ctx, const bgv::Ciphertext& ct,
+                          const rlwe::SecretKey& sk) {
+    return bgv::invariant_noise_budget(ctx, ct, sk);
+  }
+};
+
+/// BGV's calls: the plaintext in the low bits, noise a multiple of t, modulus switching.
+struct BgvCalls {
+  using Evaluator = bgv::BgvEvaluator;
+  static constexpr bool kModSwitch = true;
+  static constexpr const char* kBudget = "noise budget";
+  static bgv::Ciphertext encrypt(const bgv::Context& ctx, rlwe::Encryptor& encryptor,
+                                 const bgv::Plaintext& m) {
+    return bgv::bgv_encrypt(ctx, encryptor, m);
+  }
+  static bgv::Plaintext decrypt(const bgv::Context& ctx, const bgv::Ciphertext& ct,
+                                const rlwe::SecretKey& sk) {
+    return bgv::bgv_decrypt(ctx, ct, sk);
+  }
+  static int noise_budget(const bgv::Context& ctx, const bgv::Ciphertext& ct,
+                          const rlwe::SecretKey& sk) {
+    return bgv::bgv_noise_budget(ctx, ct, sk);
+  }
+};
+
+bool contains(std::span<const IntegerOp> ops, IntegerOp op) {
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+/// Restores the default pool's size when the benchmark ends (in-process callers share it).
+class ThreadCountGuard {
+ public:
+  explicit ThreadCountGuard(unsigned threads) : saved_(thread_count()) {
+    if (threads != saved_) set_thread_count(threads);
+  }
+  ~ThreadCountGuard() {
+    if (thread_count() != saved_) set_thread_count(saved_);
+  }
+  ThreadCountGuard(const ThreadCountGuard&) = delete;
+  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
+
+ private:
+  unsigned saved_;
+};
+
+/// The context's encoder (batch or coefficient) behind one interface: N values ↔ N coefficients.
+class ValueEncoder {
+ public:
+  explicit ValueEncoder(const bgv::Context& ctx)
+      : batch_(ctx.batching() ? &ctx.batch_encoder() : nullptr),
+        coeff_(&ctx.coefficient_encoder()) {}
+  void encode(std::span<const std::uint64_t> values, std::span<std::uint64_t> out) const {
+    if (batch_ != nullptr) {
+      batch_->encode(values, out);
+    } else {
+      coeff_->encode(values, out);
+    }
+  }
+  void decode(std::span<const std::uint64_t> coeffs, std::span<std::uint64_t> out) const {
+    if (batch_ != nullptr) {
+      batch_->decode(coeffs, out);
+    } else {
+      coeff_->decode(coeffs, out);
+    }
+  }
+
+ private:
+  const bgv::BatchEncoder* batch_;
+  const bgv::CoefficientEncoder* coeff_;
+};
+
+/// Everything an op needs, made once, untimed.
+template <class Calls>
+struct Inputs {
+  const bgv::Context& ctx;
+  const typename Calls::Evaluator& ev;
+  const ValueEncoder& encoder;
+  const rlwe::SecretKey& sk;
+  std::vector<std::uint64_t> x, y;  // N values in [0, t)
+  bgv::Plaintext pt_x;
+  bgv::Ciphertext ct_x, ct_y;  // fresh, at level L
+};
+
+/// The noise budgets of one multiplication (and, BGV, of the switch after it), and a note when
+/// the result does not decrypt (see bench_integer.hpp).
+template <class Calls>
+void measure_noise(const Inputs<Calls>& in, IntegerMeasurement& im,
+                   const std::function<void(const std::string&)>& note) {
+  bgv::Ciphertext result = in.ev.multiply_relin(in.ct_x, in.ct_y);
+  im.noise_budget_fresh = Calls::noise_budget(in.ctx, in.ct_x, in.sk);
+  im.noise_budget_after = Calls::noise_budget(in.ctx, result, in.sk);
+  if constexpr (Calls::kModSwitch) {
+    if (result.level() > 0) {
+      in.ev.mod_switch_to_next_inplace(result);
+      im.noise_budget_after_switch = Calls::noise_budget(in.ctx, result, in.sk);
+    }
+  }
+  const std::string budget = Calls::kBudget;
+  if (*im.noise_budget_after == 0 || im.noise_budget_after_switch == 0) {
+    note((*im.noise_budget_after == 0 ? "multiply_relin" : "mod_switch after multiply_relin") +
+         std::string(" exhausted the ") + budget + " (" + std::to_string(*im.noise_budget_fresh) +
+         " bits fresh): its decryption is wrong; add ciphertext primes or lower --plain-modulus");
+    return;
+  }
+  if (!in.ctx.batching()) return;  // the negacyclic product mod t would cost O(N²): not checked
+  const bgv::Plaintext z = Calls::decrypt(in.ctx, result, in.sk);
+  std::vector<std::uint64_t> slots(in.ctx.n());
+  in.encoder.decode(z.coeffs, slots);
+  const std::uint64_t t = in.ctx.t().value();
+  for (std::size_t j = 0; j < slots.size(); ++j) {
+    const auto expected =
+        static_cast<std::uint64_t>(static_cast<unsigned __int128>(in.x[j]) * in.y[j] % t);
+    if (slots[j] != expected) {
+      note("multiply_relin decrypts to a wrong product at slot " + std::to_string(j) +
+           " although its " + budget + " is " +
+           std::to_string(im.noise_budget_after_switch.value_or(*im.noise_budget_after)) +
+           " bits: a library bug, please report it with this command line");
+      return;
+    }
+  }
+}
+
+/// Times one op (see run_bench_integer in bench_integer.hpp for what a call includes).
+template <class Calls>
+TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encryptor,
+                    const BenchIntegerConfig& config) {
+  const TimingOptions& timing = config.timing;
+  switch (op) {
+    case IntegerOp::encode: {
+      std::vector<std::uint64_t> out(in.ctx.n());
+      return measure([&] { in.encoder.encode(in.x, out); }, timing);
+    }
+    case IntegerOp::encrypt:
+      return measure([&] { (void)Calls::encrypt(in.ctx, encryptor, in.pt_x); }, timing);
+    case IntegerOp::add: {
+      bgv::Ciphertext acc = in.ct_x;
+      return measure([&] { rlwe::add_inplace(acc, in.ct_y); }, timing);
+    }
+    case IntegerOp::multiply_relin:
+      return measure([&] { (void)in.ev.multiply_relin(in.ct_x, in.ct_y); }, timing);
+    case IntegerOp::mod_switch:
+      if constexpr (Calls::kModSwitch) {
+        std::vector<bgv::Ciphertext> copies;  // consumed by the switches, refilled untimed
+        return measure_prepared([&](std::size_t calls) { copies.assign(calls, in.ct_x); },
+                                [&](std::size_t i) { in.ev.mod_switch_to_next_inplace(copies[i]); },
+                                timing);
+      }
+      break;  // not an op of this scheme: parse_ops refuses it
+    case IntegerOp::rotate:
+      return measure([&] { (void)in.ev.rotate_rows(in.ct_x, config.rotate_step); }, timing);
+    case IntegerOp::decrypt:
+      return measure([&] { (void)Calls::decrypt(in.ctx, in.ct_x, in.sk); }, timing);
+    case IntegerOp::decode: {
+      std::vector<std::uint64_t> out(in.ctx.n());
+      return measure([&] { in.encoder.decode(in.pt_x.coeffs, out); }, timing);
+    }
+  }
+  throw std::logic_error(std::string(to_string(op)) + " is not an op of this scheme");
+}
+
+template <class Calls>
+void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
+               const std::function<void(const IntegerMeasurement&)>& sink,
+               const std::function<void(const std::string&)>& note) {
+  const ThreadCountGuard threads(config.threads);
+  const rlwe::ParametersPtr& params = ctx->params();
+  const std::size_t top = params->max_level();
+  const std::size_t n = ctx->n();
+  const ValueEncoder encoder(*ctx);
+  InputRng rng(os_seed());
+
+  // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate.
+  rlwe::KeyGenerator keygen(params);
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::PublicKey pk = keygen.public_key(sk);
+  std::optional<rlwe::KeySwitchKey> rlk;
+  if (contains(config.ops, IntegerOp::multiply_relin)) rlk = keygen.relinearization_key(sk);
+  std::optional<rlwe::GaloisKeys> galois;
+  if (contains(config.ops, IntegerOp::rotate)) {
+    const std::int64_t steps[] = {config.rotate_step};
+    galois = keygen.rotation_keys(sk, steps);
+  }
+  const typename Calls::Evaluator ev(ctx, rlk ? &*rlk : nullptr, galois ? &*galois : nullptr);
+  rlwe::Encryptor encryptor(pk);
+
+  std::vector<std::uint64_t> x(n), y(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    x[j] = rng.uniform(0, config.plain_modulus - 1);
+    y[j] = rng.uniform(0, config.plain_modulus - 1);
+  }
+  bgv::Plaintext pt_x{std::vector<std::uint64_t>(n)}, pt_y{std::vector<std::uint64_t>(n)};
+  encoder.encode(x, pt_x.coeffs);
+  encoder.encode(y, pt_y.coeffs);
+  bgv::Ciphertext ct_x = Calls::encrypt(*ctx, encryptor, pt_x);
+  bgv::Ciphertext ct_y = Calls::encrypt(*ctx, encryptor, pt_y);
+  const Inputs<Calls> in{*ctx,           ev,           encoder,         sk,
+                         std::move(x),   std::move(y), std::move(pt_x), std::move(ct_x),
+                         std::move(ct_y)};
+
+  Measurement base;
+  base.device = cpu_model();
+  base.log_n = params->log_n();
+  base.bits = ctx->t().bits();
+  base.limbs = top + 1;
+  base.variant = "hybrid-dnum" + std::to_string(params->dnum());
+  base.path = std::string(to_string(cpu_path()));
+  base.threads = config.threads;
+
+  for (const IntegerOp op : config.ops) {
+    IntegerMeasurement im;
+    im.m = base;
+    im.m.op = std::string(to_string(op));
+    im.level = top;
+    im.m.stats = time_op(op, in, encryptor, config);
+    if (op == IntegerOp::multiply_relin) measure_noise(in, im, note);
+    sink(im);
+  }
+}
+
+}  // namespace
+
+void run_bench_integer(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
+                       const std::function<void(const IntegerMeasurement&)>& sink,
+                       const std::function<void(const std::string&)>& note) {
+  switch (config.scheme) {
+    case IntegerScheme::bfv: return run_bench<BfvCalls>(config, ctx, sink, note);
+    case IntegerScheme::bgv: return run_bench<BgvCalls>(config, ctx, sink, note);
+  }
+}
+
+}  // namespace polyhe::cli

@@ -1,0 +1,58 @@
+// `polyhe bench bfv` and `polyhe bench bgv`: the operations of an integer scheme at one parameter
+// set, as JSON lines or a markdown table.
+#include <ostream>
+#include <vector>
+
+#include "bench_integer.hpp"
+#include "commands.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "sysinfo.hpp"
+#include "text.hpp"
+
+namespace polyhe::cli {
+
+namespace {
+
+int cmd_bench_integer(const BenchIntegerArgs& args, IntegerScheme scheme, std::ostream& out,
+                      std::ostream& err) {
+  const BenchIntegerConfig config = make_bench_integer_config(args, scheme);
+  const bgv::ContextPtr ctx = make_integer_context(config);
+  const rlwe::Parameters& params = *ctx->params();
+  auto note = [&](const std::string& line) { err << "polyhe bench: " << one_line(line) << '\n'; };
+  if (args.json) {
+    for (const SkippedOp& s : config.skipped)
+      note(std::string(to_string(s.op)) + " not run: " + s.why);
+    run_bench_integer(
+        config, ctx,
+        [&](const IntegerMeasurement& im) { out << integer_json(config, params, im) << std::endl; },
+        note);
+    return 0;
+  }
+  out << scheme_title(scheme) << " benchmark on " << cpu_model() << ": " << config.threads
+      << (config.threads == 1 ? " thread" : " threads") << ", CPU path " << to_string(cpu_path())
+      << "\n\n"
+      << integer_parameters_line(config, params) << "\n\n"
+      << integer_table_header() << std::flush;
+  std::vector<IntegerMeasurement> ms;
+  run_bench_integer(
+      config, ctx,
+      [&](const IntegerMeasurement& im) {
+        ms.push_back(im);
+        out << integer_table_row(im) << std::flush;
+      },
+      note);
+  out << '\n' << integer_table_notes(config, ms);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_bench_bfv(const BenchIntegerArgs& args, std::ostream& out, std::ostream& err) {
+  return cmd_bench_integer(args, IntegerScheme::bfv, out, err);
+}
+
+int cmd_bench_bgv(const BenchIntegerArgs& args, std::ostream& out, std::ostream& err) {
+  return cmd_bench_integer(args, IntegerScheme::bgv, out, err);
+}
+
+}  // namespace polyhe::cli
