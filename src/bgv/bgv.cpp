@@ -14,7 +14,10 @@
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/convert_kernel.hpp"
 #include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+#include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/batch.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 #include "polyhe/rlwe/operations.hpp"
@@ -89,36 +92,64 @@ Plaintext bgv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::Secr
   // need not be prime here, so RnsBasis cannot hold it): with y_i = [x_i·q̂_i^−1]_{q_i},
   // v = round(Σ_i y_i/q_i), x_c ≡ Σ_i y_i·q̂_i − v·Q (mod t).
   const RnsBasis ql = ctx.params()->q_basis().prefix(limbs);
+  // Every constant multiplication mod t is a Shoup product (valid for any 64-bit operand, as
+  // len(t) ≤ 60): no division in the loop.
   std::vector<ShoupOperand<u64>> hat_inv(limbs);
-  std::vector<u64> hat_mod_t(limbs);
+  std::vector<ShoupOperand<u64>> hat_mod_t(limbs);
   std::vector<double> inv_q(limbs);
   for (std::size_t i = 0; i < limbs; ++i) {
     hat_inv[i] = ql.q_hat_inverse(i);
-    hat_mod_t[i] = ql.q_hat_mod(i, t);
+    hat_mod_t[i] = make_shoup(ql.q_hat_mod(i, t), t);
     inv_q[i] = 1.0 / static_cast<double>(ql.prime(i));
   }
-  const u64 q_mod_t = ql.product_mod(t);
-  const u64 f_inv = inverse_mod(ct.factor(), t);
-  std::vector<const u64*> limb(limbs);
-  for (std::size_t i = 0; i < limbs; ++i) limb[i] = x.limb(i).data();
+  const ShoupOperand<u64> q_mod_t = make_shoup(ql.product_mod(t), t);
+  const ShoupOperand<u64> f_inv = make_shoup(inverse_mod(ct.factor(), t), t);
+  // The IFMA52 weighted sum (cpu/convert_kernel.hpp) where it serves: t below 2^50 and every
+  // prime of Q_l below 2^52; the same words as the scalar sum.
+  const CpuPath path = cpu_path();
+  bool narrow = cpu::ifma_serves(t) && limbs <= cpu::kWeightedSumMaxTerms;
+  for (std::size_t i = 0; i < limbs; ++i) narrow = narrow && ql.prime(i) < (u64{1} << 52);
+  const cpu::WeightedSumKernel ifma =
+      narrow && path == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
+  const cpu::WeightedSumModulus t_consts =
+      ifma != nullptr ? cpu::make_weighted_sum_modulus(t) : cpu::WeightedSumModulus{};
+  std::vector<u64> hat_raw(limbs);
+  for (std::size_t i = 0; i < limbs; ++i) hat_raw[i] = hat_mod_t[i].w;
   Plaintext out{std::vector<u64>(n)};
-  constexpr std::size_t kBlock = 1024;
+  constexpr std::size_t kBlock = 256;
   parallel_for((n + kBlock - 1) / kBlock, [&](std::size_t b) {
-    const std::size_t end = std::min(n, (b + 1) * kBlock);
-    for (std::size_t j = b * kBlock; j < end; ++j) {
-      double frac = 0;
-      u64 acc = 0;
-      for (std::size_t i = 0; i < limbs; ++i) {
-        const u64 qi = ql.prime(i);
-        const u64 y = mul_shoup(limb[i][j], hat_inv[i], qi);
-        frac += static_cast<double>(y) * inv_q[i];
-        acc += mulmod(y, hat_mod_t[i], t);
-        if (acc >= t) acc -= t;
+    const std::size_t k0 = b * kBlock;
+    const std::size_t len = std::min(n, k0 + kBlock) - k0;
+    std::vector<u64> y(limbs * len);
+    std::vector<const u64*> terms(limbs);
+    for (std::size_t i = 0; i < limbs; ++i) {
+      const u64 qi = ql.prime(i);
+      cpu::elementwise_kernels(path, qi).multiply_scalar(x.limb(i).data() + k0, hat_inv[i],
+                                                         y.data() + i * len, len, qi);
+      terms[i] = y.data() + i * len;
+    }
+    u64 acc[kBlock];
+    double frac[kBlock] = {};
+    for (std::size_t i = 0; i < limbs; ++i) {
+      for (std::size_t k = 0; k < len; ++k) frac[k] += static_cast<double>(terms[i][k]) * inv_q[i];
+    }
+    if (ifma != nullptr) {
+      ifma(terms.data(), limbs, hat_raw.data(), acc, len, t_consts);
+    } else {
+      for (std::size_t k = 0; k < len; ++k) {
+        u64 sum = 0;
+        for (std::size_t i = 0; i < limbs; ++i) {
+          sum += mul_shoup(terms[i][k], hat_mod_t[i], t);
+          if (sum >= t) sum -= t;
+        }
+        acc[k] = sum;
       }
-      const auto v = static_cast<u64>(std::llround(frac));  // ∈ [0, limbs]
-      const u64 sub = mulmod(v % t, q_mod_t, t);
-      const u64 r = acc >= sub ? acc - sub : acc + t - sub;
-      out.coeffs[j] = mulmod(r, f_inv, t);
+    }
+    for (std::size_t k = 0; k < len; ++k) {
+      const auto v = static_cast<u64>(frac[k] + 0.5);  // round(Σ y_i/q_i) ∈ [0, limbs]
+      const u64 sub = mul_shoup(v, q_mod_t, t);
+      const u64 r = acc[k] >= sub ? acc[k] - sub : acc[k] + t - sub;
+      out.coeffs[k0 + k] = mul_shoup(r, f_inv, t);
     }
   });
   return out;
