@@ -252,28 +252,34 @@ Ciphertext Evaluator::add_const(const Ciphertext& a, std::complex<double> c) con
   return out;
 }
 
-Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
-  check_params(a, "multiply");
-  check_params(b, "multiply");
+void Evaluator::check_product(const Ciphertext& a, const Ciphertext& b, const char* op) const {
+  check_params(a, op);
+  check_params(b, op);
   if (a.level() != b.level()) {
-    throw InvalidParameter("multiply: operands are at different levels (" +
+    throw InvalidParameter(std::string(op) + ": operands are at different levels (" +
                            std::to_string(a.level()) + " and " + std::to_string(b.level()) +
                            "); bring the higher one down with Evaluator::drop_to_level(ct, " +
                            std::to_string(std::min(a.level(), b.level())) + ") first");
   }
   if (a.size() != 2 || b.size() != 2) {
-    throw InvalidParameter("multiply: operands must be relinearised (size 2), got sizes " +
+    throw InvalidParameter(std::string(op) +
+                           ": operands must be relinearised (size 2), got sizes " +
                            std::to_string(a.size()) + " and " + std::to_string(b.size()));
   }
   const double scale = a.scale() * b.scale();
   const double room = log2_modulus(*params_, a.level());
   if (std::log2(scale) >= room - 1) {
-    throw InvalidParameter("multiply: the product's scale " + log2_text(scale) +
+    throw InvalidParameter(std::string(op) + ": the product's scale " + log2_text(scale) +
                            " leaves no room below the modulus at level " +
                            std::to_string(a.level()) + " (2^" + std::to_string(room) +
                            "): rescale the operands first (Evaluator::rescale), or choose a "
                            "longer chain or a smaller scale");
   }
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+  check_product(a, b, "multiply");
+  const double scale = a.scale() * b.scale();
   const std::size_t limbs = a.limbs();
   const auto moduli = params_->ring()->moduli(limbs);
   Ciphertext out(params_, a.level(), 3, scale);
@@ -296,7 +302,23 @@ Ciphertext Evaluator::relinearize(const Ciphertext& a) const {
 }
 
 Ciphertext Evaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) const {
-  return relinearize(multiply(a, b));
+  check_product(a, b, "multiply_relin");
+  if (relin_ == nullptr) {
+    throw InvalidParameter(
+        "multiply_relin: this evaluator has no relinearization key (pass one made by "
+        "KeyGenerator::relinearization_key to the Evaluator)");
+  }
+  // (a_0·b_0, a_0·b_1 + a_1·b_0) straight into the result, and a_1·b_1's key switch added to it:
+  // no size-3 ciphertext, no separate switched pair.
+  const auto moduli = params_->ring()->moduli(a.limbs());
+  Ciphertext out(params_, a.level(), 2, a.scale() * b.scale());
+  vec::multiply(a[0].data(), b[0].data(), out[0].data(), moduli);
+  vec::multiply(a[0].data(), b[1].data(), out[1].data(), moduli);
+  vec::multiply_accumulate(a[1].data(), b[0].data(), out[1].data(), moduli);
+  RnsPoly d2(params_->ring(), a.limbs(), PolyForm::kEvaluation);
+  vec::multiply(a[1].data(), b[1].data(), d2.data(), moduli);
+  rlwe::key_switch(d2, *relin_, out[0], out[1], /*accumulate=*/true);
+  return out;
 }
 
 Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) const {

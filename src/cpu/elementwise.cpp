@@ -27,6 +27,9 @@ const ElementwiseKernels* ifma_elementwise_kernels() {
 WeightedSumKernel ifma_weighted_sum_kernel() {
   return nullptr;
 }
+InnerProductsKernel ifma_inner_products_kernel() {
+  return nullptr;
+}
 #endif
 
 WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c) {
@@ -346,6 +349,16 @@ void inner_products(std::span<const u64* const> a, std::span<const u64* const> b
     }
   }
   const CpuPath path = cpu_path();
+  // IFMA52: lazy 52-bit sums of both outputs in one pass over the terms, one reduction per word.
+  if (path == CpuPath::ifma && cpu::ifma_serves(q.value()) && outputs <= 2 &&
+      terms <= cpu::kWeightedSumMaxTerms) {
+    if (const cpu::InnerProductsKernel k = cpu::ifma_inner_products_kernel()) {
+      for (const u64* x : a) debug_check_reduced(x, n, q.value());
+      for (const u64* x : b) debug_check_reduced(x, n, q.value());
+      k(a.data(), terms, b.data(), c.data(), outputs, n, cpu::make_weighted_sum_modulus(q.value()));
+      return;
+    }
+  }
   for (std::size_t begin = 0; begin < n; begin += kInnerBlock) {
     const std::size_t len = std::min(kInnerBlock, n - begin);
     for (std::size_t o = 0; o < outputs; ++o) {

@@ -64,7 +64,7 @@ QpLayout::QpLayout(const Parameters& params, std::size_t level)
 }
 
 void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64_t> acc, RnsPoly& u,
-              std::span<const std::uint64_t> addend) {
+              std::span<const std::uint64_t> addend, bool accumulate) {
   const auto& ring = params.ring();
   const std::size_t n = params.n();
   const std::size_t ql = level + 1;
@@ -101,13 +101,24 @@ void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64
   // conversion in coefficient form and ride on its transform.
   if (!addend.empty()) vec::sub(conv, addend.first(ql * n), conv, mod_q);
   forward_batch<std::uint64_t>(conv, plans_all.first(ql));
+  if (accumulate) {
+    if (u.context() != ring || u.limbs() != ql || u.form() != PolyForm::kEvaluation) {
+      throw InvalidParameter(
+          "mod_down: accumulating into a polynomial of another ring, level or "
+          "form");
+    }
+    vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, conv, mod_q);
+    vec::add(u.data(), conv, u.data(), mod_q);
+    return;
+  }
   if (u.context() != ring || u.limbs() != ql || u.form() != PolyForm::kEvaluation) {
     u = RnsPoly(ring, ql, PolyForm::kEvaluation);
   }
   vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, u.data(), mod_q);
 }
 
-void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly& u1) {
+void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly& u1,
+                bool accumulate) {
   const Parameters& params = *key.params;
   if (d.context() != params.ring()) {
     throw MismatchedContext(
@@ -182,8 +193,8 @@ void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly&
     });
   }
 
-  mod_down(params, l, acc0, u0);
-  mod_down(params, l, acc1, u1);
+  mod_down(params, l, acc0, u0, {}, accumulate);
+  mod_down(params, l, acc1, u1, {}, accumulate);
 }
 
 }  // namespace polyhe::rlwe

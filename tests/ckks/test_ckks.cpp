@@ -111,6 +111,19 @@ TEST_P(CkksOps, MatchesDoublePrecision) {
   EXPECT_GE(test::precision_bits(prod, decode(encoder, decrypt(eval.rescale(cxy3), sk))),
             17.0 - slack)
       << "size-3 decryption";
+  // The fused multiply_relin (no size-3 ciphertext, the key switch added in place) gives the same
+  // words as multiply then relinearize.
+  {
+    const Ciphertext fused = eval.multiply_relin(cx, cy);
+    const Ciphertext two_step = eval.relinearize(cxy3);
+    ASSERT_EQ(fused.size(), 2u);
+    for (std::size_t p = 0; p < 2; ++p) {
+      EXPECT_TRUE(
+          std::equal(fused[p].data().begin(), fused[p].data().end(), two_step[p].data().begin()))
+          << "part " << p;
+    }
+    EXPECT_EQ(fused.scale(), two_step.scale());
+  }
   const Ciphertext cxy = eval.rescale(eval.multiply_relin(cx, cy));
   EXPECT_EQ(cxy.level(), top - 1);
   const double mult_bits = test::precision_bits(prod, decode(encoder, decrypt(cxy, sk)));

@@ -112,6 +112,8 @@ class Evaluator {
   void check_plain(const Ciphertext& a, const Plaintext& p, const char* op) const;
   /// Same parameters and a prime left to divide by (level ≥ 1).
   void check_rescalable(const Ciphertext& a) const;
+  /// Same parameters and level, size 2, and room for the product's scale.
+  void check_product(const Ciphertext& a, const Ciphertext& b, const char* op) const;
   /// The residues of round(v) mod q_0..q_{limbs−1}, exactly for any finite double.
   [[nodiscard]] std::vector<std::uint64_t> residues(double v, std::size_t limbs) const;
   /// The two slot values of a + b·X^{N/2} under q_i (a, b residues): slots j < N/2 and the rest.

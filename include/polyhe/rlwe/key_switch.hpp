@@ -49,8 +49,9 @@ std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words);
 /// coefficient form, added to acc before the division (round((acc + addend)/P)) without
 /// transforms of its own: its P limbs join acc's after their inverse transform, its Q limbs the
 /// converted correction before its forward transform (encryption's errors and message).
+/// accumulate: u += the result instead of u = (u must then be at level l, evaluation form).
 void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64_t> acc, RnsPoly& u,
-              std::span<const std::uint64_t> addend = {});
+              std::span<const std::uint64_t> addend = {}, bool accumulate = false);
 
 /// For d at level l (evaluation form, l + 1 limbs) and a key switching s' → s, computes (u_0, u_1)
 /// at level l, evaluation form, with u_0 + u_1·s ≈ d·s' (error about Σ_j D_j·‖e_j‖·√N / P plus
@@ -62,6 +63,9 @@ void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64
 /// coefficient form, are converted to Q_l and transformed again, so the Q_l limbs never leave
 /// evaluation form. Limbs are spread over the default thread pool.
 /// Checks: key and d share Parameters (MismatchedContext), d in evaluation form.
-void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly& u1);
+/// accumulate: (u_0, u_1) += the switched pair instead of = (both at d's level, evaluation form,
+/// checked), e.g. straight into the ciphertext being relinearised.
+void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly& u1,
+                bool accumulate = false);
 
 }  // namespace polyhe::rlwe

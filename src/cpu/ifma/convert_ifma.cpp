@@ -23,6 +23,72 @@ inline V shoup52(V a, V w, V w_shoup, V neg_c, V mask) {
                           mask);
 }
 
+/// The folding reduction of the lo/hi sums (file comment) with the constants of m.
+class Fold {
+ public:
+  explicit Fold(const WeightedSumModulus& m)
+      : vc_(set1(m.c)),
+        neg_c_(set1((u64{1} << 52) - m.c)),
+        mask_(set1(kMask52)),
+        one_(set1(1)),
+        one_s_(set1(m.one_shoup52)),
+        r52_(set1(m.r52)),
+        r52_s_(set1(m.r52_shoup52)),
+        r104_(set1(m.r104)),
+        r104_s_(set1(m.r104_shoup52)) {}
+
+  [[nodiscard]] V operator()(V lo, V hi) const {
+    const __m128i s52 = shift_count(52);
+    const V h = _mm512_add_epi64(hi, _mm512_srl_epi64(lo, s52));
+    const V l = _mm512_and_si512(lo, mask_);
+    const V h1 = _mm512_srl_epi64(h, s52);
+    const V h0 = _mm512_and_si512(h, mask_);
+    const V a = reduce_once(shoup52(h1, r104_, r104_s_, neg_c_, mask_), vc_);
+    const V b = reduce_once(shoup52(h0, r52_, r52_s_, neg_c_, mask_), vc_);
+    const V d = reduce_once(shoup52(l, one_, one_s_, neg_c_, mask_), vc_);
+    return reduce_once(_mm512_add_epi64(reduce_once(_mm512_add_epi64(a, b), vc_), d), vc_);
+  }
+
+ private:
+  V vc_, neg_c_, mask_, one_, one_s_, r52_, r52_s_, r104_, r104_s_;
+};
+
+void inner_products(const u64* const* a, std::size_t terms, const u64* const* b, u64* const* c,
+                    std::size_t outputs, std::size_t n, const WeightedSumModulus& m) {
+  const Fold fold(m);
+  const u64* const* b1 = b + terms;
+  std::size_t k = 0;
+  if (outputs == 2) {
+    for (; k < n; k += 8) {
+      const __mmask8 km = k + 8 <= n ? static_cast<__mmask8>(0xFF) : tail_mask(n - k);
+      V lo0 = _mm512_setzero_si512(), hi0 = lo0, lo1 = lo0, hi1 = lo0;
+      for (std::size_t i = 0; i < terms; ++i) {
+        const V x = _mm512_maskz_loadu_epi64(km, a[i] + k);
+        const V y0 = _mm512_maskz_loadu_epi64(km, b[i] + k);
+        const V y1 = _mm512_maskz_loadu_epi64(km, b1[i] + k);
+        lo0 = _mm512_madd52lo_epu64(lo0, x, y0);
+        hi0 = _mm512_madd52hi_epu64(hi0, x, y0);
+        lo1 = _mm512_madd52lo_epu64(lo1, x, y1);
+        hi1 = _mm512_madd52hi_epu64(hi1, x, y1);
+      }
+      _mm512_mask_storeu_epi64(c[0] + k, km, fold(lo0, hi0));
+      _mm512_mask_storeu_epi64(c[1] + k, km, fold(lo1, hi1));
+    }
+    return;
+  }
+  for (; k < n; k += 8) {
+    const __mmask8 km = k + 8 <= n ? static_cast<__mmask8>(0xFF) : tail_mask(n - k);
+    V lo = _mm512_setzero_si512(), hi = lo;
+    for (std::size_t i = 0; i < terms; ++i) {
+      const V x = _mm512_maskz_loadu_epi64(km, a[i] + k);
+      const V y = _mm512_maskz_loadu_epi64(km, b[i] + k);
+      lo = _mm512_madd52lo_epu64(lo, x, y);
+      hi = _mm512_madd52hi_epu64(hi, x, y);
+    }
+    _mm512_mask_storeu_epi64(c[0] + k, km, fold(lo, hi));
+  }
+}
+
 void weighted_sum(const u64* const* x, std::size_t terms, const u64* w, u64* out, std::size_t n,
                   const WeightedSumModulus& m) {
   const V vc = set1(m.c);
@@ -75,6 +141,10 @@ void weighted_sum(const u64* const* x, std::size_t terms, const u64* w, u64* out
 
 WeightedSumKernel ifma_weighted_sum_kernel() {
   return &weighted_sum;
+}
+
+InnerProductsKernel ifma_inner_products_kernel() {
+  return &inner_products;
 }
 
 }  // namespace polyhe::cpu
