@@ -332,7 +332,7 @@ Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
   vec::multiply(a0, b1, d1, moduli);
   vec::multiply_accumulate(a1, b0, d1, moduli);
   vec::multiply(a1, b1, d2, moduli);
-  Ciphertext out(ctx_->params(), l, 3, 1.0);
+  Ciphertext out(ctx_->params(), l, 3, 1.0, RnsPoly::kForOverwrite);
   const std::span<u64> scaled = take(kr * n);
   for (std::size_t j = 0; j < 3; ++j) {
     const std::span<u64> dj = d.subspan(j * ext * n, ext * n);

@@ -337,7 +337,7 @@ Ciphertext BgvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
   const auto& params = ctx_->params();
   const std::size_t l = x->level();
   const auto moduli = params->ring()->moduli(l + 1);
-  Ciphertext out(params, l, 3);
+  Ciphertext out(params, l, 3, 1.0, RnsPoly::kForOverwrite);
   vec::multiply((*x)[0].data(), (*y)[0].data(), out[0].data(), moduli);
   vec::multiply((*x)[0].data(), (*y)[1].data(), out[1].data(), moduli);
   vec::multiply_accumulate((*x)[1].data(), (*y)[0].data(), out[1].data(), moduli);

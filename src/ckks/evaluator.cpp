@@ -282,7 +282,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   const double scale = a.scale() * b.scale();
   const std::size_t limbs = a.limbs();
   const auto moduli = params_->ring()->moduli(limbs);
-  Ciphertext out(params_, a.level(), 3, scale);
+  Ciphertext out(params_, a.level(), 3, scale, RnsPoly::kForOverwrite);
   vec::multiply(a[0].data(), b[0].data(), out[0].data(), moduli);
   vec::multiply(a[0].data(), b[1].data(), out[1].data(), moduli);
   vec::multiply_accumulate(a[1].data(), b[0].data(), out[1].data(), moduli);
@@ -311,11 +311,11 @@ Ciphertext Evaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) c
   // (a_0·b_0, a_0·b_1 + a_1·b_0) straight into the result, and a_1·b_1's key switch added to it:
   // no size-3 ciphertext, no separate switched pair.
   const auto moduli = params_->ring()->moduli(a.limbs());
-  Ciphertext out(params_, a.level(), 2, a.scale() * b.scale());
+  Ciphertext out(params_, a.level(), 2, a.scale() * b.scale(), RnsPoly::kForOverwrite);
   vec::multiply(a[0].data(), b[0].data(), out[0].data(), moduli);
   vec::multiply(a[0].data(), b[1].data(), out[1].data(), moduli);
   vec::multiply_accumulate(a[1].data(), b[0].data(), out[1].data(), moduli);
-  RnsPoly d2(params_->ring(), a.limbs(), PolyForm::kEvaluation);
+  RnsPoly d2(params_->ring(), a.limbs(), PolyForm::kEvaluation, RnsPoly::kForOverwrite);
   vec::multiply(a[1].data(), b[1].data(), d2.data(), moduli);
   rlwe::key_switch(d2, *relin_, out[0], out[1], /*accumulate=*/true);
   return out;
@@ -447,7 +447,8 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
   check_rescalable(a);
   const std::size_t l = a.level();
   const std::vector<std::uint64_t> inv = last_prime_inverses(*params_, l);
-  Ciphertext out(params_, l - 1, a.size(), a.scale() / static_cast<double>(params_->q_primes()[l]));
+  Ciphertext out(params_, l - 1, a.size(), a.scale() / static_cast<double>(params_->q_primes()[l]),
+                 RnsPoly::kForOverwrite);
   for (std::size_t i = 0; i < a.size(); ++i) {
     rescale_part(*params_, a[i].data(), l, inv, out[i].data());
   }

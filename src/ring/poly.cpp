@@ -14,15 +14,30 @@ const char* to_string(PolyForm f) {
   return f == PolyForm::kCoefficient ? "coefficient" : "evaluation";
 }
 
+namespace {
+
+void check_shape(const std::shared_ptr<const RingContext>& context, std::size_t limbs) {
+  if (!context) throw InvalidParameter("RnsPoly: the context is null");
+  if (limbs < 1 || limbs > context->max_limbs()) {
+    throw InvalidParameter("RnsPoly: " + std::to_string(limbs) +
+                           " limbs requested; the context has 1.." +
+                           std::to_string(context->max_limbs()));
+  }
+}
+
+}  // namespace
+
 RnsPoly::RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form)
     : context_(std::move(context)), limbs_(limbs), form_(form) {
-  if (!context_) throw InvalidParameter("RnsPoly: the context is null");
-  if (limbs_ < 1 || limbs_ > context_->max_limbs()) {
-    throw InvalidParameter("RnsPoly: " + std::to_string(limbs_) +
-                           " limbs requested; the context has 1.." +
-                           std::to_string(context_->max_limbs()));
-  }
+  check_shape(context_, limbs_);
   data_.assign(limbs_ * context_->n(), 0);
+}
+
+RnsPoly::RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form,
+                 ForOverwrite)
+    : context_(std::move(context)), limbs_(limbs), form_(form) {
+  check_shape(context_, limbs_);
+  data_.resize(limbs_ * context_->n());  // default-initialised by Storage: not zeroed
 }
 
 std::span<std::uint64_t> RnsPoly::limb(std::size_t i) {

@@ -156,6 +156,12 @@ RnsPoly decrypt_poly(const Ciphertext& ct, const SecretKey& sk) {
 }
 
 Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale)
+    : Ciphertext(std::move(params), level, size, scale, RnsPoly::kForOverwrite) {
+  for (RnsPoly& p : parts_) std::fill(p.data().begin(), p.data().end(), 0);
+}
+
+Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale,
+                       RnsPoly::ForOverwrite)
     : params_(std::move(params)), scale_(scale) {
   if (!params_) throw InvalidParameter("Ciphertext: null parameters");
   if (level > params_->max_level()) {
@@ -166,7 +172,7 @@ Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size
     throw InvalidParameter("Ciphertext: size " + std::to_string(size) + " is not 2 or 3");
   }
   for (std::size_t i = 0; i < size; ++i) {
-    parts_.emplace_back(params_->ring(), level + 1, PolyForm::kEvaluation);
+    parts_.emplace_back(params_->ring(), level + 1, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
   }
 }
 

@@ -79,7 +79,7 @@ Ciphertext relinearize(const Ciphertext& a, const KeySwitchKey& key, std::uint64
                            std::to_string(key.galois_element) +
                            "), not a relinearisation key (KeyGenerator::relinearization_key)");
   }
-  Ciphertext out(a.params(), a.level(), 2, a.scale());
+  Ciphertext out(a.params(), a.level(), 2, a.scale(), RnsPoly::kForOverwrite);
   out.set_factor(a.factor());
   switch_with_multiple(a[2], key, error_multiple, out.parts()[0], out.parts()[1], "relinearize");
   out.parts()[0].add(a[0]);
@@ -99,7 +99,7 @@ Ciphertext apply_galois(const Ciphertext& a, const KeySwitchKey& key,
     throw InvalidParameter(
         "apply_galois: the key given is the relinearisation key, not a Galois key");
   }
-  Ciphertext out(a.params(), a.level(), 2, a.scale());
+  Ciphertext out(a.params(), a.level(), 2, a.scale(), RnsPoly::kForOverwrite);
   out.set_factor(a.factor());
   switch_with_multiple(a[1].automorphism(k), key, error_multiple, out.parts()[0], out.parts()[1],
                        "apply_galois");

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "polyhe/ntt/plan.hpp"
 #include "polyhe/ring/context.hpp"
@@ -27,9 +29,18 @@ enum class PolyForm { kCoefficient, kEvaluation };
 /// batched NTT; both spread the limbs over the default thread pool.
 class RnsPoly {
  public:
+  /// The tag of the for-overwrite constructor.
+  struct ForOverwrite {};
+  static constexpr ForOverwrite kForOverwrite{};
+
   /// The zero polynomial with `limbs` limbs (1 ≤ limbs ≤ max_limbs(), checked) in form `form`.
   RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs,
           PolyForm form = PolyForm::kCoefficient);
+  /// The same shape with unspecified words (not zeroed: no pass over the memory), for an output
+  /// the caller overwrites entirely before anything reads it (as C++20's
+  /// make_unique_for_overwrite). Same checks.
+  RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form,
+          ForOverwrite);
   /// The zero polynomial at a level.
   explicit RnsPoly(const RingLevel& level, PolyForm form = PolyForm::kCoefficient)
       : RnsPoly(level.context, level.limbs, form) {}
@@ -83,7 +94,31 @@ class RnsPoly {
   std::shared_ptr<const RingContext> context_;
   std::size_t limbs_;
   PolyForm form_;
-  AlignedVector<std::uint64_t> data_;
+  // 64-byte aligned; new words are default-initialised (left as they are), so only the
+  // for-overwrite constructor skips the zeroing every other path asks for explicitly.
+  template <class W>
+  struct Storage {
+    using value_type = W;
+    Storage() = default;
+    template <class U>
+    explicit Storage(const Storage<U>&) {}
+    W* allocate(std::size_t count) { return AlignedAllocator<W>().allocate(count); }
+    void deallocate(W* p, std::size_t count) { AlignedAllocator<W>().deallocate(p, count); }
+    template <class U>
+    void construct(U* p) noexcept {
+      ::new (static_cast<void*>(p)) U;  // default-initialisation: no zeroing
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+    template <class U>
+    struct rebind {
+      using other = Storage<U>;
+    };
+    friend bool operator==(const Storage&, const Storage&) { return true; }
+  };
+  std::vector<std::uint64_t, Storage<std::uint64_t>> data_;
 };
 
 }  // namespace polyhe

@@ -26,6 +26,10 @@ class Ciphertext {
  public:
   /// Zero parts at `level` (≤ L, checked), `size` ∈ {2, 3} (checked).
   Ciphertext(ParametersPtr params, std::size_t level, std::size_t size = 2, double scale = 1.0);
+  /// The same shape with unspecified words (RnsPoly's for-overwrite parts), for a result the
+  /// caller writes entirely before anything reads it.
+  Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale,
+             RnsPoly::ForOverwrite);
 
   [[nodiscard]] const ParametersPtr& params() const { return params_; }
   [[nodiscard]] std::size_t level() const { return parts_[0].level(); }
