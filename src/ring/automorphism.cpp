@@ -86,13 +86,7 @@ RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
   } else {
     const std::span<const std::uint32_t> source = context_->automorphism_table(k);
     default_thread_pool()->parallel_for(
-        limbs_,
-        [&](std::size_t i) {
-          const std::span<const std::uint64_t> in = limb(i);
-          const std::span<std::uint64_t> dst = out.limb(i);
-          for (std::size_t t = 0; t < source.size(); ++t) dst[t] = in[source[t]];
-        },
-        threads);
+        limbs_, [&](std::size_t i) { vec::gather(limb(i), source, out.limb(i)); }, threads);
   }
   return out;
 }
@@ -109,13 +103,7 @@ void RnsPoly::add_automorphism(const RnsPoly& a, std::uint64_t k) {
   default_thread_pool()->parallel_for(
       limbs_,
       [&](std::size_t i) {
-        const std::uint64_t q = context_->basis().prime(i);
-        const std::span<const std::uint64_t> in = a.limb(i);
-        const std::span<std::uint64_t> dst = limb(i);
-        for (std::size_t t = 0; t < source.size(); ++t) {
-          const std::uint64_t s = dst[t] + in[source[t]];
-          dst[t] = s >= q ? s - q : s;
-        }
+        vec::gather_add(a.limb(i), source, limb(i), context_->basis().modulus(i));
       },
       threads);
 }

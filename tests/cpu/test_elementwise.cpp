@@ -347,6 +347,39 @@ TEST_F(ElementwisePaths, InnerProductsEqualTheReference) {
   }
 }
 
+/// Gathers through random index maps (permutations and arbitrary maps) for every length 0..40
+/// and a long one, plain and accumulating, against the obvious loop.
+TEST_F(ElementwisePaths, GathersEqualTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  const u64 qv = (u64{1} << 50) - 27;
+  const Modulus<u64> q(qv);
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 40; ++n) lengths.push_back(n);
+  lengths.push_back(std::size_t{1} << 14);
+  for (std::size_t n : lengths) {
+    const std::size_t src = n + 5;
+    std::vector<u64> a(src);
+    for (auto& x : a) x = rng.uniform(0, qv - 1);
+    std::vector<std::uint32_t> index(n);
+    for (auto& i : index) i = static_cast<std::uint32_t>(rng.uniform(0, src - 1));
+    std::vector<u64> c(n), want(n);
+    vec::gather(a, index, c);
+    for (std::size_t i = 0; i < n; ++i) want[i] = a[index[i]];
+    ASSERT_EQ(c, want) << "gather n=" << n;
+    std::vector<u64> acc(n);
+    for (auto& x : acc) x = rng.uniform(0, qv - 1);
+    for (std::size_t i = 0; i < n; ++i) want[i] = (acc[i] + a[index[i]]) % qv;
+    vec::gather_add(a, index, acc, q);
+    ASSERT_EQ(acc, want) << "gather_add n=" << n;
+  }
+  // Edge values: q − 1 + q − 1 wraps once.
+  const std::vector<u64> a(16, qv - 1);
+  std::vector<std::uint32_t> index(16, 3);
+  std::vector<u64> acc(16, qv - 1);
+  vec::gather_add(a, index, acc, q);
+  EXPECT_EQ(acc, std::vector<u64>(16, qv - 2));
+}
+
 TEST(ElementwiseChecks, RejectsBadLiftsAndInnerProducts) {
   const Modulus<u64> q(97);
   std::vector<u64> x(8, 1), c(8), short_c(7);
@@ -377,6 +410,13 @@ TEST(ElementwiseChecks, RejectsBadLiftsAndInnerProducts) {
   EXPECT_THROW(vec::inner_products(none, none, one_out, 8, q), InvalidParameter);
   EXPECT_NO_THROW(vec::inner_products(terms, one_factor, one_out, 8, q));
   EXPECT_EQ(out, std::vector<u64>(8, 1));
+
+  const std::vector<std::uint32_t> idx(7, 0);
+  EXPECT_THROW(vec::gather(x, idx, c), InvalidParameter);  // 7 indices, 8 outputs
+  std::vector<u64> self(8, 1);
+  const std::vector<std::uint32_t> idx8(8, 0);
+  EXPECT_THROW(vec::gather(self, idx8, self), InvalidParameter);  // output overlaps the input
+  EXPECT_THROW(vec::gather_add(self, idx8, self, q), InvalidParameter);
 }
 
 TEST(ElementwiseChecks, RejectsBadArguments) {

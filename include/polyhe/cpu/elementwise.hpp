@@ -56,6 +56,16 @@ void sub_multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::
 void lift_centred(std::span<const std::uint64_t> x, std::uint64_t p, std::span<std::uint64_t> c,
                   const Modulus<std::uint64_t>& q);
 
+/// A permutation's gather: c[i] = a[index[i]], and its accumulating form c[i] = (c[i] +
+/// a[index[i]]) mod q. One scalar loop on every path (hardware gathers measured slower). Checked:
+/// index and c of equal length, c disjoint from a. Preconditions (asserted in debug builds only: a
+/// pass over the index costs as much as the gather): every index[i] < a.size(); for gather_add
+/// every word below q.
+void gather(std::span<const std::uint64_t> a, std::span<const std::uint32_t> index,
+            std::span<std::uint64_t> c);
+void gather_add(std::span<const std::uint64_t> a, std::span<const std::uint32_t> index,
+                std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
+
 /// Inner products of vectors of residues: for each output o < c.size(),
 ///   c[o][i] = Σ_{j < a.size()} a[j][i]·b[o·a.size() + j][i] mod q,  0 ≤ i < n,
 /// computed block by block (2^14 words: long sequential runs for the prefetcher, the partial
