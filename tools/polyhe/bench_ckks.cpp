@@ -17,6 +17,7 @@
 #include "polyhe/rlwe/keys.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "random.hpp"
+#include "scheme_bench.hpp"
 #include "sysinfo.hpp"
 #include "text.hpp"
 #include "usage.hpp"
@@ -33,10 +34,6 @@ constexpr int kMinScaleBits = 10;
 constexpr int kMaxScaleBits = 60;
 /// Below this many bits of precision the product is noise: the scale does not fit the primes.
 constexpr double kPrecisionWarning = 4;
-
-std::string range_text(long long lo, long long hi) {
-  return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-}
 
 std::vector<CkksOp> parse_ops(const std::string& spec) {
   if (spec.empty()) return {kAllCkksOps.begin(), kAllCkksOps.end()};
@@ -58,40 +55,6 @@ std::vector<CkksOp> parse_ops(const std::string& spec) {
   return ops;
 }
 
-rlwe::SecurityLevel parse_security(const std::string& s) {
-  if (s == "128") return rlwe::SecurityLevel::bits128;
-  if (s == "192") return rlwe::SecurityLevel::bits192;
-  if (s == "256") return rlwe::SecurityLevel::bits256;
-  if (s == "none") return rlwe::SecurityLevel::insecure_none;
-  throw UsageError("--security: '" + s + "' is not 128, 192, 256 or none");
-}
-
-std::string security_name(rlwe::SecurityLevel s) {
-  switch (s) {
-    case rlwe::SecurityLevel::bits128: return "128";
-    case rlwe::SecurityLevel::bits192: return "192";
-    case rlwe::SecurityLevel::bits256: return "256";
-    case rlwe::SecurityLevel::insecure_none: return "none";
-  }
-  return "?";
-}
-
-std::vector<int> bit_sizes(const std::vector<std::uint64_t>& primes) {
-  std::vector<int> bits;
-  bits.reserve(primes.size());
-  for (const std::uint64_t q : primes) bits.push_back(static_cast<int>(std::bit_width(q)));
-  return bits;
-}
-
-std::string join(const std::vector<int>& values) {
-  std::string s;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) s += ',';
-    s += std::to_string(values[i]);
-  }
-  return s;
-}
-
 /// n values uniform in the complex unit disc (radius √u, so the density is uniform in area).
 std::vector<Complex> unit_disc(InputRng& rng, std::size_t n) {
   auto uniform01 = [&] { return static_cast<double>(rng.next() >> 11) * 0x1p-53; };
@@ -99,22 +62,6 @@ std::vector<Complex> unit_disc(InputRng& rng, std::size_t n) {
   for (Complex& z : v) z = std::polar(std::sqrt(uniform01()), 2 * std::numbers::pi * uniform01());
   return v;
 }
-
-/// Restores the default pool's size when the benchmark ends (in-process callers share it).
-class ThreadCountGuard {
- public:
-  explicit ThreadCountGuard(unsigned threads) : saved_(thread_count()) {
-    if (threads != saved_) set_thread_count(threads);
-  }
-  ~ThreadCountGuard() {
-    if (thread_count() != saved_) set_thread_count(saved_);
-  }
-  ThreadCountGuard(const ThreadCountGuard&) = delete;
-  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
-
- private:
-  unsigned saved_;
-};
 
 }  // namespace
 

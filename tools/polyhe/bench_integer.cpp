@@ -10,6 +10,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/rns/basis.hpp"
+#include "scheme_bench.hpp"
 #include "text.hpp"
 #include "usage.hpp"
 
@@ -19,10 +20,6 @@ namespace {
 
 constexpr int kMinLogN = 2;
 constexpr int kMaxLogN = 17;
-
-std::string range_text(long long lo, long long hi) {
-  return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-}
 
 bool contains(std::span<const IntegerOp> ops, IntegerOp op) {
   return std::find(ops.begin(), ops.end(), op) != ops.end();
@@ -56,40 +53,6 @@ std::vector<IntegerOp> parse_ops(const std::string& spec, IntegerScheme scheme) 
     if (wanted[i]) ops.push_back(all[i]);
   }
   return ops;
-}
-
-rlwe::SecurityLevel parse_security(const std::string& s) {
-  if (s == "128") return rlwe::SecurityLevel::bits128;
-  if (s == "192") return rlwe::SecurityLevel::bits192;
-  if (s == "256") return rlwe::SecurityLevel::bits256;
-  if (s == "none") return rlwe::SecurityLevel::insecure_none;
-  throw UsageError("--security: '" + s + "' is not 128, 192, 256 or none");
-}
-
-std::string security_name(rlwe::SecurityLevel s) {
-  switch (s) {
-    case rlwe::SecurityLevel::bits128: return "128";
-    case rlwe::SecurityLevel::bits192: return "192";
-    case rlwe::SecurityLevel::bits256: return "256";
-    case rlwe::SecurityLevel::insecure_none: return "none";
-  }
-  return "?";
-}
-
-std::vector<int> bit_sizes(const std::vector<std::uint64_t>& primes) {
-  std::vector<int> bits;
-  bits.reserve(primes.size());
-  for (const std::uint64_t q : primes) bits.push_back(static_cast<int>(std::bit_width(q)));
-  return bits;
-}
-
-std::string join(const std::vector<int>& values) {
-  std::string s;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) s += ',';
-    s += std::to_string(values[i]);
-  }
-  return s;
 }
 
 /// Reads --primes and --special into the literal's bit sizes (the last prime is P without

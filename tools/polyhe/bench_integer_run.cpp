@@ -15,6 +15,7 @@
 #include "polyhe/rlwe/keys.hpp"
 #include "polyhe/rlwe/operations.hpp"
 #include "random.hpp"
+#include "scheme_bench.hpp"
 #include "sysinfo.hpp"
 
 namespace polyhe::cli {
@@ -62,22 +63,6 @@ struct BgvCalls {
 bool contains(std::span<const IntegerOp> ops, IntegerOp op) {
   return std::find(ops.begin(), ops.end(), op) != ops.end();
 }
-
-/// Restores the default pool's size when the benchmark ends (in-process callers share it).
-class ThreadCountGuard {
- public:
-  explicit ThreadCountGuard(unsigned threads) : saved_(thread_count()) {
-    if (threads != saved_) set_thread_count(threads);
-  }
-  ~ThreadCountGuard() {
-    if (thread_count() != saved_) set_thread_count(saved_);
-  }
-  ThreadCountGuard(const ThreadCountGuard&) = delete;
-  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
-
- private:
-  unsigned saved_;
-};
 
 /// The context's encoder (batch or coefficient) behind one interface: N values ↔ N coefficients.
 class ValueEncoder {

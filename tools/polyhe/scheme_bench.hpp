@@ -1,0 +1,40 @@
+// What the scheme benchmarks (bench ckks, bench bfv, bench bgv) share: the --security option,
+// prime bit sizes and their comma lists, range text for messages, and the guard that restores
+// the default thread pool's size.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "polyhe/rlwe/security.hpp"
+
+namespace polyhe::cli {
+
+/// "[lo, hi]".
+std::string range_text(long long lo, long long hi);
+
+/// --security: 128, 192, 256 or none (UsageError naming the value otherwise).
+rlwe::SecurityLevel parse_security(const std::string& s);
+/// The inverse: "128", "192", "256" or "none".
+std::string security_name(rlwe::SecurityLevel s);
+
+/// The bit length of each prime.
+std::vector<int> bit_sizes(const std::vector<std::uint64_t>& primes);
+/// "50,40,40".
+std::string join(const std::vector<int>& values);
+
+/// Sets the default pool's size for a benchmark and restores it when the benchmark ends
+/// (in-process callers such as the tests and `polyhe report` share the pool).
+class ThreadCountGuard {
+ public:
+  explicit ThreadCountGuard(unsigned threads);
+  ~ThreadCountGuard();
+  ThreadCountGuard(const ThreadCountGuard&) = delete;
+  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
+
+ private:
+  unsigned saved_;
+};
+
+}  // namespace polyhe::cli
