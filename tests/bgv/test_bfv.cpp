@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bgv/bgv_cases.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/bgv/bfv.hpp"
 #include "polyhe/core/error.hpp"
@@ -18,46 +19,7 @@
 namespace polyhe::bgv {
 namespace {
 
-using u64 = std::uint64_t;
-using u128 = unsigned __int128;
-
-struct Case {
-  int log_n;
-  std::vector<int> q_bits;
-  std::vector<int> p_bits;
-  u64 t;
-  const char* name;
-};
-
-rlwe::ParametersPtr make_params(const Case& c) {
-  rlwe::ParametersLiteral lit;
-  lit.log_n = c.log_n;
-  lit.q_bits = c.q_bits;
-  lit.p_bits = c.p_bits;
-  lit.security = rlwe::SecurityLevel::bits128;
-  return rlwe::Parameters::create(lit);
-}
-
-// A batching prime t ≡ 1 mod 2N of `bits` bits.
-u64 batching_prime(int bits, std::size_t n) {
-  return ntt_primes(bits, n, 1)[0];
-}
-
-Seed make_seed(test::TestRng& rng) {
-  Seed s;
-  for (auto& b : s) b = static_cast<std::uint8_t>(rng.bits());
-  return s;
-}
-
-std::vector<u64> random_slots(test::TestRng& rng, std::size_t n, u64 t) {
-  std::vector<u64> v(n);
-  for (auto& x : v) x = rng.uniform(0, t - 1);
-  return v;
-}
-
-u64 mulmod(u64 a, u64 b, u64 t) {
-  return static_cast<u64>(u128{a} * b % t);
-}
+using namespace cases;
 
 // Everything one parameter set needs: context, keys, encryptors, evaluator.
 struct Fixture {

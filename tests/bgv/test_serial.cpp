@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bgv/bgv_cases.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/bgv/bgv.hpp"
 #include "polyhe/bgv/serial.hpp"
@@ -16,7 +17,7 @@
 namespace polyhe::bgv {
 namespace {
 
-using u64 = std::uint64_t;
+using namespace cases;
 using Bytes = std::vector<std::uint8_t>;
 
 rlwe::ParametersPtr small_params() {
@@ -25,18 +26,6 @@ rlwe::ParametersPtr small_params() {
   lit.q_bits = {36, 36};
   lit.p_bits = {37};
   return rlwe::Parameters::create(lit);
-}
-
-Seed make_seed(test::TestRng& rng) {
-  Seed s;
-  for (auto& b : s) b = static_cast<std::uint8_t>(rng.bits());
-  return s;
-}
-
-std::vector<u64> random_slots(test::TestRng& rng, std::size_t n, u64 t) {
-  std::vector<u64> v(n);
-  for (auto& x : v) x = rng.uniform(0, t - 1);
-  return v;
 }
 
 void set_u64(Bytes& b, std::size_t at, u64 v) {

@@ -1,0 +1,80 @@
+// Shared helpers for the BFV/BGV tests: parameter sets, seeds, random slot vectors and the
+// slot-wise arithmetic mod t they are checked against.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/ring/sampler.hpp"
+#include "polyhe/rlwe/parameters.hpp"
+#include "support/test_rng.hpp"
+
+namespace polyhe::bgv::cases {
+
+using u64 = std::uint64_t;
+using u128 = unsigned __int128;
+
+struct Case {
+  int log_n;
+  std::vector<int> q_bits;
+  std::vector<int> p_bits;
+  u64 t;
+  const char* name;
+};
+
+inline void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
+
+/// Parameters at 128-bit security from the case's bit sizes.
+inline rlwe::ParametersPtr make_params(const Case& c) {
+  rlwe::ParametersLiteral lit;
+  lit.log_n = c.log_n;
+  lit.q_bits = c.q_bits;
+  lit.p_bits = c.p_bits;
+  lit.security = rlwe::SecurityLevel::bits128;
+  return rlwe::Parameters::create(lit);
+}
+
+/// A batching prime t ≡ 1 mod 2N of `bits` bits.
+inline u64 batching_prime(int bits, std::size_t n) {
+  return ntt_primes(bits, n, 1)[0];
+}
+
+inline Seed make_seed(test::TestRng& rng) {
+  Seed s;
+  for (auto& b : s) b = static_cast<std::uint8_t>(rng.bits());
+  return s;
+}
+
+inline std::vector<u64> random_slots(test::TestRng& rng, std::size_t n, u64 t) {
+  std::vector<u64> v(n);
+  for (auto& x : v) x = rng.uniform(0, t - 1);
+  return v;
+}
+
+inline u64 mulmod(u64 a, u64 b, u64 t) {
+  return static_cast<u64>(u128{a} * b % t);
+}
+
+inline std::vector<u64> times(const std::vector<u64>& a, const std::vector<u64>& b, u64 t) {
+  std::vector<u64> c(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) c[i] = mulmod(a[i], b[i], t);
+  return c;
+}
+
+inline std::vector<u64> plus(const std::vector<u64>& a, const std::vector<u64>& b, u64 t) {
+  std::vector<u64> c(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) c[i] = (a[i] + b[i]) % t;
+  return c;
+}
+
+inline std::vector<u64> minus(const std::vector<u64>& a, const std::vector<u64>& b, u64 t) {
+  std::vector<u64> c(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) c[i] = (a[i] + t - b[i]) % t;
+  return c;
+}
+
+}  // namespace polyhe::bgv::cases
