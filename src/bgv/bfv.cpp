@@ -328,10 +328,7 @@ Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
   const std::span<u64> d = take(3 * ext * n);
   const std::span<u64> d0 = d.first(ext * n), d1 = d.subspan(ext * n, ext * n),
                        d2 = d.subspan(2 * ext * n);
-  vec::multiply(a0, b0, d0, moduli);
-  vec::multiply(a0, b1, d1, moduli);
-  vec::multiply_accumulate(a1, b0, d1, moduli);
-  vec::multiply(a1, b1, d2, moduli);
+  vec::tensor(a0, a1, b0, b1, d0, d1, d2, moduli);
   Ciphertext out(ctx_->params(), l, 3, 1.0, RnsPoly::kForOverwrite);
   const std::span<u64> scaled = take(kr * n);
   for (std::size_t j = 0; j < 3; ++j) {

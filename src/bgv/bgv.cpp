@@ -338,10 +338,8 @@ Ciphertext BgvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
   const std::size_t l = x->level();
   const auto moduli = params->ring()->moduli(l + 1);
   Ciphertext out(params, l, 3, 1.0, RnsPoly::kForOverwrite);
-  vec::multiply((*x)[0].data(), (*y)[0].data(), out[0].data(), moduli);
-  vec::multiply((*x)[0].data(), (*y)[1].data(), out[1].data(), moduli);
-  vec::multiply_accumulate((*x)[1].data(), (*y)[0].data(), out[1].data(), moduli);
-  vec::multiply((*x)[1].data(), (*y)[1].data(), out[2].data(), moduli);
+  vec::tensor((*x)[0].data(), (*x)[1].data(), (*y)[0].data(), (*y)[1].data(), out[0].data(),
+              out[1].data(), out[2].data(), moduli);
   out.set_factor(mulmod(x->factor(), y->factor(), ctx_->t().value()));
   return out;
 }

@@ -283,10 +283,8 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   const std::size_t limbs = a.limbs();
   const auto moduli = params_->ring()->moduli(limbs);
   Ciphertext out(params_, a.level(), 3, scale, RnsPoly::kForOverwrite);
-  vec::multiply(a[0].data(), b[0].data(), out[0].data(), moduli);
-  vec::multiply(a[0].data(), b[1].data(), out[1].data(), moduli);
-  vec::multiply_accumulate(a[1].data(), b[0].data(), out[1].data(), moduli);
-  vec::multiply(a[1].data(), b[1].data(), out[2].data(), moduli);
+  vec::tensor(a[0].data(), a[1].data(), b[0].data(), b[1].data(), out[0].data(), out[1].data(),
+              out[2].data(), moduli);
   return out;
 }
 
@@ -312,11 +310,9 @@ Ciphertext Evaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) c
   // no size-3 ciphertext, no separate switched pair.
   const auto moduli = params_->ring()->moduli(a.limbs());
   Ciphertext out(params_, a.level(), 2, a.scale() * b.scale(), RnsPoly::kForOverwrite);
-  vec::multiply(a[0].data(), b[0].data(), out[0].data(), moduli);
-  vec::multiply(a[0].data(), b[1].data(), out[1].data(), moduli);
-  vec::multiply_accumulate(a[1].data(), b[0].data(), out[1].data(), moduli);
   RnsPoly d2(params_->ring(), a.limbs(), PolyForm::kEvaluation, RnsPoly::kForOverwrite);
-  vec::multiply(a[1].data(), b[1].data(), d2.data(), moduli);
+  vec::tensor(a[0].data(), a[1].data(), b[0].data(), b[1].data(), out[0].data(), out[1].data(),
+              d2.data(), moduli);
   rlwe::key_switch(d2, *relin_, out[0], out[1], /*accumulate=*/true);
   return out;
 }

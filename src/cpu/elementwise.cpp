@@ -322,6 +322,13 @@ void lift_centred(std::span<const u64> x, u64 p, std::span<u64> c, const Modulus
 
 namespace {
 
+/// How far ahead the gathers prefetch their sources (words).
+constexpr std::size_t kGatherAhead = 512;
+
+inline void prefetch(const u64* p) {
+  __builtin_prefetch(p, 0, 3);
+}
+
 void check_gather(std::span<const u64> a, std::span<const std::uint32_t> index,
                   std::span<const u64> c, const char* op) {
   if (index.size() != c.size()) {
@@ -342,8 +349,14 @@ void gather(std::span<const u64> a, std::span<const std::uint32_t> index, std::s
   check_gather(a, index, c, "vec::gather");
   if (c.empty()) return;
   // Plain loads on every path: AVX-512 vpgatherqq measured 1.5× slower than this loop on the
-  // CKKS rotation (Zen 5; the loads hit L2 in random order either way).
-  for (std::size_t i = 0; i < c.size(); ++i) c[i] = a[index[i]];
+  // CKKS rotation (Zen 5; the loads hit L2 in random order either way). The automorphisms'
+  // maps send each aligned group of 8 outputs to one group of 8 inputs, so one prefetch per
+  // group, kGatherAhead words ahead, keeps many source lines in flight.
+  const std::size_t n = c.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 8 == 0 && i + kGatherAhead < n) prefetch(a.data() + index[i + kGatherAhead]);
+    c[i] = a[index[i]];
+  }
 }
 
 void gather_add(std::span<const u64> a, std::span<const std::uint32_t> index, std::span<u64> c,
@@ -354,7 +367,11 @@ void gather_add(std::span<const u64> a, std::span<const std::uint32_t> index, st
   debug_check_reduced(a.data(), a.size(), q.value());
   debug_check_reduced(c.data(), c.size(), q.value());
   const u64 qv = q.value();
-  for (std::size_t i = 0; i < c.size(); ++i) c[i] = add_mod(c[i], a[index[i]], qv);
+  const std::size_t n = c.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 8 == 0 && i + kGatherAhead < n) prefetch(a.data() + index[i + kGatherAhead]);
+    c[i] = add_mod(c[i], a[index[i]], qv);
+  }
 }
 
 void inner_products(std::span<const u64* const> a, std::span<const u64* const> b,
@@ -437,6 +454,70 @@ void sub_multiply_scalar(std::span<const u64> a, std::span<const u64> b,
                          std::span<const u64> scalars, std::span<u64> c,
                          std::span<const Modulus<u64>> moduli, unsigned threads) {
   limbs(Op::sub_multiply_scalar, a, b, scalars, c, moduli, threads);
+}
+
+void tensor(std::span<const u64> a0, std::span<const u64> a1, std::span<const u64> b0,
+            std::span<const u64> b1, std::span<u64> c0, std::span<u64> c1, std::span<u64> c2,
+            std::span<const Modulus<u64>> moduli, unsigned threads) {
+  const std::size_t words = c0.size();
+  const std::span<const u64> ins[] = {a0, a1, b0, b1};
+  const std::span<const u64> outs[] = {c0, c1, c2};
+  for (const auto& x : ins) {
+    if (x.size() != words) {
+      throw InvalidParameter("vec::tensor: operand sizes differ (" + std::to_string(x.size()) +
+                             " and " + std::to_string(words) + ")");
+    }
+  }
+  for (std::size_t o = 0; o < 3; ++o) {
+    if (outs[o].size() != words) {
+      throw InvalidParameter("vec::tensor: output sizes differ (" + std::to_string(outs[o].size()) +
+                             " and " + std::to_string(words) + ")");
+    }
+    for (const auto& x : ins) {
+      if (overlaps(x.data(), words, outs[o].data(), words)) {
+        throw InvalidParameter("vec::tensor: output " + std::to_string(o) + " overlaps an input");
+      }
+    }
+    for (std::size_t p = 0; p < o; ++p) {
+      if (overlaps(outs[p].data(), words, outs[o].data(), words)) {
+        throw InvalidParameter("vec::tensor: outputs " + std::to_string(p) + " and " +
+                               std::to_string(o) + " overlap");
+      }
+    }
+  }
+  const std::size_t count = moduli.size();
+  if (count == 0) {
+    if (words == 0) return;
+    throw InvalidParameter("vec::tensor: " + std::to_string(words) + " words given for no moduli");
+  }
+  if (words % count != 0) {
+    throw InvalidParameter("vec::tensor: " + std::to_string(words) +
+                           " words are not a whole number of limbs for " + std::to_string(count) +
+                           " moduli");
+  }
+  for (const auto& q : moduli) check_modulus(q, Op::multiply);
+  const std::size_t n = words / count;
+  const CpuPath path = cpu_path();
+  // Blocks of kTensorBlock words: 7 operands × 16 KiB.
+  constexpr std::size_t kTensorBlock = 2048;
+  const std::size_t per_limb = (n + kTensorBlock - 1) / kTensorBlock;
+  const auto task = [&](std::size_t t) {
+    const std::size_t i = t / per_limb;
+    const std::size_t begin = (t % per_limb) * kTensorBlock;
+    const std::size_t len = std::min(kTensorBlock, n - begin);
+    const std::size_t off = i * n + begin;
+    const Modulus<u64>& q = moduli[i];
+    run(Op::multiply, path, q, 0, a0.data() + off, b0.data() + off, c0.data() + off, len);
+    run(Op::multiply, path, q, 0, a0.data() + off, b1.data() + off, c1.data() + off, len);
+    run(Op::multiply_accumulate, path, q, 0, a1.data() + off, b0.data() + off, c1.data() + off,
+        len);
+    run(Op::multiply, path, q, 0, a1.data() + off, b1.data() + off, c2.data() + off, len);
+  };
+  if (threads == 1 || words < kParallelMinWords) {
+    for (std::size_t t = 0; t < count * per_limb; ++t) task(t);
+  } else {
+    parallel_for(count * per_limb, task, threads);
+  }
 }
 
 void lift_centred(std::span<const u64> x, u64 p, std::span<u64> c,

@@ -380,6 +380,48 @@ TEST_F(ElementwisePaths, GathersEqualTheReference) {
   EXPECT_EQ(acc, std::vector<u64>(16, qv - 2));
 }
 
+/// The fused tensor equals four separate calls, inline and on the pool, across block edges.
+TEST_F(ElementwisePaths, TensorEqualsSeparateProducts) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::vector<Modulus<u64>> moduli = {Modulus<u64>((u64{1} << 62) - 57),
+                                            Modulus<u64>((u64{1} << 50) - 27),
+                                            Modulus<u64>((u64{1} << 20) - 3)};
+  for (std::size_t n : {std::size_t{1}, std::size_t{2049}, std::size_t{1} << 14}) {
+    const std::size_t words = n * moduli.size();
+    std::vector<std::vector<u64>> in(4, std::vector<u64>(words));
+    for (auto& v : in) {
+      for (std::size_t i = 0; i < moduli.size(); ++i) {
+        for (std::size_t j = 0; j < n; ++j) v[i * n + j] = rng.uniform(0, moduli[i].value() - 1);
+      }
+    }
+    std::vector<u64> w0(words), w1(words), w2(words);
+    vec::multiply(in[0], in[2], w0, moduli, 1);
+    vec::multiply(in[0], in[3], w1, moduli, 1);
+    vec::multiply_accumulate(in[1], in[2], w1, moduli, 1);
+    vec::multiply(in[1], in[3], w2, moduli, 1);
+    for (unsigned threads : {0U, 1U, 2U}) {
+      std::vector<u64> c0(words), c1(words), c2(words);
+      vec::tensor(in[0], in[1], in[2], in[3], c0, c1, c2, moduli, threads);
+      ASSERT_EQ(c0, w0) << "n=" << n << " threads=" << threads;
+      ASSERT_EQ(c1, w1) << "n=" << n << " threads=" << threads;
+      ASSERT_EQ(c2, w2) << "n=" << n << " threads=" << threads;
+    }
+  }
+}
+
+TEST(ElementwiseChecks, RejectsBadTensors) {
+  const std::vector<Modulus<u64>> two = {Modulus<u64>(97), Modulus<u64>(193)};
+  std::vector<u64> a(8, 1), b(8, 1), c0(8), c1(8), c2(8), shorter(6);
+  EXPECT_THROW(vec::tensor(a, a, b, shorter, c0, c1, c2, two), InvalidParameter);
+  EXPECT_THROW(vec::tensor(a, a, b, b, c0, c1, shorter, two), InvalidParameter);
+  EXPECT_THROW(vec::tensor(a, a, b, b, a, c1, c2, two), InvalidParameter);   // c0 is an input
+  EXPECT_THROW(vec::tensor(a, a, b, b, c0, c0, c2, two), InvalidParameter);  // outputs alias
+  std::vector<u64> odd(7, 1), o0(7), o1(7), o2(7);
+  EXPECT_THROW(vec::tensor(odd, odd, odd, odd, o0, o1, o2, two), InvalidParameter);  // limbs
+  EXPECT_NO_THROW(vec::tensor(a, a, b, b, c0, c1, c2, two));
+  EXPECT_EQ(c1, std::vector<u64>(8, 2));
+}
+
 TEST(ElementwiseChecks, RejectsBadLiftsAndInnerProducts) {
   const Modulus<u64> q(97);
   std::vector<u64> x(8, 1), c(8), short_c(7);

@@ -117,6 +117,16 @@ void sub_multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::
                          std::span<const std::uint64_t> scalars, std::span<std::uint64_t> c,
                          std::span<const Modulus<std::uint64_t>> moduli, unsigned threads = 0);
 
+/// The degree-2 tensor product of (a0, a1) and (b0, b1) limb by limb:
+///   c0 = a0·b0,  c1 = a0·b1 + a1·b0,  c2 = a1·b1  (mod moduli[i]),
+/// in blocks that keep all seven operands in L2, so memory is crossed once (four separate calls
+/// would read nine and write four polynomials). Checked: equal sizes, whole limbs, no output
+/// overlapping an input or another output.
+void tensor(std::span<const std::uint64_t> a0, std::span<const std::uint64_t> a1,
+            std::span<const std::uint64_t> b0, std::span<const std::uint64_t> b1,
+            std::span<std::uint64_t> c0, std::span<std::uint64_t> c1, std::span<std::uint64_t> c2,
+            std::span<const Modulus<std::uint64_t>> moduli, unsigned threads = 0);
+
 /// One residue vector x (n words modulo p) lifted centred to every limb: limb i of c (n words
 /// each, c.size() = moduli.size()·n) is lift_centred(x, p) mod moduli[i]. c must not overlap x.
 void lift_centred(std::span<const std::uint64_t> x, std::uint64_t p, std::span<std::uint64_t> c,
