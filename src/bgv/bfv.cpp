@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "evaluator_common.hpp"
 #include "plaintext_lift.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
@@ -135,8 +136,7 @@ Context::Context(rlwe::ParametersPtr params, std::uint64_t t)
   levels_.reserve(top + 1);
   for (std::size_t l = 0; l <= top; ++l) {
     const RnsBasis ql = params_->q_basis().prefix(l + 1);
-    mpz_class big_q = 1;
-    for (std::size_t i = 0; i <= l; ++i) big_q *= mpz_class(std::to_string(q[i]));
+    const mpz_class& big_q = ql.product();
     const mpz_class delta = big_q / mpz_class(std::to_string(t));
     const mpz_class r = big_q % mpz_class(std::to_string(t));
     std::vector<u64> delta_res(l + 1);
@@ -186,23 +186,7 @@ Plaintext bfv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::Secr
 
 int invariant_noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
   check_bfv(ctx, ct, "invariant_noise_budget");
-  RnsPoly x = rlwe::decrypt_poly(ct, sk);
-  x.to_coefficient();
-  const std::size_t l = ct.level();
-  const RnsBasis ql = ctx.params()->q_basis().prefix(l + 1);
-  const std::vector<mpz_class> values = to_bigint(x.data(), ql);
-  mpz_class big_q = 1;
-  for (std::size_t i = 0; i <= l; ++i) big_q *= mpz_class(std::to_string(ql.prime(i)));
-  const mpz_class t(std::to_string(ctx.t().value()));
-  mpz_class worst = 0;
-  for (const mpz_class& v : values) {
-    mpz_class e = centre(mpz_class(v * t), big_q);
-    e = abs(e);
-    if (e > worst) worst = e;
-  }
-  const auto q_bits = static_cast<int>(mpz_sizeinbase(big_q.get_mpz_t(), 2));
-  const int noise_bits = worst == 0 ? 0 : static_cast<int>(mpz_sizeinbase(worst.get_mpz_t(), 2));
-  return std::max(0, q_bits - noise_bits - 1);
+  return detail::noise_budget_bits(ctx, ct, sk, ctx.t().value());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -359,35 +343,30 @@ Ciphertext BfvEvaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b
 
 Ciphertext BfvEvaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
   check(a, "apply_galois");
-  if (galois_ == nullptr || !galois_->contains(k)) {
-    throw InvalidParameter("apply_galois: no Galois key for element " + std::to_string(k) +
-                           "; generate it with KeyGenerator::galois_keys or rotation_keys");
-  }
-  return rlwe::apply_galois(a, galois_->at(k));
+  return rlwe::apply_galois(
+      a, detail::galois_key(galois_, k, "apply_galois", "element " + std::to_string(k),
+                            "generate it with KeyGenerator::galois_keys or rotation_keys"));
 }
 
 Ciphertext BfvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) const {
   check(a, "rotate_rows");
   const std::uint64_t k = rlwe::galois_element_for_rotation(ctx_->n(), step);
   if (k == 1) return a;
-  if (galois_ == nullptr || !galois_->contains(k)) {
-    throw InvalidParameter("rotate_rows: no Galois key for step " + std::to_string(step) +
-                           " (element " + std::to_string(k) +
-                           "); generate it with KeyGenerator::rotation_keys({" +
-                           std::to_string(step) + "})");
-  }
-  return rlwe::apply_galois(a, galois_->at(k));
+  return rlwe::apply_galois(
+      a, detail::galois_key(
+             galois_, k, "rotate_rows",
+             "step " + std::to_string(step) + " (element " + std::to_string(k) + ")",
+             "generate it with KeyGenerator::rotation_keys({" + std::to_string(step) + "})"));
 }
 
 Ciphertext BfvEvaluator::rotate_columns(const Ciphertext& a) const {
   check(a, "rotate_columns");
   const std::uint64_t k = rlwe::galois_element_for_conjugation(ctx_->n());
-  if (galois_ == nullptr || !galois_->contains(k)) {
-    throw InvalidParameter(
-        "rotate_columns: no Galois key for the row swap (element " + std::to_string(k) +
-        "); generate it with KeyGenerator::rotation_keys(steps, /*conjugation=*/true)");
-  }
-  return rlwe::apply_galois(a, galois_->at(k));
+  return rlwe::apply_galois(
+      a, detail::galois_key(galois_, k, "rotate_columns",
+                            "the row swap (element " + std::to_string(k) + ")",
+                            "generate it with KeyGenerator::rotation_keys(steps, "
+                            "/*conjugation=*/true)"));
 }
 
 }  // namespace polyhe::bgv

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "evaluator_common.hpp"
 #include "plaintext_lift.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
@@ -53,6 +54,8 @@ std::vector<u64> centred_residues(u64 k, u64 t, const rlwe::Parameters& params, 
   }
   return r;
 }
+
+constexpr const char* kGaloisHint = "generate it with KeyGenerator::galois_keys or rotation_keys";
 
 void check_factor(const Context& ctx, const Ciphertext& a, const char* op) {
   const u64 t = ctx.t().value();
@@ -157,19 +160,7 @@ Plaintext bgv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::Secr
 
 int bgv_noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
   rlwe::check_same_params(ctx.params(), ct.params(), "bgv_noise_budget");
-  RnsPoly x = rlwe::decrypt_poly(ct, sk);
-  x.to_coefficient();
-  const RnsBasis ql = ctx.params()->q_basis().prefix(ct.limbs());
-  const std::vector<mpz_class> values = to_bigint(x.data(), ql);
-  const mpz_class& big_q = ql.product();
-  mpz_class worst = 0;
-  for (const mpz_class& v : values) {
-    const mpz_class e = abs(centre(v, big_q));
-    if (e > worst) worst = e;
-  }
-  const auto q_bits = static_cast<int>(mpz_sizeinbase(big_q.get_mpz_t(), 2));
-  const int noise_bits = worst == 0 ? 0 : static_cast<int>(mpz_sizeinbase(worst.get_mpz_t(), 2));
-  return std::max(0, q_bits - noise_bits - 1);
+  return detail::noise_budget_bits(ctx, ct, sk, 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -359,19 +350,11 @@ Ciphertext BgvEvaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b
   return relinearize(multiply(a, b));
 }
 
-const rlwe::KeySwitchKey& BgvEvaluator::galois_key(std::uint64_t k, const char* op,
-                                                   const std::string& what) const {
-  if (galois_ == nullptr || !galois_->contains(k)) {
-    throw InvalidParameter(std::string(op) + ": no Galois key for " + what +
-                           "; generate it with KeyGenerator::galois_keys or rotation_keys");
-  }
-  return galois_->at(k);
-}
-
 Ciphertext BgvEvaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
   check(a, "apply_galois");
   check_size2(a, "apply_galois");
-  const rlwe::KeySwitchKey& key = galois_key(k, "apply_galois", "element " + std::to_string(k));
+  const rlwe::KeySwitchKey& key =
+      detail::galois_key(galois_, k, "apply_galois", "element " + std::to_string(k), kGaloisHint);
   return rlwe::apply_galois(a, key, ctx_->t().value());
 }
 
@@ -380,8 +363,9 @@ Ciphertext BgvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) con
   check_size2(a, "rotate_rows");
   const std::uint64_t k = rlwe::galois_element_for_rotation(ctx_->n(), step);
   if (k == 1) return a;
-  const rlwe::KeySwitchKey& key = galois_key(
-      k, "rotate_rows", "step " + std::to_string(step) + " (element " + std::to_string(k) + ")");
+  const rlwe::KeySwitchKey& key = detail::galois_key(
+      galois_, k, "rotate_rows",
+      "step " + std::to_string(step) + " (element " + std::to_string(k) + ")", kGaloisHint);
   return rlwe::apply_galois(a, key, ctx_->t().value());
 }
 
@@ -389,8 +373,9 @@ Ciphertext BgvEvaluator::rotate_columns(const Ciphertext& a) const {
   check(a, "rotate_columns");
   check_size2(a, "rotate_columns");
   const std::uint64_t k = rlwe::galois_element_for_conjugation(ctx_->n());
-  const rlwe::KeySwitchKey& key = galois_key(
-      k, "rotate_columns", "the row swap (element " + std::to_string(k) + ", conjugation=true)");
+  const rlwe::KeySwitchKey& key = detail::galois_key(
+      galois_, k, "rotate_columns",
+      "the row swap (element " + std::to_string(k) + ", conjugation=true)", kGaloisHint);
   return rlwe::apply_galois(a, key, ctx_->t().value());
 }
 

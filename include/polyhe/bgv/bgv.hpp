@@ -142,8 +142,6 @@ class BgvEvaluator {
   void retarget_factor(Ciphertext& a, std::uint64_t target) const;
   [[nodiscard]] Ciphertext add_or_sub_plain(const Ciphertext& a, const Plaintext& m, bool sub,
                                             const char* op) const;
-  [[nodiscard]] const rlwe::KeySwitchKey& galois_key(std::uint64_t k, const char* op,
-                                                     const std::string& what) const;
 
   ContextPtr ctx_;
   const rlwe::KeySwitchKey* relin_;

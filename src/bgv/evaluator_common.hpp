@@ -1,0 +1,49 @@
+// Internal to polyhe_bgv: what the BFV and BGV evaluators share besides the plaintext lift
+// (plaintext_lift.hpp): the Galois-key lookup with its error, and the exact noise budget.
+#pragma once
+
+#include <gmpxx.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/rlwe/encryption.hpp"
+#include "polyhe/rns/bigint.hpp"
+
+namespace polyhe::bgv::detail {
+
+/// The Galois key for k, or InvalidParameter "<op>: no Galois key for <what>; <hint>".
+inline const rlwe::KeySwitchKey& galois_key(const rlwe::GaloisKeys* keys, std::uint64_t k,
+                                            const char* op, const std::string& what,
+                                            const std::string& hint) {
+  if (keys == nullptr || !keys->contains(k)) {
+    throw InvalidParameter(std::string(op) + ": no Galois key for " + what + "; " + hint);
+  }
+  return keys->at(k);
+}
+
+/// log2(Q_l) − 1 − log2 ‖[multiplier·(c_0 + c_1·s (+ c_2·s²))]_{Q_l}‖_∞ (centred), floored at 0,
+/// exactly (GMP): BFV's invariant noise budget with multiplier t, BGV's budget with 1.
+inline int noise_budget_bits(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk,
+                             std::uint64_t multiplier) {
+  RnsPoly x = rlwe::decrypt_poly(ct, sk);
+  x.to_coefficient();
+  const RnsBasis ql = ctx.params()->q_basis().prefix(ct.limbs());
+  const std::vector<mpz_class> values = to_bigint(x.data(), ql);
+  const mpz_class& big_q = ql.product();
+  const mpz_class m(std::to_string(multiplier));
+  mpz_class worst = 0;
+  for (const mpz_class& v : values) {
+    const mpz_class e = abs(centre(mpz_class(v * m), big_q));
+    if (e > worst) worst = e;
+  }
+  const auto q_bits = static_cast<int>(mpz_sizeinbase(big_q.get_mpz_t(), 2));
+  const int noise_bits = worst == 0 ? 0 : static_cast<int>(mpz_sizeinbase(worst.get_mpz_t(), 2));
+  return std::max(0, q_bits - noise_bits - 1);
+}
+
+}  // namespace polyhe::bgv::detail
