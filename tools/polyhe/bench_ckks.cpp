@@ -129,26 +129,13 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
                      " slots; use 0 < |step| < N/2 = " + std::to_string(half));
   }
   c.rotate_step = args.rotate_step;
-  if (args.threads < 1 || args.threads > kMaxThreads) {
-    throw UsageError("--threads: " + std::to_string(args.threads) + " is outside " +
-                     range_text(1, kMaxThreads));
-  }
-  c.threads = args.threads;
-  if (!(args.min_time_s > 0 && args.min_time_s <= 600)) {
-    throw UsageError("--min-time: " + fixed(args.min_time_s, 3) + " seconds is outside (0, 600]");
-  }
-  c.timing.min_time_s = args.min_time_s;
-  c.timing.warmup_s = std::min(c.timing.warmup_s, args.min_time_s / 4);
+  c.threads = checked_threads(args.threads);
+  c.timing = timing_for(args.min_time_s);
   return c;
 }
 
 rlwe::ParametersPtr make_ckks_parameters(const BenchCkksConfig& config) {
-  rlwe::ParametersPtr params;
-  try {
-    params = rlwe::Parameters::create(config.literal);
-  } catch (const InsecureParameters& e) {
-    throw InsecureParameters(std::string(e.what()) + " (on this command line: --security none)");
-  }
+  const rlwe::ParametersPtr params = create_parameters(config.literal);
   // The evaluator refuses a product whose scale Δ² reaches Q_L/2; say so before timing anything.
   double log_q = 0;
   for (const std::uint64_t q : params->q_primes()) log_q += std::log2(static_cast<double>(q));

@@ -186,26 +186,13 @@ BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, Integ
   c.batching = bgv::supports_batching(args.plain_modulus, std::size_t{1} << args.log_n);
   parse_rotations(args, scheme, c);
   check_mod_switch(args, c);
-  if (args.threads < 1 || args.threads > kMaxThreads) {
-    throw UsageError("--threads: " + std::to_string(args.threads) + " is outside " +
-                     range_text(1, kMaxThreads));
-  }
-  c.threads = args.threads;
-  if (!(args.min_time_s > 0 && args.min_time_s <= 600)) {
-    throw UsageError("--min-time: " + fixed(args.min_time_s, 3) + " seconds is outside (0, 600]");
-  }
-  c.timing.min_time_s = args.min_time_s;
-  c.timing.warmup_s = std::min(c.timing.warmup_s, args.min_time_s / 4);
+  c.threads = checked_threads(args.threads);
+  c.timing = timing_for(args.min_time_s);
   return c;
 }
 
 bgv::ContextPtr make_integer_context(const BenchIntegerConfig& config) {
-  rlwe::ParametersPtr params;
-  try {
-    params = rlwe::Parameters::create(config.literal);
-  } catch (const InsecureParameters& e) {
-    throw InsecureParameters(std::string(e.what()) + " (on this command line: --security none)");
-  }
+  const rlwe::ParametersPtr params = create_parameters(config.literal);
   return bgv::Context::create(params, config.plain_modulus);
 }
 

@@ -1,8 +1,11 @@
 #include "scheme_bench.hpp"
 
+#include <algorithm>
 #include <bit>
 
+#include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
+#include "text.hpp"
 #include "usage.hpp"
 
 namespace polyhe::cli {
@@ -50,6 +53,32 @@ std::string join(const std::vector<int>& values) {
     s += std::to_string(values[i]);
   }
   return s;
+}
+
+unsigned checked_threads(unsigned threads) {
+  if (threads < 1 || threads > kMaxThreads) {
+    throw UsageError("--threads: " + std::to_string(threads) + " is outside " +
+                     range_text(1, kMaxThreads));
+  }
+  return threads;
+}
+
+TimingOptions timing_for(double min_time_s) {
+  if (!(min_time_s > 0 && min_time_s <= 600)) {
+    throw UsageError("--min-time: " + fixed(min_time_s, 3) + " seconds is outside (0, 600]");
+  }
+  TimingOptions t;
+  t.min_time_s = min_time_s;
+  t.warmup_s = std::min(t.warmup_s, min_time_s / 4);
+  return t;
+}
+
+rlwe::ParametersPtr create_parameters(const rlwe::ParametersLiteral& literal) {
+  try {
+    return rlwe::Parameters::create(literal);
+  } catch (const InsecureParameters& e) {
+    throw InsecureParameters(std::string(e.what()) + " (on this command line: --security none)");
+  }
 }
 
 ThreadCountGuard::ThreadCountGuard(unsigned threads) : saved_(thread_count()) {

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "polyhe/rlwe/parameters.hpp"
 #include "polyhe/rlwe/security.hpp"
+#include "timing.hpp"
 
 namespace polyhe::cli {
 
@@ -23,6 +25,13 @@ std::string security_name(rlwe::SecurityLevel s);
 std::vector<int> bit_sizes(const std::vector<std::uint64_t>& primes);
 /// "50,40,40".
 std::string join(const std::vector<int>& values);
+
+/// --threads: in [1, kMaxThreads] (UsageError naming the value otherwise).
+unsigned checked_threads(unsigned threads);
+/// --min-time: in (0, 600] seconds (UsageError otherwise); the warm-up is at most a quarter of it.
+TimingOptions timing_for(double min_time_s);
+/// Parameters::create; an InsecureParameters error gains the command-line hint (--security none).
+rlwe::ParametersPtr create_parameters(const rlwe::ParametersLiteral& literal);
 
 /// Sets the default pool's size for a benchmark and restores it when the benchmark ends
 /// (in-process callers such as the tests and `polyhe report` share the pool).
