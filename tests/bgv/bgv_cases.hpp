@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "polyhe/arith/primes.hpp"
+#include "polyhe/bgv/bfv.hpp"
 #include "polyhe/ring/sampler.hpp"
+#include "polyhe/rlwe/encryption.hpp"
+#include "polyhe/rlwe/keys.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 #include "support/test_rng.hpp"
 
@@ -76,5 +79,45 @@ inline std::vector<u64> minus(const std::vector<u64>& a, const std::vector<u64>&
   for (std::size_t i = 0; i < a.size(); ++i) c[i] = (a[i] + t - b[i]) % t;
   return c;
 }
+
+/// t at 17, 20, 40 bits (batching) for N = 2^12 .. 2^14, at 128-bit security.
+inline std::vector<Case> batch_cases() {
+  return {
+      {12, {36, 36}, {37}, 65537, "n12_t17"},
+      {13, {54, 54, 54}, {55}, 65537, "n13_t17"},
+      {13, {54, 54, 54}, {55}, batching_prime(20, std::size_t{1} << 13), "n13_t20"},
+      {14, {60, 60, 60, 60, 60}, {60}, batching_prime(40, std::size_t{1} << 14), "n14_t40"},
+  };
+}
+
+/// Everything one parameter set needs: context, keys (Galois keys for `steps` and the row swap),
+/// seeded encryptors and the scheme's evaluator.
+template <class Evaluator>
+struct SchemeFixture {
+  explicit SchemeFixture(const Case& c, test::TestRng& rng, std::vector<std::int64_t> steps = {})
+      : ctx(Context::create(make_params(c), c.t)),
+        keygen(ctx->params(), make_seed(rng)),
+        sk(keygen.secret_key()),
+        pk(keygen.public_key(sk)),
+        relin(keygen.relinearization_key(sk)),
+        galois(keygen.rotation_keys(sk, steps, /*conjugation=*/true)),
+        pk_enc(pk, make_seed(rng)),
+        sk_enc(sk, make_seed(rng)),
+        ev(ctx, &relin, &galois) {}
+
+  Plaintext encode(const std::vector<u64>& slots) const {
+    return Plaintext{ctx->batch_encoder().encode(slots)};
+  }
+
+  ContextPtr ctx;
+  rlwe::KeyGenerator keygen;
+  rlwe::SecretKey sk;
+  rlwe::PublicKey pk;
+  rlwe::KeySwitchKey relin;
+  rlwe::GaloisKeys galois;
+  rlwe::Encryptor pk_enc;
+  rlwe::Encryptor sk_enc;
+  Evaluator ev;
+};
 
 }  // namespace polyhe::bgv::cases

@@ -23,22 +23,8 @@ namespace {
 
 using namespace cases;
 
-// Everything one parameter set needs: context, keys, encryptors, evaluator.
-struct Fixture {
-  explicit Fixture(const Case& c, test::TestRng& rng, std::vector<std::int64_t> steps = {})
-      : ctx(Context::create(make_params(c), c.t)),
-        keygen(ctx->params(), make_seed(rng)),
-        sk(keygen.secret_key()),
-        pk(keygen.public_key(sk)),
-        relin(keygen.relinearization_key(sk)),
-        galois(keygen.rotation_keys(sk, steps, /*conjugation=*/true)),
-        pk_enc(pk, make_seed(rng)),
-        sk_enc(sk, make_seed(rng)),
-        ev(ctx, &relin, &galois) {}
-
-  Plaintext encode(const std::vector<u64>& slots) const {
-    return Plaintext{ctx->batch_encoder().encode(slots)};
-  }
+struct Fixture : SchemeFixture<BgvEvaluator> {
+  using SchemeFixture::SchemeFixture;
   Ciphertext encrypt(const std::vector<u64>& slots) {
     return bgv_encrypt(*ctx, pk_enc, encode(slots));
   }
@@ -46,29 +32,9 @@ struct Fixture {
     return ctx->batch_encoder().decode(bgv_decrypt(*ctx, ct, sk).coeffs);
   }
   int budget(const Ciphertext& ct) const { return bgv_noise_budget(*ctx, ct, sk); }
-
-  ContextPtr ctx;
-  rlwe::KeyGenerator keygen;
-  rlwe::SecretKey sk;
-  rlwe::PublicKey pk;
-  rlwe::KeySwitchKey relin;
-  rlwe::GaloisKeys galois;
-  rlwe::Encryptor pk_enc;
-  rlwe::Encryptor sk_enc;
-  BgvEvaluator ev;
 };
 
 class BgvBatch : public ::testing::TestWithParam<Case> {};
-
-// t at 17, 20, 40 bits (batching) for N = 2^12 .. 2^14; 60 bits below.
-std::vector<Case> batch_cases() {
-  return {
-      {12, {36, 36}, {37}, 65537, "n12_t17"},
-      {13, {54, 54, 54}, {55}, 65537, "n13_t17"},
-      {13, {54, 54, 54}, {55}, batching_prime(20, std::size_t{1} << 13), "n13_t20"},
-      {14, {60, 60, 60, 60, 60}, {60}, batching_prime(40, std::size_t{1} << 14), "n14_t40"},
-  };
-}
 
 TEST_P(BgvBatch, EncryptDecryptAndLinearOperations) {
   POLYHE_SEEDED_RNG(rng);
