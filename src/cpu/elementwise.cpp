@@ -27,9 +27,6 @@ const ElementwiseKernels* ifma_elementwise_kernels() {
 WeightedSumKernel ifma_weighted_sum_kernel() {
   return nullptr;
 }
-InnerProductsKernel ifma_inner_products_kernel() {
-  return nullptr;
-}
 #endif
 
 WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c) {
@@ -272,12 +269,6 @@ bool overlaps(const u64* x, std::size_t nx, const u64* y, std::size_t ny) {
   return nx != 0 && ny != 0 && xb < yb + ny * sizeof(u64) && yb < xb + nx * sizeof(u64);
 }
 
-/// Words per block of inner_products: 128 KiB per operand, so that each operand is read in long
-/// sequential runs (what the hardware prefetcher needs; the partial sums stay in L2). Measured at
-/// 9 terms, 2 outputs, 2^14 words: 512-word blocks, which keep the sums in L1 but interleave 27
-/// short streams, made the CKKS key switch 20 % slower.
-constexpr std::size_t kInnerBlock = std::size_t{1} << 14;
-
 }  // namespace
 
 void add(std::span<const u64> a, std::span<const u64> b, std::span<u64> c, const Modulus<u64>& q) {
@@ -374,56 +365,62 @@ void gather_add(std::span<const u64> a, std::span<const std::uint32_t> index, st
   }
 }
 
-void inner_products(std::span<const u64* const> a, std::span<const u64* const> b,
-                    std::span<u64* const> c, std::size_t n, const Modulus<u64>& q) {
+void key_inner_products(std::span<const u64* const> a, std::span<const u64> key, std::size_t parts,
+                        std::span<u64> c0, std::span<u64> c1, const Modulus<u64>& q) {
   const std::size_t terms = a.size();
-  const std::size_t outputs = c.size();
-  if (terms == 0 || outputs == 0 || b.size() != terms * outputs) {
-    throw InvalidParameter(
-        "vec::inner_products: " + std::to_string(a.size()) + " terms, " + std::to_string(b.size()) +
-        " factors and " + std::to_string(outputs) +
-        " outputs (needs at least one term and one output, and factors = " + "outputs * terms)");
+  const std::size_t n = c0.size();
+  const std::size_t group = std::min(n, cpu::kKeyGroup);
+  if (terms == 0 || terms > parts) {
+    throw InvalidParameter("vec::key_inner_products: " + std::to_string(terms) +
+                           " terms for a key of " + std::to_string(parts) +
+                           " parts (1 <= terms <= parts)");
+  }
+  if (n == 0 || c1.size() != n || n % group != 0 || key.size() != 2 * parts * n) {
+    throw InvalidParameter("vec::key_inner_products: outputs of " + std::to_string(n) + " and " +
+                           std::to_string(c1.size()) + " words and a key of " +
+                           std::to_string(key.size()) +
+                           " words; the rule: equal outputs of n >= 1 " +
+                           "words, n a multiple of 8 when n >= 8, and a key of 2·parts·n words");
   }
   check_modulus(q, Op::multiply_accumulate);
   for (const u64* x : a) {
-    if (x == nullptr) throw InvalidParameter("vec::inner_products: a null term");
+    if (x == nullptr) throw InvalidParameter("vec::key_inner_products: a null term");
   }
-  for (const u64* x : b) {
-    if (x == nullptr) throw InvalidParameter("vec::inner_products: a null factor");
-  }
-  for (std::size_t o = 0; o < outputs; ++o) {
-    if (c[o] == nullptr) throw InvalidParameter("vec::inner_products: a null output");
-    bool clash = false;
-    for (const u64* x : a) clash = clash || overlaps(x, n, c[o], n);
-    for (const u64* x : b) clash = clash || overlaps(x, n, c[o], n);
-    for (std::size_t p = 0; p < o; ++p) clash = clash || overlaps(c[p], n, c[o], n);
+  const std::span<const u64> out[] = {c0, c1};
+  for (std::size_t o = 0; o < 2; ++o) {
+    bool clash = overlaps(key.data(), key.size(), out[o].data(), n) ||
+                 (o == 1 && overlaps(c0.data(), n, c1.data(), n));
+    for (const u64* x : a) clash = clash || overlaps(x, n, out[o].data(), n);
     if (clash) {
-      throw InvalidParameter("vec::inner_products: output " + std::to_string(o) +
-                             " overlaps an input or another output");
+      throw InvalidParameter("vec::key_inner_products: output " + std::to_string(o) +
+                             " overlaps an input or the other output");
     }
   }
-  const CpuPath path = cpu_path();
-  // IFMA52: lazy 52-bit sums of both outputs in one pass over the terms, one reduction per word.
-  if (path == CpuPath::ifma && cpu::ifma_serves(q.value()) && outputs <= 2 &&
-      terms <= cpu::kWeightedSumMaxTerms) {
-    if (const cpu::InnerProductsKernel k = cpu::ifma_inner_products_kernel()) {
-      for (const u64* x : a) debug_check_reduced(x, n, q.value());
-      for (const u64* x : b) debug_check_reduced(x, n, q.value());
-      k(a.data(), terms, b.data(), c.data(), outputs, n, cpu::make_weighted_sum_modulus(q.value()));
-      return;
-    }
-  }
-  for (std::size_t begin = 0; begin < n; begin += kInnerBlock) {
-    const std::size_t len = std::min(kInnerBlock, n - begin);
-    for (std::size_t o = 0; o < outputs; ++o) {
-      const u64* const* row = b.data() + o * terms;
-      u64* out = c[o] + begin;
-      run(Op::multiply, path, q, 0, a[0] + begin, row[0] + begin, out, len);
-      for (std::size_t j = 1; j < terms; ++j) {
-        run(Op::multiply_accumulate, path, q, 0, a[j] + begin, row[j] + begin, out, len);
+  for (const u64* x : a) debug_check_reduced(x, n, q.value());
+  debug_check_reduced(key.data(), key.size(), q.value());
+  if (!q.supports(Reduction::barrett_alg4)) {
+    // q = 2^61 (µ does not fit a word): the double-word remainder, as run() does.
+    const u64 qv = q.value();
+    const std::size_t row = 2 * parts * group;
+    for (std::size_t i = 0; i < n; ++i) {
+      const u64* k = key.data() + (i / group) * row + i % group;
+      u64 s0 = 0, s1 = 0;
+      for (std::size_t j = 0; j < terms; ++j) {
+        s0 = static_cast<u64>((mul_wide(a[j][i], k[2 * j * group]) + s0) % qv);
+        s1 = static_cast<u64>((mul_wide(a[j][i], k[(2 * j + 1) * group]) + s1) % qv);
       }
+      c0[i] = s0;
+      c1[i] = s1;
     }
+    return;
   }
+  CpuPath path = cpu_path();
+  // The lazy IFMA sums hold kWeightedSumMaxTerms terms; the SIMD kernels work on whole groups.
+  if (path == CpuPath::ifma && terms > cpu::kWeightedSumMaxTerms) path = CpuPath::avx512;
+  if (group < cpu::kKeyGroup) path = CpuPath::scalar;
+  const cpu::ElementwiseKernels& k = cpu::elementwise_kernels(path, q.value());
+  k.key_inner_products(a.data(), terms, key.data(), parts, c0.data(), c1.data(), n,
+                       q.barrett_alg4());
 }
 
 void add(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,

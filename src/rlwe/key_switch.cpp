@@ -29,20 +29,14 @@ using u64 = std::uint64_t;
 
 // The inner product of the digits with the key, limb by limb: for limb t of Q_l ∪ P (QpLayout
 // order) acc0_t = Σ_j up_j,t·b_j,t and acc1_t = Σ_j up_j,t·a_j,t, both halves in one pass over
-// the digits so that each digit is read once and the sums stay in L1 (vec::inner_products).
+// the digits and one sequential pass over the key's interleaved limb (vec::key_inner_products).
 void accumulate_limb(std::span<const u64* const> up, const KeySwitchKey& key, std::size_t t,
                      const QpLayout& layout, std::size_t big_l, std::span<u64> acc0,
                      std::span<u64> acc1, std::size_t n) {
-  const std::size_t digits = up.size();
   // Limb t of the key: Q's limbs keep their index, P's follow Q_L's in the ring.
   const std::size_t key_limb = t < layout.q_limbs ? t : big_l + 1 + (t - layout.q_limbs);
-  std::vector<const u64*> factors(2 * digits);
-  for (std::size_t j = 0; j < digits; ++j) {
-    factors[j] = key.b[j].data().data() + key_limb * n;
-    factors[digits + j] = key.a[j].data().data() + key_limb * n;
-  }
-  const std::array<u64*, 2> out = {acc0.data() + t * n, acc1.data() + t * n};
-  vec::inner_products(up, factors, out, n, layout.moduli[t]);
+  vec::key_inner_products(up, key.parts.limb(key_limb), key.parts.count(), acc0.subspan(t * n, n),
+                          acc1.subspan(t * n, n), layout.moduli[t]);
 }
 
 }  // namespace

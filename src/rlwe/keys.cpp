@@ -103,7 +103,7 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
   const auto moduli = ring->moduli(total);
   const KeySwitchBasis& ks = params_->key_switch_basis();
   const std::size_t dnum = ks.digit_count(params_->max_level());
-  KeySwitchKey key{params_, {}, {}, next_seed(), 0};
+  KeySwitchKey key{params_, KeySwitchParts(ring, dnum), next_seed(), 0};
   std::vector<std::uint64_t> tmp(total * n);
   for (std::size_t j = 0; j < dnum; ++j) {
     RnsPoly a(ring, total, PolyForm::kEvaluation);
@@ -122,8 +122,7 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
       vec::multiply_scalar(from.limb(i), params_->p_mod_q()[i], std::span(tmp).first(n), moduli[i]);
       vec::add(b.limb(i), std::span<const std::uint64_t>(tmp).first(n), b.limb(i), moduli[i]);
     }
-    key.b.push_back(std::move(b));
-    key.a.push_back(std::move(a));
+    key.parts.set(j, b, a);
   }
   return key;
 }

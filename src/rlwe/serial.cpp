@@ -144,16 +144,22 @@ std::uint64_t ksk_payload_bytes(const Parameters& params) {
 void write_ksk_payload(Writer& w, const KeySwitchKey& key) {
   const Parameters& params = *key.params;
   const std::size_t dnum = top_digits(params);
-  if (key.b.size() != dnum) {
-    throw InvalidParameter("serialize key-switching key: " + std::to_string(key.b.size()) +
+  if (key.parts.count() != dnum) {
+    throw InvalidParameter("serialize key-switching key: " + std::to_string(key.parts.count()) +
                            " parts, the parameters have " + std::to_string(dnum) + " digits");
+  }
+  if (key.parts.context() != params.ring()) {
+    throw MismatchedContext(
+        "serialize key-switching key: its parts belong to other parameters than the key's");
   }
   const std::size_t limbs = all_limbs(params);
   w.u64(key.galois_element);
   w.u64(dnum);
   w.u64(limbs);
   write_seed(w, key.seed);
-  for (const RnsPoly& b : key.b) write_poly(w, b, params, limbs, "key-switching key part b_j");
+  for (std::size_t j = 0; j < dnum; ++j) {
+    write_poly(w, key.parts.b(j), params, limbs, "key-switching key part b_j");
+  }
 }
 
 // Reads one ksk-payload. The caller has checked (before anything is allocated) that the
@@ -169,7 +175,7 @@ KeySwitchKey read_ksk_payload(Reader& r, const ParametersPtr& params) {
   r.count("dnum", dnum, dnum);
   const std::size_t limbs = all_limbs(*params);
   r.count("limbs", limbs, limbs);
-  KeySwitchKey key{params, {}, {}, {}, g};
+  KeySwitchKey key{params, KeySwitchParts(params->ring(), dnum), {}, g};
   read_seed(r, key.seed);
   const auto& ring = params->ring();
   for (std::size_t j = 0; j < dnum; ++j) {
@@ -178,8 +184,7 @@ KeySwitchKey read_ksk_payload(Reader& r, const ParametersPtr& params) {
     RnsPoly a(ring, limbs, PolyForm::kEvaluation);
     Prng prng(key.seed, kStreamKeySwitchA + j);
     sample_uniform(prng, a);
-    key.b.push_back(std::move(b));
-    key.a.push_back(std::move(a));
+    key.parts.set(j, b, a);
   }
   return key;
 }

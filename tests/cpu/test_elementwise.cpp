@@ -314,34 +314,64 @@ TEST_F(ElementwisePaths, LiftCentredEqualsTheReference) {
   }
 }
 
-/// Inner products against per-word double-word sums, across block boundaries and for one term.
-TEST_F(ElementwisePaths, InnerProductsEqualTheReference) {
+/// The interleaved key of vec::key_inner_products, built from separate rows by the layout's
+/// definition: group g of G = min(8, n) words holds b_0, a_0, b_1, a_1, … side by side.
+std::vector<u64> interleave(const std::vector<std::vector<u64>>& b,
+                            const std::vector<std::vector<u64>>& a, std::size_t n) {
+  const std::size_t parts = b.size();
+  const std::size_t group = std::min<std::size_t>(n, 8);
+  std::vector<u64> key(2 * parts * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < parts; ++j) {
+      const std::size_t base = (i / group) * 2 * parts * group + i % group;
+      key[base + 2 * j * group] = b[j][i];
+      key[base + (2 * j + 1) * group] = a[j][i];
+    }
+  }
+  return key;
+}
+
+/// Key-switching inner products against per-word double-word sums: every group width (n < 8),
+/// fewer terms than parts (lower levels), one term, and more terms than the lazy IFMA sums hold.
+TEST_F(ElementwisePaths, KeyInnerProductsEqualTheReference) {
   POLYHE_SEEDED_RNG(rng);
+  struct Shape {
+    std::size_t parts, terms, n;
+  };
+  std::vector<Shape> shapes;
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8},
+                        std::size_t{24}, std::size_t{2048}}) {
+    for (std::size_t parts : {std::size_t{1}, std::size_t{3}, std::size_t{9}}) {
+      for (std::size_t terms : {std::size_t{1}, parts - 1, parts}) {
+        if (terms >= 1) shapes.push_back({parts, terms, n});
+      }
+    }
+  }
+  shapes.push_back({2049, 2049, 8});  // beyond kWeightedSumMaxTerms: the IFMA path falls back
   for (u64 qv : {(u64{1} << 62) - 57, (u64{1} << 50) - 27, u64{1} << 61, u64{97}}) {
     const Modulus<u64> q(qv);
-    for (std::size_t terms : {std::size_t{1}, std::size_t{3}, std::size_t{9}}) {
-      for (std::size_t n : {std::size_t{1}, std::size_t{511}, std::size_t{1537}}) {
-        const std::size_t outputs =
-            n == 511 ? 1 : 2;  // the IFMA52 kernel's one- and two-output forms
-        std::vector<std::vector<u64>> a(terms), b(terms * outputs), c(outputs, std::vector<u64>(n));
-        for (auto& v : a) v = sample(rng, n, qv);
-        for (auto& v : b) v = sample(rng, n, qv);
-        std::vector<const u64*> pa, pb;
-        std::vector<u64*> pc;
-        for (const auto& v : a) pa.push_back(v.data());
-        for (const auto& v : b) pb.push_back(v.data());
-        for (auto& v : c) pc.push_back(v.data());
-        vec::inner_products(pa, pb, pc, n, q);
-        for (std::size_t o = 0; o < outputs; ++o) {
-          for (std::size_t i = 0; i < n; ++i) {
-            u128 sum = 0;
-            for (std::size_t j = 0; j < terms; ++j) {
-              sum = (sum + u128{a[j][i]} * b[o * terms + j][i] % qv) % qv;
-            }
-            ASSERT_EQ(c[o][i], static_cast<u64>(sum))
-                << "q=" << qv << " terms=" << terms << " n=" << n << " o=" << o << " i=" << i;
-          }
+    for (const Shape& sh : shapes) {
+      std::vector<std::vector<u64>> x(sh.terms), b(sh.parts), a(sh.parts);
+      for (auto& v : x) v = sample(rng, sh.n, qv);
+      for (auto& v : b) v = sample(rng, sh.n, qv);
+      for (auto& v : a) v = sample(rng, sh.n, qv);
+      const std::vector<u64> key = interleave(b, a, sh.n);
+      std::vector<const u64*> px;
+      for (const auto& v : x) px.push_back(v.data());
+      std::vector<u64> c0(sh.n), c1(sh.n);
+      vec::key_inner_products(px, key, sh.parts, c0, c1, q);
+      for (std::size_t i = 0; i < sh.n; ++i) {
+        u128 s0 = 0, s1 = 0;
+        for (std::size_t j = 0; j < sh.terms; ++j) {
+          s0 = (s0 + u128{x[j][i]} * b[j][i]) % qv;
+          s1 = (s1 + u128{x[j][i]} * a[j][i]) % qv;
         }
+        ASSERT_EQ(c0[i], static_cast<u64>(s0))
+            << "q=" << qv << " parts=" << sh.parts << " terms=" << sh.terms << " n=" << sh.n
+            << " i=" << i;
+        ASSERT_EQ(c1[i], static_cast<u64>(s1))
+            << "q=" << qv << " parts=" << sh.parts << " terms=" << sh.terms << " n=" << sh.n
+            << " i=" << i;
       }
     }
   }
@@ -440,18 +470,34 @@ TEST(ElementwiseChecks, RejectsBadLiftsAndInnerProducts) {
   const std::vector<Modulus<u64>> two = {Modulus<u64>(97), Modulus<u64>(193)};
   EXPECT_THROW(vec::lift_centred(x, 193, c, two), InvalidParameter);  // 8 words, not 2 limbs
 
-  std::vector<u64> a0(8, 1), b0(8, 1), b1(8, 1), out(8);
-  const std::vector<const u64*> terms = {a0.data()};
-  const std::vector<const u64*> factors = {b0.data(), b1.data()};
-  const std::vector<u64*> one_out = {out.data()};
-  EXPECT_THROW(vec::inner_products(terms, factors, one_out, 8, q), InvalidParameter);  // 2 ≠ 1·1
-  const std::vector<u64*> aliased = {a0.data()};
-  const std::vector<const u64*> one_factor = {b0.data()};
-  EXPECT_THROW(vec::inner_products(terms, one_factor, aliased, 8, q), InvalidParameter);
+  // key_inner_products: one term, one part of 8 words (key = b_0, a_0).
+  std::vector<u64> t0(8, 1), key(16, 1), o0(8), o1(8);
+  const std::vector<const u64*> terms = {t0.data()};
+  EXPECT_NO_THROW(vec::key_inner_products(terms, key, 1, o0, o1, q));
+  EXPECT_EQ(o0, std::vector<u64>(8, 1));
+  EXPECT_THROW(vec::key_inner_products(terms, key, 0, o0, o1, q), InvalidParameter);  // 1 > 0
   const std::vector<const u64*> none;
-  EXPECT_THROW(vec::inner_products(none, none, one_out, 8, q), InvalidParameter);
-  EXPECT_NO_THROW(vec::inner_products(terms, one_factor, one_out, 8, q));
-  EXPECT_EQ(out, std::vector<u64>(8, 1));
+  EXPECT_THROW(vec::key_inner_products(none, key, 1, o0, o1, q), InvalidParameter);
+  const std::vector<const u64*> null_term = {nullptr};
+  EXPECT_THROW(vec::key_inner_products(null_term, key, 1, o0, o1, q), InvalidParameter);
+  EXPECT_THROW(vec::key_inner_products(terms, std::span<const u64>(key).first(15), 1, o0, o1, q),
+               InvalidParameter);  // not 2·parts·n words
+  std::vector<u64> t12(12, 1), key12(24, 1), o12a(12), o12b(12);
+  const std::vector<const u64*> terms12 = {t12.data()};
+  EXPECT_THROW(vec::key_inner_products(terms12, key12, 1, o12a, o12b, q),
+               InvalidParameter);  // 12 words: not a multiple of 8
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, o0, o0, q), InvalidParameter);  // c1 = c0
+  std::vector<u64> o_short(4);
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, o0, o_short, q), InvalidParameter);
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, t0, o1, q), InvalidParameter);  // c0 = term
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, std::span<u64>(key).first(8), o1, q),
+               InvalidParameter);  // c0 inside the key
+  try {
+    vec::key_inner_products(terms, key, 0, o0, o1, q);
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("1 terms for a key of 0 parts"), std::string::npos)
+        << e.what();
+  }
 
   const std::vector<std::uint32_t> idx(7, 0);
   EXPECT_THROW(vec::gather(x, idx, c), InvalidParameter);  // 7 indices, 8 outputs

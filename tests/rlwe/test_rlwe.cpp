@@ -245,7 +245,7 @@ TEST_P(RlweKeySwitch, SwitchesKeysAtEveryLevel) {
   KeyGenerator keygen(params, seed_from(rng));
   const SecretKey sk = keygen.secret_key();
   const KeySwitchKey rlk = keygen.relinearization_key(sk);
-  EXPECT_EQ(rlk.b.size(), params->key_switch_basis().digit_count(params->max_level()));
+  EXPECT_EQ(rlk.parts.count(), params->key_switch_basis().digit_count(params->max_level()));
   const std::uint64_t k = galois_element_for_rotation(params->n(), 3);
   const KeySwitchKey gk = keygen.galois_key(sk, k);
   for (std::size_t level = 0; level <= params->max_level(); ++level) {

@@ -52,12 +52,14 @@ bool same_poly(const RnsPoly& a, const RnsPoly& b) {
 }
 
 bool same_key(const rlwe::KeySwitchKey& a, const rlwe::KeySwitchKey& b) {
-  if (a.galois_element != b.galois_element || a.seed != b.seed || a.b.size() != b.b.size() ||
-      a.a.size() != b.a.size()) {
+  if (a.galois_element != b.galois_element || a.seed != b.seed ||
+      a.parts.count() != b.parts.count()) {
     return false;
   }
-  for (std::size_t j = 0; j < a.b.size(); ++j) {
-    if (!same_poly(a.b[j], b.b[j]) || !same_poly(a.a[j], b.a[j])) return false;
+  for (std::size_t j = 0; j < a.parts.count(); ++j) {
+    if (!same_poly(a.parts.b(j), b.parts.b(j)) || !same_poly(a.parts.a(j), b.parts.a(j))) {
+      return false;
+    }
   }
   return true;
 }

@@ -37,15 +37,4 @@ using WeightedSumKernel = void (*)(const std::uint64_t* const* x, std::size_t te
 /// from x; output in [0, c).
 WeightedSumKernel ifma_weighted_sum_kernel();
 
-/// The same lazy sums with vector weights, for one or two outputs at once (the key-switching
-/// inner product, vec::inner_products): for o < outputs,
-///   c[o][k] = (Σ_{i < terms} a_i[k]·b[o·terms + i][k]) mod c,
-/// every a_i[k] and b[·][k] below c; each a_i is read once for both outputs. Preconditions as
-/// above, outputs ∈ {1, 2}, every c[o] disjoint from the inputs.
-using InnerProductsKernel = void (*)(const std::uint64_t* const* a, std::size_t terms,
-                                     const std::uint64_t* const* b, std::uint64_t* const* c,
-                                     std::size_t outputs, std::size_t n,
-                                     const WeightedSumModulus& m);
-InnerProductsKernel ifma_inner_products_kernel();
-
 }  // namespace polyhe::cpu

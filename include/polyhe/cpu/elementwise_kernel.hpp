@@ -53,7 +53,19 @@ struct ElementwiseKernels {
   /// Preconditions: x[i] < p < 2^62 (for the IFMA kernels p < 2^52); any q as above.
   void (*lift_centred)(const std::uint64_t* x, std::uint64_t* c, std::size_t n,
                        const CentredLift& l);
+  /// The key-switching inner products over an interleaved key (vec::key_inner_products): with
+  /// G = min(8, n) and P = parts ≥ terms, for i < n, g = ⌊i/G⌋, r = i mod G,
+  ///   c0[i] = Σ_{j < terms} a_j[i]·key[g·2PG + 2j·G + r] mod q,
+  ///   c1[i] = Σ_{j < terms} a_j[i]·key[g·2PG + (2j + 1)·G + r] mod q.
+  /// Preconditions: 1 ≤ terms ≤ parts (IFMA: terms ≤ kWeightedSumMaxTerms), n a multiple of G
+  /// (the SIMD kernels: of 8), c0 and c1 disjoint from the inputs and from each other.
+  void (*key_inner_products)(const std::uint64_t* const* a, std::size_t terms,
+                             const std::uint64_t* key, std::size_t parts, std::uint64_t* c0,
+                             std::uint64_t* c1, std::size_t n, const BarrettAlg4<std::uint64_t>& r);
 };
+
+/// Words per group of the interleaved key layout of key_inner_products (n ≥ 8; min(8, n) below).
+inline constexpr std::size_t kKeyGroup = 8;
 
 /// Always available; the specification the other paths match bit for bit.
 const ElementwiseKernels& scalar_elementwise_kernels();

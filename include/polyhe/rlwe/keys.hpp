@@ -11,6 +11,7 @@
 
 #include "polyhe/ring/poly.hpp"
 #include "polyhe/ring/sampler.hpp"
+#include "polyhe/rlwe/key_parts.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 
 namespace polyhe::rlwe {
@@ -44,11 +45,10 @@ struct PublicKey {
 /// where the idempotent is 1 mod the primes of D_j and 0 mod the other primes of Q (and P·… is 0
 /// mod P), so b_j limb i is −a_j·s + e_j + (P mod q_i)·s' for q_i in D_j, −a_j·s + e_j otherwise.
 /// The same key serves every level l ≤ L: restricted to Q_l the idempotents are those of Q_l's
-/// digits.
+/// digits. The pairs (b_j, a_j) are stored interleaved for the key switch (KeySwitchParts).
 struct KeySwitchKey {
   ParametersPtr params;
-  std::vector<RnsPoly> b;  // dnum parts, L + 1 + k limbs, evaluation form
-  std::vector<RnsPoly> a;
+  KeySwitchParts parts;  // dnum pairs, L + 1 + k limbs, evaluation form
   Seed seed;
   /// The automorphism x → x^k this key undoes (its s' = σ_k(s)); 0 for a relinearisation key.
   std::uint64_t galois_element = 0;

@@ -156,9 +156,51 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   });
 }
 
-constexpr ElementwiseKernels kAvx512{
-    CpuPath::avx512,     add,         sub, negate, multiply, multiply_scalar, multiply_accumulate,
-    sub_multiply_scalar, lift_centred};
+/// Term by term as multiply then multiply_accumulate, eight lanes at a time. The key is one
+/// sequential stream; the groups kKeyAhead words ahead are prefetched (the hardware prefetcher
+/// alone runs too short a distance ahead of it: perf.md §8).
+void key_inner_products(const u64* const* a, std::size_t terms, const u64* key, std::size_t parts,
+                        u64* c0, u64* c1, std::size_t n, const BarrettAlg4<u64>& r) {
+  const Barrett8 br(r);
+  const V one = set1(1);
+  const std::size_t stride = 2 * parts * kKeyGroup;
+  const auto accumulate = [&br, one](V x, V y, V s) {
+    V hi, lo;
+    mul_wide(x, y, hi, lo);
+    lo = _mm512_add_epi64(lo, s);
+    hi = _mm512_mask_add_epi64(hi, _mm512_cmplt_epu64_mask(lo, s), hi, one);
+    return br.reduce(hi, lo);
+  };
+  for (std::size_t i = 0; i < n; i += kKeyGroup) {
+    const u64* k = key + (i / kKeyGroup) * stride;
+    prefetch_key(k, 0);
+    V x = _mm512_loadu_si512(a[0] + i);
+    V hi, lo;
+    mul_wide(x, _mm512_loadu_si512(k), hi, lo);
+    V s0 = br.reduce(hi, lo);
+    mul_wide(x, _mm512_loadu_si512(k + kKeyGroup), hi, lo);
+    V s1 = br.reduce(hi, lo);
+    for (std::size_t j = 1; j < terms; ++j) {
+      prefetch_key(k, j);
+      x = _mm512_loadu_si512(a[j] + i);
+      s0 = accumulate(x, _mm512_loadu_si512(k + 2 * j * kKeyGroup), s0);
+      s1 = accumulate(x, _mm512_loadu_si512(k + (2 * j + 1) * kKeyGroup), s1);
+    }
+    _mm512_storeu_si512(c0 + i, s0);
+    _mm512_storeu_si512(c1 + i, s1);
+  }
+}
+
+constexpr ElementwiseKernels kAvx512{CpuPath::avx512,
+                                     add,
+                                     sub,
+                                     negate,
+                                     multiply,
+                                     multiply_scalar,
+                                     multiply_accumulate,
+                                     sub_multiply_scalar,
+                                     lift_centred,
+                                     key_inner_products};
 
 }  // namespace
 

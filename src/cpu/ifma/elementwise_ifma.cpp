@@ -4,6 +4,7 @@
 // Addition, subtraction and negation have no products: they are the AVX-512 kernels. Compiled
 // with -mavx512ifma (this file only) and called only when cpu_path() is ifma.
 #include "../avx512/lanes.hpp"
+#include "fold52.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
 
 namespace polyhe::cpu {
@@ -11,8 +12,6 @@ namespace polyhe::cpu {
 namespace {
 
 using u64 = std::uint64_t;
-
-constexpr u64 kMask52 = (u64{1} << 52) - 1;
 
 inline V lo52(V acc, V x, V y) {
   return _mm512_madd52lo_epu64(acc, x, y);
@@ -117,6 +116,31 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   });
 }
 
+/// Lazy: both outputs' products summed as lo/hi 52-bit halves over all terms (terms ≤
+/// kWeightedSumMaxTerms, every operand < q < 2^50), one folding reduction per word (fold52.hpp).
+/// The key is one sequential stream, prefetched kKeyAhead words ahead (lanes.hpp).
+void key_inner_products(const u64* const* a, std::size_t terms, const u64* key, std::size_t parts,
+                        u64* c0, u64* c1, std::size_t n, const BarrettAlg4<u64>& r) {
+  const Fold fold(make_weighted_sum_modulus(r.q));
+  const std::size_t stride = 2 * parts * kKeyGroup;
+  for (std::size_t i = 0; i < n; i += kKeyGroup) {
+    const u64* k = key + (i / kKeyGroup) * stride;
+    V lo0 = _mm512_setzero_si512(), hi0 = lo0, lo1 = lo0, hi1 = lo0;
+    for (std::size_t j = 0; j < terms; ++j) {
+      prefetch_key(k, j);
+      const V x = _mm512_loadu_si512(a[j] + i);
+      const V y0 = _mm512_loadu_si512(k + 2 * j * kKeyGroup);
+      const V y1 = _mm512_loadu_si512(k + (2 * j + 1) * kKeyGroup);
+      lo0 = lo52(lo0, x, y0);
+      hi0 = hi52(hi0, x, y0);
+      lo1 = lo52(lo1, x, y1);
+      hi1 = hi52(hi1, x, y1);
+    }
+    _mm512_storeu_si512(c0 + i, fold(lo0, hi0));
+    _mm512_storeu_si512(c1 + i, fold(lo1, hi1));
+  }
+}
+
 }  // namespace
 
 const ElementwiseKernels* ifma_elementwise_kernels() {
@@ -131,7 +155,8 @@ const ElementwiseKernels* ifma_elementwise_kernels() {
                               multiply_scalar,
                               multiply_accumulate,
                               sub_multiply_scalar,
-                              lift_centred};
+                              lift_centred,
+                              key_inner_products};
   }();
   return &kernels;
 }
