@@ -205,16 +205,12 @@ void BfvEvaluator::check(const Ciphertext& a, const char* op) const {
 
 Ciphertext BfvEvaluator::add(const Ciphertext& a, const Ciphertext& b) const {
   check(a, "add");
-  Ciphertext out = a;
-  rlwe::add_inplace(out, b);
-  return out;
+  return rlwe::add(a, b);
 }
 
 Ciphertext BfvEvaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
   check(a, "sub");
-  Ciphertext out = a;
-  rlwe::sub_inplace(out, b);
-  return out;
+  return rlwe::sub(a, b);
 }
 
 Ciphertext BfvEvaluator::negate(const Ciphertext& a) const {

@@ -232,11 +232,8 @@ void BgvEvaluator::align_factors(Ciphertext& a, Ciphertext& b) const {
 Ciphertext BgvEvaluator::add(const Ciphertext& a, const Ciphertext& b) const {
   check(a, "add");
   check(b, "add");
+  if (a.level() == b.level() && a.factor() == b.factor()) return rlwe::add(a, b);
   Ciphertext out = a;
-  if (a.level() == b.level() && a.factor() == b.factor()) {
-    rlwe::add_inplace(out, b);
-    return out;
-  }
   Ciphertext other = b;
   align_levels(out, other);
   align_factors(out, other);
@@ -247,11 +244,8 @@ Ciphertext BgvEvaluator::add(const Ciphertext& a, const Ciphertext& b) const {
 Ciphertext BgvEvaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
   check(a, "sub");
   check(b, "sub");
+  if (a.level() == b.level() && a.factor() == b.factor()) return rlwe::sub(a, b);
   Ciphertext out = a;
-  if (a.level() == b.level() && a.factor() == b.factor()) {
-    rlwe::sub_inplace(out, b);
-    return out;
-  }
   Ciphertext other = b;
   align_levels(out, other);
   align_factors(out, other);

@@ -69,6 +69,7 @@ enum class Op {
   multiply,
   multiply_scalar,
   multiply_accumulate,
+  multiply_add,
   sub_multiply_scalar
 };
 
@@ -80,6 +81,7 @@ const char* name(Op op) {
     case Op::multiply: return "vec::multiply";
     case Op::multiply_scalar: return "vec::multiply_scalar";
     case Op::multiply_accumulate: return "vec::multiply_accumulate";
+    case Op::multiply_add: return "vec::multiply_add";
     case Op::sub_multiply_scalar: return "vec::sub_multiply_scalar";
   }
   return "vec";
@@ -120,15 +122,20 @@ void check_overlap(std::span<const u64> x, std::span<const u64> c, const char* o
   }
 }
 
-/// Sizes equal (b ignored where the operation has none) and no partial overlap.
-void check_operands(std::span<const u64> a, std::span<const u64> b, std::span<const u64> c, Op op) {
-  if (a.size() != c.size() || (has_b(op) && b.size() != c.size())) {
+/// Sizes equal (b and d ignored where the operation has none) and no partial overlap.
+void check_operands(std::span<const u64> a, std::span<const u64> b, std::span<const u64> d,
+                    std::span<const u64> c, Op op) {
+  const bool with_d = op == Op::multiply_add;
+  if (a.size() != c.size() || (has_b(op) && b.size() != c.size()) ||
+      (with_d && d.size() != c.size())) {
     throw InvalidParameter(std::string(name(op)) + ": operand sizes " + std::to_string(a.size()) +
-                           (has_b(op) ? ", " + std::to_string(b.size()) : std::string()) + " and " +
+                           (has_b(op) ? ", " + std::to_string(b.size()) : std::string()) +
+                           (with_d ? ", " + std::to_string(d.size()) : std::string()) + " and " +
                            std::to_string(c.size()) + " differ");
   }
   check_overlap(a, c, "a", op);
   if (has_b(op)) check_overlap(b, c, "b", op);
+  if (with_d) check_overlap(d, c, "d", op);
 }
 
 /// The documented precondition: inputs fully reduced. Debug builds only (a full pass).
@@ -144,20 +151,22 @@ const u64* at(const u64* x, std::size_t off) {
   return x == nullptr ? nullptr : x + off;
 }
 
-/// The operation on n words modulo q on `path` (b absent for negate and multiply_scalar; s used
-/// by multiply_scalar only).
-void run(Op op, CpuPath path, const Modulus<u64>& q, u64 s, const u64* a, const u64* b, u64* c,
-         std::size_t n) {
+/// The operation on n words modulo q on `path` (b absent for negate and multiply_scalar; d used by
+/// multiply_add only; s by the scalar operations only).
+void run(Op op, CpuPath path, const Modulus<u64>& q, u64 s, const u64* a, const u64* b,
+         const u64* d, u64* c, std::size_t n) {
   if (n == 0) return;
   const u64 qv = q.value();
   debug_check_reduced(a, n, qv);
   if (has_b(op)) debug_check_reduced(b, n, qv);
-  if (op == Op::multiply_accumulate) debug_check_reduced(c, n, qv);
+  if (op == Op::multiply_accumulate) d = c;
+  if (op == Op::multiply_accumulate || op == Op::multiply_add) debug_check_reduced(d, n, qv);
   const cpu::ElementwiseKernels& k = cpu::elementwise_kernels(path, qv);
   // Alg. 4 serves every 2 ≤ q < 2^62 except q = 2^61, where µ = 2^64 does not fit a word:
   // there the products take the double-word remainder on every path.
   const bool alg4 =
-      (op == Op::multiply || op == Op::multiply_accumulate) && q.supports(Reduction::barrett_alg4);
+      (op == Op::multiply || op == Op::multiply_accumulate || op == Op::multiply_add) &&
+      q.supports(Reduction::barrett_alg4);
   switch (op) {
     case Op::add: k.add(a, b, c, n, qv); return;
     case Op::sub: k.sub(a, b, c, n, qv); return;
@@ -172,28 +181,31 @@ void run(Op op, CpuPath path, const Modulus<u64>& q, u64 s, const u64* a, const 
       }
       return;
     case Op::multiply_accumulate:
+    case Op::multiply_add:
       if (alg4) {
-        k.multiply_accumulate(a, b, c, n, q.barrett_alg4());
+        k.multiply_add(a, b, d, c, n, q.barrett_alg4());
       } else {
         for (std::size_t i = 0; i < n; ++i) {
-          c[i] = static_cast<u64>((mul_wide(a[i], b[i]) + c[i]) % qv);
+          c[i] = static_cast<u64>((mul_wide(a[i], b[i]) + d[i]) % qv);
         }
       }
       return;
   }
 }
 
-void one_modulus(Op op, std::span<const u64> a, std::span<const u64> b, u64 s, std::span<u64> c,
-                 const Modulus<u64>& q) {
+void one_modulus(Op op, std::span<const u64> a, std::span<const u64> b, std::span<const u64> d,
+                 u64 s, std::span<u64> c, const Modulus<u64>& q) {
   check_modulus(q, op);
-  check_operands(a, b, c, op);
+  check_operands(a, b, d, c, op);
   if (has_scalar(op)) check_scalar(s, q, op);
-  run(op, cpu_path(), q, s, a.data(), has_b(op) ? b.data() : nullptr, c.data(), c.size());
+  run(op, cpu_path(), q, s, a.data(), has_b(op) ? b.data() : nullptr,
+      op == Op::multiply_add ? d.data() : nullptr, c.data(), c.size());
 }
 
-void limbs(Op op, std::span<const u64> a, std::span<const u64> b, std::span<const u64> scalars,
-           std::span<u64> c, std::span<const Modulus<u64>> moduli, unsigned threads) {
-  check_operands(a, b, c, op);
+void limbs(Op op, std::span<const u64> a, std::span<const u64> b, std::span<const u64> d,
+           std::span<const u64> scalars, std::span<u64> c, std::span<const Modulus<u64>> moduli,
+           unsigned threads) {
+  check_operands(a, b, d, c, op);
   const std::size_t count = moduli.size();
   if (count == 0) {
     if (c.empty()) return;
@@ -216,11 +228,12 @@ void limbs(Op op, std::span<const u64> a, std::span<const u64> b, std::span<cons
   const std::size_t n = c.size() / count;
   const CpuPath path = cpu_path();
   const u64* pb = has_b(op) ? b.data() : nullptr;
+  const u64* pd = op == Op::multiply_add ? d.data() : nullptr;
   // Words [begin, end) of limb i.
   const auto task = [&](std::size_t i, std::size_t begin, std::size_t end) {
     const std::size_t off = i * n + begin;
     run(op, path, moduli[i], has_scalar(op) ? scalars[i] : 0, a.data() + off, at(pb, off),
-        c.data() + off, end - begin);
+        at(pd, off), c.data() + off, end - begin);
   };
   if (threads == 1 || c.size() < kParallelMinWords) {
     for (std::size_t i = 0; i < count; ++i) task(i, 0, n);
@@ -272,29 +285,34 @@ bool overlaps(const u64* x, std::size_t nx, const u64* y, std::size_t ny) {
 }  // namespace
 
 void add(std::span<const u64> a, std::span<const u64> b, std::span<u64> c, const Modulus<u64>& q) {
-  one_modulus(Op::add, a, b, 0, c, q);
+  one_modulus(Op::add, a, b, {}, 0, c, q);
 }
 void sub(std::span<const u64> a, std::span<const u64> b, std::span<u64> c, const Modulus<u64>& q) {
-  one_modulus(Op::sub, a, b, 0, c, q);
+  one_modulus(Op::sub, a, b, {}, 0, c, q);
 }
 void negate(std::span<const u64> a, std::span<u64> c, const Modulus<u64>& q) {
-  one_modulus(Op::negate, a, {}, 0, c, q);
+  one_modulus(Op::negate, a, {}, {}, 0, c, q);
 }
 void multiply(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,
               const Modulus<u64>& q) {
-  one_modulus(Op::multiply, a, b, 0, c, q);
+  one_modulus(Op::multiply, a, b, {}, 0, c, q);
 }
 void multiply_scalar(std::span<const u64> a, u64 s, std::span<u64> c, const Modulus<u64>& q) {
-  one_modulus(Op::multiply_scalar, a, {}, s, c, q);
+  one_modulus(Op::multiply_scalar, a, {}, {}, s, c, q);
 }
 void multiply_accumulate(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,
                          const Modulus<u64>& q) {
-  one_modulus(Op::multiply_accumulate, a, b, 0, c, q);
+  one_modulus(Op::multiply_accumulate, a, b, {}, 0, c, q);
+}
+
+void multiply_add(std::span<const u64> a, std::span<const u64> b, std::span<const u64> d,
+                  std::span<u64> c, const Modulus<u64>& q) {
+  one_modulus(Op::multiply_add, a, b, d, 0, c, q);
 }
 
 void sub_multiply_scalar(std::span<const u64> a, std::span<const u64> b, u64 s, std::span<u64> c,
                          const Modulus<u64>& q) {
-  one_modulus(Op::sub_multiply_scalar, a, b, s, c, q);
+  one_modulus(Op::sub_multiply_scalar, a, b, {}, s, c, q);
 }
 
 void lift_centred(std::span<const u64> x, u64 p, std::span<u64> c, const Modulus<u64>& q) {
@@ -425,32 +443,36 @@ void key_inner_products(std::span<const u64* const> a, std::span<const u64> key,
 
 void add(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,
          std::span<const Modulus<u64>> moduli, unsigned threads) {
-  limbs(Op::add, a, b, {}, c, moduli, threads);
+  limbs(Op::add, a, b, {}, {}, c, moduli, threads);
 }
 void sub(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,
          std::span<const Modulus<u64>> moduli, unsigned threads) {
-  limbs(Op::sub, a, b, {}, c, moduli, threads);
+  limbs(Op::sub, a, b, {}, {}, c, moduli, threads);
 }
 void negate(std::span<const u64> a, std::span<u64> c, std::span<const Modulus<u64>> moduli,
             unsigned threads) {
-  limbs(Op::negate, a, {}, {}, c, moduli, threads);
+  limbs(Op::negate, a, {}, {}, {}, c, moduli, threads);
 }
 void multiply(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,
               std::span<const Modulus<u64>> moduli, unsigned threads) {
-  limbs(Op::multiply, a, b, {}, c, moduli, threads);
+  limbs(Op::multiply, a, b, {}, {}, c, moduli, threads);
 }
 void multiply_scalar(std::span<const u64> a, std::span<const u64> scalars, std::span<u64> c,
                      std::span<const Modulus<u64>> moduli, unsigned threads) {
-  limbs(Op::multiply_scalar, a, {}, scalars, c, moduli, threads);
+  limbs(Op::multiply_scalar, a, {}, {}, scalars, c, moduli, threads);
 }
 void multiply_accumulate(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,
                          std::span<const Modulus<u64>> moduli, unsigned threads) {
-  limbs(Op::multiply_accumulate, a, b, {}, c, moduli, threads);
+  limbs(Op::multiply_accumulate, a, b, {}, {}, c, moduli, threads);
+}
+void multiply_add(std::span<const u64> a, std::span<const u64> b, std::span<const u64> d,
+                  std::span<u64> c, std::span<const Modulus<u64>> moduli, unsigned threads) {
+  limbs(Op::multiply_add, a, b, d, {}, c, moduli, threads);
 }
 void sub_multiply_scalar(std::span<const u64> a, std::span<const u64> b,
                          std::span<const u64> scalars, std::span<u64> c,
                          std::span<const Modulus<u64>> moduli, unsigned threads) {
-  limbs(Op::sub_multiply_scalar, a, b, scalars, c, moduli, threads);
+  limbs(Op::sub_multiply_scalar, a, b, {}, scalars, c, moduli, threads);
 }
 
 void tensor(std::span<const u64> a0, std::span<const u64> a1, std::span<const u64> b0,
@@ -504,11 +526,11 @@ void tensor(std::span<const u64> a0, std::span<const u64> a1, std::span<const u6
     const std::size_t len = std::min(kTensorBlock, n - begin);
     const std::size_t off = i * n + begin;
     const Modulus<u64>& q = moduli[i];
-    run(Op::multiply, path, q, 0, a0.data() + off, b0.data() + off, c0.data() + off, len);
-    run(Op::multiply, path, q, 0, a0.data() + off, b1.data() + off, c1.data() + off, len);
-    run(Op::multiply_accumulate, path, q, 0, a1.data() + off, b0.data() + off, c1.data() + off,
-        len);
-    run(Op::multiply, path, q, 0, a1.data() + off, b1.data() + off, c2.data() + off, len);
+    run(Op::multiply, path, q, 0, a0.data() + off, b0.data() + off, nullptr, c0.data() + off, len);
+    run(Op::multiply, path, q, 0, a0.data() + off, b1.data() + off, nullptr, c1.data() + off, len);
+    run(Op::multiply_accumulate, path, q, 0, a1.data() + off, b0.data() + off, nullptr,
+        c1.data() + off, len);
+    run(Op::multiply, path, q, 0, a1.data() + off, b1.data() + off, nullptr, c2.data() + off, len);
   };
   if (threads == 1 || words < kParallelMinWords) {
     for (std::size_t t = 0; t < count * per_limb; ++t) task(t);

@@ -142,15 +142,14 @@ RnsPoly decrypt_poly(const Ciphertext& ct, const SecretKey& sk) {
   const std::size_t words = limbs * ct.params()->n();
   const auto moduli = ct.params()->ring()->moduli(limbs);
   const auto s = sk.s.data().first(words);
-  RnsPoly m = ct[0];
+  RnsPoly m(ct.params()->ring(), limbs, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
   if (ct.size() == 3) {
     // c0 + s·(c1 + s·c2), Horner.
-    std::vector<std::uint64_t> t(words);
-    vec::multiply(ct[2].data(), s, t, moduli);
-    vec::add(t, ct[1].data(), t, moduli);
-    vec::multiply_accumulate(t, s, m.data(), moduli);
+    vec::multiply_add(ct[2].data(), s, ct[1].data(), m.data(), moduli);
+    vec::multiply_add(m.data(), s, ct[0].data(), m.data(), moduli);
   } else {
-    vec::multiply_accumulate(ct[1].data(), s, m.data(), moduli);
+    // One pass: m = c0 + c1·s (no copy of c0 first).
+    vec::multiply_add(ct[1].data(), s, ct[0].data(), m.data(), moduli);
   }
   return m;
 }

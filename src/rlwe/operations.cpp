@@ -1,10 +1,13 @@
 #include "polyhe/rlwe/operations.hpp"
 
+#include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 
 namespace polyhe::rlwe {
@@ -53,7 +56,41 @@ void switch_with_multiple(const RnsPoly& d, const KeySwitchKey& key, std::uint64
   u1.multiply_scalar(mu_mod);
 }
 
+// a + b or a − b into a new ciphertext of the larger size.
+Ciphertext combine(const Ciphertext& a, const Ciphertext& b, bool subtract, const char* op) {
+  check_pair(a, b, op);
+  const std::size_t size = std::max(a.size(), b.size());
+  Ciphertext out(a.params(), a.level(), size, a.scale(), RnsPoly::kForOverwrite);
+  out.set_factor(a.factor());
+  const auto moduli = a.params()->ring()->moduli(a.limbs());
+  for (std::size_t i = 0; i < size; ++i) {
+    const std::span<std::uint64_t> c = out.parts()[i].data();
+    if (i < a.size() && i < b.size()) {
+      if (subtract) {
+        vec::sub(a[i].data(), b[i].data(), c, moduli);
+      } else {
+        vec::add(a[i].data(), b[i].data(), c, moduli);
+      }
+    } else if (i < a.size()) {
+      std::ranges::copy(a[i].data(), c.begin());
+    } else if (subtract) {
+      vec::negate(b[i].data(), c, moduli);
+    } else {
+      std::ranges::copy(b[i].data(), c.begin());
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+Ciphertext add(const Ciphertext& a, const Ciphertext& b) {
+  return combine(a, b, false, "add");
+}
+
+Ciphertext sub(const Ciphertext& a, const Ciphertext& b) {
+  return combine(a, b, true, "sub");
+}
 
 void add_inplace(Ciphertext& a, const Ciphertext& b) {
   check_pair(a, b, "add");

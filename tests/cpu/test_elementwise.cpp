@@ -57,6 +57,7 @@ enum class Op {
   multiply,
   multiply_scalar,
   multiply_accumulate,
+  multiply_add,  // d = c's old value in a separate buffer, c the output
   sub_multiply_scalar
 };
 constexpr Op kOps[] = {Op::add,
@@ -65,6 +66,7 @@ constexpr Op kOps[] = {Op::add,
                        Op::multiply,
                        Op::multiply_scalar,
                        Op::multiply_accumulate,
+                       Op::multiply_add,
                        Op::sub_multiply_scalar};
 
 bool takes_scalar(Op op) {
@@ -79,6 +81,7 @@ const char* name(Op op) {
     case Op::multiply: return "multiply";
     case Op::multiply_scalar: return "multiply_scalar";
     case Op::multiply_accumulate: return "multiply_accumulate";
+    case Op::multiply_add: return "multiply_add";
     case Op::sub_multiply_scalar: return "sub_multiply_scalar";
   }
   return "?";
@@ -93,7 +96,8 @@ u64 reference(Op op, u64 a, u64 b, u64 c, u64 s, u64 q) {
     case Op::negate: return static_cast<u64>((Q - a) % Q);
     case Op::multiply: return static_cast<u64>(u128{a} * b % Q);
     case Op::multiply_scalar: return static_cast<u64>(u128{a} * s % Q);
-    case Op::multiply_accumulate: return static_cast<u64>((u128{a} * b + c) % Q);
+    case Op::multiply_accumulate:
+    case Op::multiply_add: return static_cast<u64>((u128{a} * b + c) % Q);
     case Op::sub_multiply_scalar: return static_cast<u64>((u128{a} + Q - b) % Q * s % Q);
   }
   return 0;
@@ -109,6 +113,11 @@ void apply(Op op, std::span<const u64> a, std::span<const u64> b, u64 s, std::sp
     case Op::multiply: vec::multiply(a, b, c, q); return;
     case Op::multiply_scalar: vec::multiply_scalar(a, s, c, q); return;
     case Op::multiply_accumulate: vec::multiply_accumulate(a, b, c, q); return;
+    case Op::multiply_add: {
+      const std::vector<u64> d(c.begin(), c.end());
+      vec::multiply_add(a, b, d, c, q);
+      return;
+    }
     case Op::sub_multiply_scalar: vec::sub_multiply_scalar(a, b, s, c, q); return;
   }
 }
@@ -249,6 +258,7 @@ TEST_F(ElementwisePaths, LimbBatchesEqualPerLimbCalls) {
           case Op::multiply: vec::multiply(a, b, got, moduli, threads); break;
           case Op::multiply_scalar: vec::multiply_scalar(a, scalars, got, moduli, threads); break;
           case Op::multiply_accumulate: vec::multiply_accumulate(a, b, got, moduli, threads); break;
+          case Op::multiply_add: vec::multiply_add(a, b, c0, got, moduli, threads); break;
           case Op::sub_multiply_scalar:
             vec::sub_multiply_scalar(a, b, scalars, got, moduli, threads);
             break;
@@ -527,6 +537,10 @@ TEST(ElementwiseChecks, RejectsBadArguments) {
   std::span<u64> shifted(big.data() + 1, 8);
   EXPECT_THROW(vec::add(head, a, shifted, q), InvalidParameter);
   EXPECT_THROW(vec::multiply_accumulate(a, head, shifted, q), InvalidParameter);
+  EXPECT_THROW(vec::multiply_add(a, a, head, shifted, q), InvalidParameter);  // d overlaps c
+  EXPECT_THROW(vec::multiply_add(a, a, std::span<const u64>(big.data(), 7), c, q),
+               InvalidParameter);                                        // d of 7 words
+  EXPECT_NO_THROW(vec::multiply_add(a, a, c, c, q));                     // d = c exactly
   EXPECT_NO_THROW(vec::add(head, a, std::span<u64>(big.data(), 8), q));  // exact alias
 
   const std::vector<Modulus<u64>> two = {Modulus<u64>(97), Modulus<u64>(193)};

@@ -359,6 +359,68 @@ TEST(RlweKeySwitch, ErrorMultipleMakesTheErrorAMultiple) {
   EXPECT_THROW(z.set_factor(0), InvalidParameter);
 }
 
+Ciphertext random_ciphertext(const ParametersPtr& params, std::size_t level, std::size_t size,
+                             test::TestRng& rng) {
+  Ciphertext ct(params, level, size, 3.5);
+  ct.set_factor(11);
+  for (RnsPoly& p : ct.parts()) {
+    for (std::size_t i = 0; i < p.limbs(); ++i) {
+      for (auto& w : p.limb(i)) w = rng.uniform(0, params->q_primes()[i] - 1);
+    }
+  }
+  return ct;
+}
+
+// add/sub into a new ciphertext give the words of add_inplace/sub_inplace on a copy, for every
+// pair of sizes (the shorter operand's missing part copied or negated), and keep a's scale and
+// factor; decryption of sizes 2 and 3 equals c0 + c1·s (+ c2·s²) formed with RnsPoly operations.
+TEST(RlweOperations, OutOfPlaceSumsAndDecryptionEqualTheirDefinitions) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto params = Parameters::create(small_literal(6));
+  const std::size_t level = 2;
+  for (std::size_t sa : {2U, 3U}) {
+    for (std::size_t sb : {2U, 3U}) {
+      const Ciphertext a = random_ciphertext(params, level, sa, rng);
+      const Ciphertext b = random_ciphertext(params, level, sb, rng);
+      Ciphertext want_sum = a;
+      add_inplace(want_sum, b);
+      Ciphertext want_diff = a;
+      sub_inplace(want_diff, b);
+      const Ciphertext sum = add(a, b);
+      const Ciphertext diff = sub(a, b);
+      ASSERT_EQ(sum.size(), std::max(sa, sb));
+      ASSERT_EQ(diff.size(), std::max(sa, sb));
+      for (std::size_t i = 0; i < sum.size(); ++i) {
+        EXPECT_TRUE(std::ranges::equal(sum[i].data(), want_sum[i].data())) << sa << "+" << sb;
+        EXPECT_TRUE(std::ranges::equal(diff[i].data(), want_diff[i].data())) << sa << "-" << sb;
+      }
+      EXPECT_EQ(sum.scale(), 3.5);
+      EXPECT_EQ(diff.factor(), 11U);
+      EXPECT_EQ(sum.level(), level);
+    }
+  }
+  const Ciphertext low = random_ciphertext(params, 1, 2, rng);
+  const Ciphertext high = random_ciphertext(params, 2, 2, rng);
+  EXPECT_THROW((void)add(low, high), InvalidParameter);
+  const auto other = Parameters::create(small_literal(6));
+  EXPECT_THROW((void)sub(high, random_ciphertext(other, 2, 2, rng)), MismatchedContext);
+
+  KeyGenerator keygen(params, seed_from(rng));
+  const SecretKey sk = keygen.secret_key();
+  const RnsPoly s = prefix(sk.s, level + 1);
+  for (std::size_t size : {2U, 3U}) {
+    const Ciphertext ct = random_ciphertext(params, level, size, rng);
+    RnsPoly want = ct[size - 1];
+    for (std::size_t i = size - 1; i-- > 0;) {
+      want.multiply(s);
+      want.add(ct[i]);
+    }
+    const RnsPoly got = decrypt_poly(ct, sk);
+    EXPECT_TRUE(std::ranges::equal(got.data(), want.data())) << "size " << size;
+    EXPECT_EQ(got.form(), PolyForm::kEvaluation);
+  }
+}
+
 TEST(RlweParameters, RefusesSpecialModulusBelowDigits) {
   ParametersLiteral lit = small_literal();
   lit.q_bits = {60, 40, 40, 40, 40, 40};

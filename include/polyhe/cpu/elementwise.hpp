@@ -43,6 +43,11 @@ void multiply_scalar(std::span<const std::uint64_t> a, std::uint64_t s, std::spa
 void multiply_accumulate(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                          std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
 
+/// c = (d + a·b) mod q in one pass (c may also be exactly d).
+void multiply_add(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                  std::span<const std::uint64_t> d, std::span<std::uint64_t> c,
+                  const Modulus<std::uint64_t>& q);
+
 /// c = (a − b)·s mod q for a constant 0 ≤ s < q (one pass where sub + multiply_scalar take two).
 void sub_multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                          std::uint64_t s, std::span<std::uint64_t> c,
@@ -114,6 +119,10 @@ void multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::uint
 void multiply_accumulate(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                          std::span<std::uint64_t> c, std::span<const Modulus<std::uint64_t>> moduli,
                          unsigned threads = 0);
+
+void multiply_add(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                  std::span<const std::uint64_t> d, std::span<std::uint64_t> c,
+                  std::span<const Modulus<std::uint64_t>> moduli, unsigned threads = 0);
 
 /// Limb i is (a − b)·scalars[i] mod moduli[i].
 void sub_multiply_scalar(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,

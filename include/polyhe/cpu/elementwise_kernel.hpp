@@ -40,9 +40,10 @@ struct ElementwiseKernels {
   /// c[i] = a[i]·w mod q by Shoup's method; w.w < q, w.w_shoup = ⌊w·2^64 / q⌋.
   void (*multiply_scalar)(const std::uint64_t* a, ShoupOperand<std::uint64_t> w, std::uint64_t* c,
                           std::size_t n, std::uint64_t q);
-  /// c[i] = (c[i] + a[i]·b[i]) mod q: one Alg. 4 reduction of a·b + c < q² + q ≤ 2^(2m).
-  void (*multiply_accumulate)(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c,
-                              std::size_t n, const BarrettAlg4<std::uint64_t>& r);
+  /// c[i] = (d[i] + a[i]·b[i]) mod q: one Alg. 4 reduction of a·b + d < q² + q ≤ 2^(2m). c may
+  /// also alias d exactly (d = c: multiply-accumulate).
+  void (*multiply_add)(const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* d,
+                       std::uint64_t* c, std::size_t n, const BarrettAlg4<std::uint64_t>& r);
   /// c[i] = (a[i] − b[i])·w mod q by Shoup's method on a[i] + q − b[i] < 2q; w as multiply_scalar.
   void (*sub_multiply_scalar)(const std::uint64_t* a, const std::uint64_t* b,
                               ShoupOperand<std::uint64_t> w, std::uint64_t* c, std::size_t n,

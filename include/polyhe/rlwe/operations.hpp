@@ -16,6 +16,11 @@ namespace polyhe::rlwe {
 void add_inplace(Ciphertext& a, const Ciphertext& b);
 void sub_inplace(Ciphertext& a, const Ciphertext& b);
 void negate_inplace(Ciphertext& a);
+/// a + b (a − b) as a new ciphertext of the larger size, written in one pass over both operands
+/// (no copy of a first: 3 instead of 5 ciphertexts of memory traffic). Checks as add_inplace; the
+/// result keeps a's scale and factor.
+[[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b);
+[[nodiscard]] Ciphertext sub(const Ciphertext& a, const Ciphertext& b);
 
 /// The size-3 ciphertext (c_0, c_1, c_2) back to size 2 with the relinearisation key
 /// (s² → s): (c_0 + u_0, c_1 + u_1) for (u_0, u_1) = key_switch(c_2). A size-2 input is returned

@@ -111,12 +111,12 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
   });
 }
 
-/// x = a·b + c < q² + q ≤ 2^(2m): the 128-bit product plus c with its carry, then one Alg. 4.
-void multiply_accumulate(const u64* a, const u64* b, u64* c, std::size_t n,
-                         const BarrettAlg4<u64>& r) {
+/// x = a·b + d < q² + q ≤ 2^(2m): the 128-bit product plus d with its carry, then one Alg. 4.
+void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
+                  const BarrettAlg4<u64>& r) {
   const Barrett8 br(r);
   const V one = set1(1);
-  map3(a, b, c, n, [&br, one](V x, V y, V z) {
+  map3(a, b, d, c, n, [&br, one](V x, V y, V z) {
     V hi, lo;
     mul_wide(x, y, hi, lo);
     lo = _mm512_add_epi64(lo, z);
@@ -156,7 +156,7 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   });
 }
 
-/// Term by term as multiply then multiply_accumulate, eight lanes at a time. The key is one
+/// Term by term as multiply then multiply_add, eight lanes at a time. The key is one
 /// sequential stream; the groups kKeyAhead words ahead are prefetched (the hardware prefetcher
 /// alone runs too short a distance ahead of it: perf.md §8).
 void key_inner_products(const u64* const* a, std::size_t terms, const u64* key, std::size_t parts,
@@ -197,7 +197,7 @@ constexpr ElementwiseKernels kAvx512{CpuPath::avx512,
                                      negate,
                                      multiply,
                                      multiply_scalar,
-                                     multiply_accumulate,
+                                     multiply_add,
                                      sub_multiply_scalar,
                                      lift_centred,
                                      key_inner_products};

@@ -89,22 +89,22 @@ inline void map2(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* 
   }
 }
 
-/// c[i] = op(a[i], b[i], c[i]).
+/// c[i] = op(a[i], b[i], d[i]).
 template <class Op>
-inline void map3(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c, std::size_t n,
-                 Op op) {
+inline void map3(const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* d,
+                 std::uint64_t* c, std::size_t n, Op op) {
   std::size_t i = 0;
 #pragma GCC unroll 2
   for (; i + 8 <= n; i += 8) {
     _mm512_storeu_si512(
-        c + i, op(_mm512_loadu_si512(a + i), _mm512_loadu_si512(b + i), _mm512_loadu_si512(c + i)));
+        c + i, op(_mm512_loadu_si512(a + i), _mm512_loadu_si512(b + i), _mm512_loadu_si512(d + i)));
   }
   if (i < n) {
     const __mmask8 k = tail_mask(n - i);
     _mm512_mask_storeu_epi64(
         c + i, k,
         op(_mm512_maskz_loadu_epi64(k, a + i), _mm512_maskz_loadu_epi64(k, b + i),
-           _mm512_maskz_loadu_epi64(k, c + i)));
+           _mm512_maskz_loadu_epi64(k, d + i)));
   }
 }
 

@@ -59,10 +59,10 @@ void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAl
 }
 
 /// x = a·b + c < q² + q ≤ 2^(2m): lo52 accumulates onto c (xl < 2^53), then one Barrett52.
-void multiply_accumulate(const u64* a, const u64* b, u64* c, std::size_t n,
-                         const BarrettAlg4<u64>& r) {
+void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
+                  const BarrettAlg4<u64>& r) {
   const Barrett52 br(r);
-  map3(a, b, c, n, [&br](V x, V y, V z) {
+  map3(a, b, d, c, n, [&br](V x, V y, V z) {
     return br.reduce(hi52(_mm512_setzero_si512(), x, y), lo52(z, x, y));
   });
 }
@@ -147,16 +147,11 @@ const ElementwiseKernels* ifma_elementwise_kernels() {
   // Addition, subtraction and negation multiply nothing: the AVX-512 kernels serve them.
   static const ElementwiseKernels kernels = [] {
     const ElementwiseKernels* v = avx512_elementwise_kernels();
-    return ElementwiseKernels{CpuPath::ifma,
-                              v->add,
-                              v->sub,
-                              v->negate,
-                              multiply,
-                              multiply_scalar,
-                              multiply_accumulate,
-                              sub_multiply_scalar,
-                              lift_centred,
-                              key_inner_products};
+    return ElementwiseKernels{CpuPath::ifma, v->add,
+                              v->sub,        v->negate,
+                              multiply,      multiply_scalar,
+                              multiply_add,  sub_multiply_scalar,
+                              lift_centred,  key_inner_products};
   }();
   return &kernels;
 }

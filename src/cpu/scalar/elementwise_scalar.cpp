@@ -33,10 +33,10 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
 }
 
 /// a·b + c ≤ (q−1)² + (q−1) < q² < 2^(2m): within Alg. 4's input range, so one reduction.
-void multiply_accumulate(const u64* a, const u64* b, u64* c, std::size_t n,
-                         const BarrettAlg4<u64>& r) {
+void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
+                  const BarrettAlg4<u64>& r) {
   const BarrettAlg4<u64> rc = r;
-  for (std::size_t i = 0; i < n; ++i) c[i] = barrett_alg4_reduce(mul_wide(a[i], b[i]) + c[i], rc);
+  for (std::size_t i = 0; i < n; ++i) c[i] = barrett_alg4_reduce(mul_wide(a[i], b[i]) + d[i], rc);
 }
 
 void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c, std::size_t n,
@@ -54,7 +54,7 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   }
 }
 
-/// Term by term as multiply then multiply_accumulate: s ← (a_j·k_j + s) mod q, one Alg. 4 each.
+/// Term by term as multiply then multiply_add: s ← (a_j·k_j + s) mod q, one Alg. 4 each.
 void key_inner_products(const u64* const* a, std::size_t terms, const u64* key, std::size_t parts,
                         u64* c0, u64* c1, std::size_t n, const BarrettAlg4<u64>& r) {
   const BarrettAlg4<u64> rc = r;
@@ -82,7 +82,7 @@ constexpr ElementwiseKernels kScalar{CpuPath::scalar,
                                      negate,
                                      multiply,
                                      multiply_scalar,
-                                     multiply_accumulate,
+                                     multiply_add,
                                      sub_multiply_scalar,
                                      lift_centred,
                                      key_inner_products};
