@@ -383,8 +383,9 @@ void gather_add(std::span<const u64> a, std::span<const std::uint32_t> index, st
   }
 }
 
-void key_inner_products(std::span<const u64* const> a, std::span<const u64> key, std::size_t parts,
-                        std::span<u64> c0, std::span<u64> c1, const Modulus<u64>& q) {
+void key_inner_products(std::span<const u64* const> a, std::span<const std::uint8_t> key,
+                        std::size_t parts, std::size_t width, std::span<u64> c0, std::span<u64> c1,
+                        const Modulus<u64>& q) {
   const std::size_t terms = a.size();
   const std::size_t n = c0.size();
   const std::size_t group = std::min(n, cpu::kKeyGroup);
@@ -393,20 +394,30 @@ void key_inner_products(std::span<const u64* const> a, std::span<const u64> key,
                            " terms for a key of " + std::to_string(parts) +
                            " parts (1 <= terms <= parts)");
   }
-  if (n == 0 || c1.size() != n || n % group != 0 || key.size() != 2 * parts * n) {
-    throw InvalidParameter("vec::key_inner_products: outputs of " + std::to_string(n) + " and " +
-                           std::to_string(c1.size()) + " words and a key of " +
-                           std::to_string(key.size()) +
-                           " words; the rule: equal outputs of n >= 1 " +
-                           "words, n a multiple of 8 when n >= 8, and a key of 2·parts·n words");
-  }
   check_modulus(q, Op::multiply_accumulate);
+  if (width < 1 || width > 8 || (width < 8 && q.value() - 1 >= (u64{1} << (8 * width)))) {
+    throw InvalidParameter("vec::key_inner_products: residues of " + std::to_string(width) +
+                           " bytes cannot hold every residue mod q = " + std::to_string(q.value()) +
+                           " (1 <= width <= 8 and q - 1 < 2^(8·width))");
+  }
+  if (n == 0 || c1.size() != n || n % group != 0 || key.size() != 2 * parts * n * width) {
+    throw InvalidParameter(
+        "vec::key_inner_products: outputs of " + std::to_string(n) + " and " +
+        std::to_string(c1.size()) + " words and a key of " + std::to_string(key.size()) +
+        " bytes; the rule: equal outputs of n >= 1 " +
+        "words, n a multiple of 8 when n >= 8, and a key of 2·parts·n·width bytes");
+  }
   for (const u64* x : a) {
     if (x == nullptr) throw InvalidParameter("vec::key_inner_products: a null term");
   }
+  const auto bytes_overlap = [](const void* x, std::size_t nx, const void* y, std::size_t ny) {
+    const auto xb = reinterpret_cast<std::uintptr_t>(x);
+    const auto yb = reinterpret_cast<std::uintptr_t>(y);
+    return nx != 0 && ny != 0 && xb < yb + ny && yb < xb + nx;
+  };
   const std::span<const u64> out[] = {c0, c1};
   for (std::size_t o = 0; o < 2; ++o) {
-    bool clash = overlaps(key.data(), key.size(), out[o].data(), n) ||
+    bool clash = bytes_overlap(key.data(), key.size(), out[o].data(), n * sizeof(u64)) ||
                  (o == 1 && overlaps(c0.data(), n, c1.data(), n));
     for (const u64* x : a) clash = clash || overlaps(x, n, out[o].data(), n);
     if (clash) {
@@ -415,17 +426,21 @@ void key_inner_products(std::span<const u64* const> a, std::span<const u64> key,
     }
   }
   for (const u64* x : a) debug_check_reduced(x, n, q.value());
-  debug_check_reduced(key.data(), key.size(), q.value());
   if (!q.supports(Reduction::barrett_alg4)) {
     // q = 2^61 (µ does not fit a word): the double-word remainder, as run() does.
     const u64 qv = q.value();
-    const std::size_t row = 2 * parts * group;
+    const std::size_t row = group * width;
     for (std::size_t i = 0; i < n; ++i) {
-      const u64* k = key.data() + (i / group) * row + i % group;
+      const std::uint8_t* k = key.data() + (i / group) * 2 * parts * row + (i % group) * width;
+      const auto word = [width](const std::uint8_t* p) {
+        u64 x = 0;
+        for (std::size_t b = 0; b < width; ++b) x |= u64{p[b]} << (8 * b);
+        return x;
+      };
       u64 s0 = 0, s1 = 0;
       for (std::size_t j = 0; j < terms; ++j) {
-        s0 = static_cast<u64>((mul_wide(a[j][i], k[2 * j * group]) + s0) % qv);
-        s1 = static_cast<u64>((mul_wide(a[j][i], k[(2 * j + 1) * group]) + s1) % qv);
+        s0 = static_cast<u64>((mul_wide(a[j][i], word(k + 2 * j * row)) + s0) % qv);
+        s1 = static_cast<u64>((mul_wide(a[j][i], word(k + (2 * j + 1) * row)) + s1) % qv);
       }
       c0[i] = s0;
       c1[i] = s1;
@@ -437,7 +452,7 @@ void key_inner_products(std::span<const u64* const> a, std::span<const u64> key,
   if (path == CpuPath::ifma && terms > cpu::kWeightedSumMaxTerms) path = CpuPath::avx512;
   if (group < cpu::kKeyGroup) path = CpuPath::scalar;
   const cpu::ElementwiseKernels& k = cpu::elementwise_kernels(path, q.value());
-  k.key_inner_products(a.data(), terms, key.data(), parts, c0.data(), c1.data(), n,
+  k.key_inner_products(a.data(), terms, key.data(), parts, width, c0.data(), c1.data(), n,
                        q.barrett_alg4());
 }
 

@@ -35,8 +35,9 @@ void accumulate_limb(std::span<const u64* const> up, const KeySwitchKey& key, st
                      std::span<u64> acc1, std::size_t n) {
   // Limb t of the key: Q's limbs keep their index, P's follow Q_L's in the ring.
   const std::size_t key_limb = t < layout.q_limbs ? t : big_l + 1 + (t - layout.q_limbs);
-  vec::key_inner_products(up, key.parts.limb(key_limb), key.parts.count(), acc0.subspan(t * n, n),
-                          acc1.subspan(t * n, n), layout.moduli[t]);
+  vec::key_inner_products(up, key.parts.limb(key_limb), key.parts.count(),
+                          key.parts.width(key_limb), acc0.subspan(t * n, n), acc1.subspan(t * n, n),
+                          layout.moduli[t]);
 }
 
 }  // namespace

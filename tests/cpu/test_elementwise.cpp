@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -325,24 +326,31 @@ TEST_F(ElementwisePaths, LiftCentredEqualsTheReference) {
 }
 
 /// The interleaved key of vec::key_inner_products, built from separate rows by the layout's
-/// definition: group g of G = min(8, n) words holds b_0, a_0, b_1, a_1, … side by side.
-std::vector<u64> interleave(const std::vector<std::vector<u64>>& b,
-                            const std::vector<std::vector<u64>>& a, std::size_t n) {
+/// definition: group g of G = min(8, n) residues holds b_0, a_0, b_1, a_1, … side by side, each
+/// residue `width` little-endian bytes.
+std::vector<std::uint8_t> interleave(const std::vector<std::vector<u64>>& b,
+                                     const std::vector<std::vector<u64>>& a, std::size_t n,
+                                     std::size_t width) {
   const std::size_t parts = b.size();
   const std::size_t group = std::min<std::size_t>(n, 8);
-  std::vector<u64> key(2 * parts * n);
+  std::vector<std::uint8_t> key(2 * parts * n * width);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < parts; ++j) {
-      const std::size_t base = (i / group) * 2 * parts * group + i % group;
-      key[base + 2 * j * group] = b[j][i];
-      key[base + (2 * j + 1) * group] = a[j][i];
+      for (std::size_t h = 0; h < 2; ++h) {
+        const u64 x = (h == 0 ? b : a)[j][i];
+        const std::size_t word = ((i / group) * 2 * parts + 2 * j + h) * group + i % group;
+        for (std::size_t byte = 0; byte < width; ++byte) {
+          key[word * width + byte] = static_cast<std::uint8_t>(x >> (8 * byte));
+        }
+      }
     }
   }
   return key;
 }
 
 /// Key-switching inner products against per-word double-word sums: every group width (n < 8),
-/// fewer terms than parts (lower levels), one term, and more terms than the lazy IFMA sums hold.
+/// fewer terms than parts (lower levels), one term, more terms than the lazy IFMA sums hold, and
+/// every residue width from the narrowest that holds q to 8 bytes.
 TEST_F(ElementwisePaths, KeyInnerProductsEqualTheReference) {
   POLYHE_SEEDED_RNG(rng);
   struct Shape {
@@ -358,30 +366,35 @@ TEST_F(ElementwisePaths, KeyInnerProductsEqualTheReference) {
     }
   }
   shapes.push_back({2049, 2049, 8});  // beyond kWeightedSumMaxTerms: the IFMA path falls back
-  for (u64 qv : {(u64{1} << 62) - 57, (u64{1} << 50) - 27, u64{1} << 61, u64{97}}) {
+  for (u64 qv : {(u64{1} << 62) - 57, (u64{1} << 50) - 27, (u64{1} << 40) - 87, u64{1} << 61,
+                 u64{97}, u64{257}}) {
     const Modulus<u64> q(qv);
-    for (const Shape& sh : shapes) {
-      std::vector<std::vector<u64>> x(sh.terms), b(sh.parts), a(sh.parts);
-      for (auto& v : x) v = sample(rng, sh.n, qv);
-      for (auto& v : b) v = sample(rng, sh.n, qv);
-      for (auto& v : a) v = sample(rng, sh.n, qv);
-      const std::vector<u64> key = interleave(b, a, sh.n);
-      std::vector<const u64*> px;
-      for (const auto& v : x) px.push_back(v.data());
-      std::vector<u64> c0(sh.n), c1(sh.n);
-      vec::key_inner_products(px, key, sh.parts, c0, c1, q);
-      for (std::size_t i = 0; i < sh.n; ++i) {
-        u128 s0 = 0, s1 = 0;
-        for (std::size_t j = 0; j < sh.terms; ++j) {
-          s0 = (s0 + u128{x[j][i]} * b[j][i]) % qv;
-          s1 = (s1 + u128{x[j][i]} * a[j][i]) % qv;
+    const std::size_t narrowest = (static_cast<std::size_t>(std::bit_width(qv - 1)) + 7) / 8;
+    for (std::size_t width = narrowest; width <= 8; ++width) {
+      for (const Shape& sh : shapes) {
+        if (sh.parts == 2049 && width != narrowest) continue;
+        std::vector<std::vector<u64>> x(sh.terms), b(sh.parts), a(sh.parts);
+        for (auto& v : x) v = sample(rng, sh.n, qv);
+        for (auto& v : b) v = sample(rng, sh.n, qv);
+        for (auto& v : a) v = sample(rng, sh.n, qv);
+        const std::vector<std::uint8_t> key = interleave(b, a, sh.n, width);
+        std::vector<const u64*> px;
+        for (const auto& v : x) px.push_back(v.data());
+        std::vector<u64> c0(sh.n), c1(sh.n);
+        vec::key_inner_products(px, key, sh.parts, width, c0, c1, q);
+        for (std::size_t i = 0; i < sh.n; ++i) {
+          u128 s0 = 0, s1 = 0;
+          for (std::size_t j = 0; j < sh.terms; ++j) {
+            s0 = (s0 + u128{x[j][i]} * b[j][i]) % qv;
+            s1 = (s1 + u128{x[j][i]} * a[j][i]) % qv;
+          }
+          ASSERT_EQ(c0[i], static_cast<u64>(s0))
+              << "q=" << qv << " width=" << width << " parts=" << sh.parts << " terms=" << sh.terms
+              << " n=" << sh.n << " i=" << i;
+          ASSERT_EQ(c1[i], static_cast<u64>(s1))
+              << "q=" << qv << " width=" << width << " parts=" << sh.parts << " terms=" << sh.terms
+              << " n=" << sh.n << " i=" << i;
         }
-        ASSERT_EQ(c0[i], static_cast<u64>(s0))
-            << "q=" << qv << " parts=" << sh.parts << " terms=" << sh.terms << " n=" << sh.n
-            << " i=" << i;
-        ASSERT_EQ(c1[i], static_cast<u64>(s1))
-            << "q=" << qv << " parts=" << sh.parts << " terms=" << sh.terms << " n=" << sh.n
-            << " i=" << i;
       }
     }
   }
@@ -480,30 +493,43 @@ TEST(ElementwiseChecks, RejectsBadLiftsAndInnerProducts) {
   const std::vector<Modulus<u64>> two = {Modulus<u64>(97), Modulus<u64>(193)};
   EXPECT_THROW(vec::lift_centred(x, 193, c, two), InvalidParameter);  // 8 words, not 2 limbs
 
-  // key_inner_products: one term, one part of 8 words (key = b_0, a_0).
-  std::vector<u64> t0(8, 1), key(16, 1), o0(8), o1(8);
+  // key_inner_products: one term, one part of 8 residues of 8 bytes (key = b_0, a_0).
+  std::vector<u64> t0(8, 1), o0(8), o1(8);
+  std::vector<u64> key_words(16, 1);
+  const std::span<std::uint8_t> key(reinterpret_cast<std::uint8_t*>(key_words.data()), 128);
   const std::vector<const u64*> terms = {t0.data()};
-  EXPECT_NO_THROW(vec::key_inner_products(terms, key, 1, o0, o1, q));
+  EXPECT_NO_THROW(vec::key_inner_products(terms, key, 1, 8, o0, o1, q));
   EXPECT_EQ(o0, std::vector<u64>(8, 1));
-  EXPECT_THROW(vec::key_inner_products(terms, key, 0, o0, o1, q), InvalidParameter);  // 1 > 0
+  EXPECT_THROW(vec::key_inner_products(terms, key, 0, 8, o0, o1, q), InvalidParameter);  // 1 > 0
   const std::vector<const u64*> none;
-  EXPECT_THROW(vec::key_inner_products(none, key, 1, o0, o1, q), InvalidParameter);
+  EXPECT_THROW(vec::key_inner_products(none, key, 1, 8, o0, o1, q), InvalidParameter);
   const std::vector<const u64*> null_term = {nullptr};
-  EXPECT_THROW(vec::key_inner_products(null_term, key, 1, o0, o1, q), InvalidParameter);
-  EXPECT_THROW(vec::key_inner_products(terms, std::span<const u64>(key).first(15), 1, o0, o1, q),
-               InvalidParameter);  // not 2·parts·n words
+  EXPECT_THROW(vec::key_inner_products(null_term, key, 1, 8, o0, o1, q), InvalidParameter);
+  EXPECT_THROW(vec::key_inner_products(terms, key.first(127), 1, 8, o0, o1, q),
+               InvalidParameter);  // not 2·parts·n·width bytes
+  EXPECT_NO_THROW(vec::key_inner_products(terms, key.first(16), 1, 1, o0, o1, q));  // 97: 1 byte
+  const Modulus<u64> wide_q(257);  // 257 − 1 needs two bytes
+  EXPECT_THROW(vec::key_inner_products(terms, key.first(16), 1, 1, o0, o1, wide_q),
+               InvalidParameter);
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, 9, o0, o1, q), InvalidParameter);
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, 0, o0, o1, q), InvalidParameter);
   std::vector<u64> t12(12, 1), key12(24, 1), o12a(12), o12b(12);
   const std::vector<const u64*> terms12 = {t12.data()};
-  EXPECT_THROW(vec::key_inner_products(terms12, key12, 1, o12a, o12b, q),
-               InvalidParameter);  // 12 words: not a multiple of 8
-  EXPECT_THROW(vec::key_inner_products(terms, key, 1, o0, o0, q), InvalidParameter);  // c1 = c0
+  EXPECT_THROW(
+      vec::key_inner_products(
+          terms12,
+          std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(key12.data()), 192),
+          1, 8, o12a, o12b, q),
+      InvalidParameter);  // 12 residues: not a multiple of 8
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, 8, o0, o0, q), InvalidParameter);  // c1 = c0
   std::vector<u64> o_short(4);
-  EXPECT_THROW(vec::key_inner_products(terms, key, 1, o0, o_short, q), InvalidParameter);
-  EXPECT_THROW(vec::key_inner_products(terms, key, 1, t0, o1, q), InvalidParameter);  // c0 = term
-  EXPECT_THROW(vec::key_inner_products(terms, key, 1, std::span<u64>(key).first(8), o1, q),
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, 8, o0, o_short, q), InvalidParameter);
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, 8, t0, o1, q),
+               InvalidParameter);  // c0 = term
+  EXPECT_THROW(vec::key_inner_products(terms, key, 1, 8, std::span<u64>(key_words).first(8), o1, q),
                InvalidParameter);  // c0 inside the key
   try {
-    vec::key_inner_products(terms, key, 0, o0, o1, q);
+    vec::key_inner_products(terms, key, 0, 8, o0, o1, q);
   } catch (const InvalidParameter& e) {
     EXPECT_NE(std::string(e.what()).find("1 terms for a key of 0 parts"), std::string::npos)
         << e.what();

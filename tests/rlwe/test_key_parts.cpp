@@ -1,8 +1,10 @@
-// KeySwitchParts: the interleaved storage of a key-switching key's pairs (b_j, a_j) — round trips
-// through set/b/a, the layout of limb(t) word by word against its definition, and the checks.
+// KeySwitchParts: the interleaved, packed storage of a key-switching key's pairs (b_j, a_j) —
+// round trips through set/b/a, the layout of limb(t) byte by byte against its definition, and the
+// checks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -58,12 +60,22 @@ TEST(KeySwitchParts, RoundTripsAndLaysOutEveryWordAsDocumented) {
       }
       for (std::size_t t = 0; t < ring->max_limbs(); ++t) {
         const auto limb = parts.limb(t);
-        ASSERT_EQ(limb.size(), 2 * count * n);
+        const std::uint64_t q = ring->basis().modulus(t).value();
+        const std::size_t w = parts.width(t);
+        ASSERT_EQ(w, (std::bit_width(q - 1) + 7) / 8) << "q=" << q;  // 40 bits: 5, 30 bits: 4
+        ASSERT_EQ(limb.size(), 2 * count * n * w);
+        const auto word = [&](std::size_t at) {
+          std::uint64_t x = 0;
+          for (std::size_t byte = 0; byte < w; ++byte) {
+            x |= std::uint64_t{limb[at * w + byte]} << (8 * byte);
+          }
+          return x;
+        };
         for (std::size_t j = 0; j < count; ++j) {
           for (std::size_t i = 0; i < n; ++i) {
             const std::size_t at = ((i / group) * 2 * count + 2 * j) * group + i % group;
-            ASSERT_EQ(limb[at], b[j].limb(t)[i]) << "N=" << n << " t=" << t << " j=" << j;
-            ASSERT_EQ(limb[at + group], a[j].limb(t)[i]) << "N=" << n << " t=" << t << " j=" << j;
+            ASSERT_EQ(word(at), b[j].limb(t)[i]) << "N=" << n << " t=" << t << " j=" << j;
+            ASSERT_EQ(word(at + group), a[j].limb(t)[i]) << "N=" << n << " t=" << t << " j=" << j;
           }
         }
       }
@@ -92,6 +104,10 @@ TEST(KeySwitchParts, RejectsBadPartsAndIndices) {
   EXPECT_THROW((void)parts.b(2), InvalidParameter);
   EXPECT_THROW((void)parts.a(7), InvalidParameter);
   EXPECT_THROW((void)parts.limb(ring->max_limbs()), InvalidParameter);
+  EXPECT_THROW((void)parts.width(ring->max_limbs()), InvalidParameter);
+  RnsPoly unreduced = good;  // a residue ≥ q would not survive the packing: refused
+  unreduced.limb(1)[3] = ring->basis().modulus(1).value();
+  EXPECT_THROW(parts.set(0, good, unreduced), InvalidParameter);
   EXPECT_THROW(parts.set(0, random_poly(other, rng), good), MismatchedContext);
   RnsPoly coefficient = good;
   coefficient.to_coefficient();

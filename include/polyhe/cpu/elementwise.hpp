@@ -71,19 +71,21 @@ void gather(std::span<const std::uint64_t> a, std::span<const std::uint32_t> ind
 void gather_add(std::span<const std::uint64_t> a, std::span<const std::uint32_t> index,
                 std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
 
-/// The inner products of hybrid key switching against an interleaved key (the layout of
-/// rlwe::KeySwitchParts): the key holds `parts` pairs (b_j, a_j) of n words each, side by side in
-/// groups of G = min(8, n) words — group g is b_0, a_0, b_1, a_1, …, b_{parts−1}, a_{parts−1},
-/// G words each — so that the products read it as one sequential stream. For 0 ≤ i < n:
+/// The inner products of hybrid key switching against an interleaved, packed key (the layout of
+/// rlwe::KeySwitchParts): the key holds `parts` pairs (b_j, a_j) of n residues each, `width`
+/// bytes per residue (little-endian), side by side in groups of G = min(8, n) residues — group g
+/// is b_0, a_0, b_1, a_1, …, b_{parts−1}, a_{parts−1}, G residues each — so that the products read
+/// it as one sequential stream no longer than the residues need. For 0 ≤ i < n:
 ///   c0[i] = Σ_{j < a.size()} a[j][i]·b_j[i] mod q,  c1[i] = Σ_{j < a.size()} a[j][i]·a_j[i] mod q
 /// (a: the digits of ModUp, each n words; the first a.size() parts are used, as at lower levels).
-/// Checked: 1 ≤ a.size() ≤ parts, no null term, c0 and c1 of equal size n ≥ 1, n a multiple of
-/// 8 when n ≥ 8, key.size() = 2·parts·n, no output overlapping an input or the other output.
-/// Inputs in [0, q). On the IFMA path the sums are lazy (one reduction per word); the key is
-/// prefetched ahead of the products (perf.md §8).
-void key_inner_products(std::span<const std::uint64_t* const> a, std::span<const std::uint64_t> key,
-                        std::size_t parts, std::span<std::uint64_t> c0, std::span<std::uint64_t> c1,
-                        const Modulus<std::uint64_t>& q);
+/// Checked: 1 ≤ a.size() ≤ parts, no null term, 1 ≤ width ≤ 8 with q − 1 < 2^(8·width), c0 and
+/// c1 of equal size n ≥ 1, n a multiple of 8 when n ≥ 8, key.size() = 2·parts·n·width bytes, no
+/// output overlapping an input or the other output. Inputs (and the key's residues) in [0, q).
+/// On the IFMA path the sums are lazy (one reduction per word); the key is prefetched ahead of
+/// the products (perf.md §8).
+void key_inner_products(std::span<const std::uint64_t* const> a, std::span<const std::uint8_t> key,
+                        std::size_t parts, std::size_t width, std::span<std::uint64_t> c0,
+                        std::span<std::uint64_t> c1, const Modulus<std::uint64_t>& q);
 
 // --- Limbs of an RNS polynomial ----------------------------------------------------------------
 //

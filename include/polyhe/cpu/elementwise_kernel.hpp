@@ -55,14 +55,18 @@ struct ElementwiseKernels {
   void (*lift_centred)(const std::uint64_t* x, std::uint64_t* c, std::size_t n,
                        const CentredLift& l);
   /// The key-switching inner products over an interleaved key (vec::key_inner_products): with
-  /// G = min(8, n) and P = parts ≥ terms, for i < n, g = ⌊i/G⌋, r = i mod G,
-  ///   c0[i] = Σ_{j < terms} a_j[i]·key[g·2PG + 2j·G + r] mod q,
-  ///   c1[i] = Σ_{j < terms} a_j[i]·key[g·2PG + (2j + 1)·G + r] mod q.
-  /// Preconditions: 1 ≤ terms ≤ parts (IFMA: terms ≤ kWeightedSumMaxTerms), n a multiple of G
-  /// (the SIMD kernels: of 8), c0 and c1 disjoint from the inputs and from each other.
+  /// G = min(8, n), P = parts ≥ terms and w = width bytes per residue (little-endian), word
+  /// (g, j, h, r) of the key is the w bytes at ((g·2P + 2j + h)·G + r)·w, and for i < n,
+  /// g = ⌊i/G⌋, r = i mod G:
+  ///   c0[i] = Σ_{j < terms} a_j[i]·key(g, j, 0, r) mod q,  c1[i] = Σ_j a_j[i]·key(g, j, 1, r) mod
+  ///   q.
+  /// Preconditions: 1 ≤ terms ≤ parts, 1 ≤ width ≤ 8, n a multiple of G (the SIMD kernels: of
+  /// 8), every residue below q, c0 and c1 disjoint from the inputs and from each other. Reads no
+  /// byte outside the 2·parts·n·width of the key.
   void (*key_inner_products)(const std::uint64_t* const* a, std::size_t terms,
-                             const std::uint64_t* key, std::size_t parts, std::uint64_t* c0,
-                             std::uint64_t* c1, std::size_t n, const BarrettAlg4<std::uint64_t>& r);
+                             const std::uint8_t* key, std::size_t parts, std::size_t width,
+                             std::uint64_t* c0, std::uint64_t* c1, std::size_t n,
+                             const BarrettAlg4<std::uint64_t>& r);
 };
 
 /// Words per group of the interleaved key layout of key_inner_products (n ≥ 8; min(8, n) below).

@@ -156,14 +156,17 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   });
 }
 
-/// Term by term as multiply then multiply_add, eight lanes at a time. The key is one
-/// sequential stream; the groups kKeyAhead words ahead are prefetched (the hardware prefetcher
-/// alone runs too short a distance ahead of it: perf.md §8).
-void key_inner_products(const u64* const* a, std::size_t terms, const u64* key, std::size_t parts,
-                        u64* c0, u64* c1, std::size_t n, const BarrettAlg4<u64>& r) {
+/// Term by term as multiply then multiply_add, eight lanes at a time. The key is one sequential
+/// stream of packed residues (KeyUnpack), prefetched kKeyAhead residues ahead (the hardware
+/// prefetcher alone runs too short a distance ahead of it: perf.md §8).
+void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
+                        std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
+                        const BarrettAlg4<u64>& r) {
   const Barrett8 br(r);
+  const KeyUnpack unpack(width);
   const V one = set1(1);
-  const std::size_t stride = 2 * parts * kKeyGroup;
+  const std::size_t row = kKeyGroup * width;  // bytes of one half of one part in a group
+  const std::size_t stride = 2 * parts * row;
   const auto accumulate = [&br, one](V x, V y, V s) {
     V hi, lo;
     mul_wide(x, y, hi, lo);
@@ -172,19 +175,19 @@ void key_inner_products(const u64* const* a, std::size_t terms, const u64* key, 
     return br.reduce(hi, lo);
   };
   for (std::size_t i = 0; i < n; i += kKeyGroup) {
-    const u64* k = key + (i / kKeyGroup) * stride;
-    prefetch_key(k, 0);
+    const std::uint8_t* k = key + (i / kKeyGroup) * stride;
+    prefetch_key(k, 0, row, width);
     V x = _mm512_loadu_si512(a[0] + i);
     V hi, lo;
-    mul_wide(x, _mm512_loadu_si512(k), hi, lo);
+    mul_wide(x, unpack(k), hi, lo);
     V s0 = br.reduce(hi, lo);
-    mul_wide(x, _mm512_loadu_si512(k + kKeyGroup), hi, lo);
+    mul_wide(x, unpack(k + row), hi, lo);
     V s1 = br.reduce(hi, lo);
     for (std::size_t j = 1; j < terms; ++j) {
-      prefetch_key(k, j);
+      prefetch_key(k, j, row, width);
       x = _mm512_loadu_si512(a[j] + i);
-      s0 = accumulate(x, _mm512_loadu_si512(k + 2 * j * kKeyGroup), s0);
-      s1 = accumulate(x, _mm512_loadu_si512(k + (2 * j + 1) * kKeyGroup), s1);
+      s0 = accumulate(x, unpack(k + 2 * j * row), s0);
+      s1 = accumulate(x, unpack(k + (2 * j + 1) * row), s1);
     }
     _mm512_storeu_si512(c0 + i, s0);
     _mm512_storeu_si512(c1 + i, s1);

@@ -44,18 +44,55 @@ inline V reduce_once(V x, V q) {
 // unaligned; c may alias a or b exactly, as each vector is loaded before it is stored. Unrolled
 // twice: two independent chains per iteration (measured 5-20% on the IFMA products, Zen 4).
 
-/// How far ahead (words) the key-switching inner products prefetch their interleaved key
-/// (measured at N = 2^14 and 2^16: 1024 and 2048 equal, 256–512 slower).
+/// How far ahead (residues) the key-switching inner products prefetch their interleaved key
+/// (measured at N = 2^14 and 2^16 with 8-byte residues: 1024 and 2048 equal, 256–512 slower).
 constexpr std::size_t kKeyAhead = 1024;
 
-/// Prefetches the two lines of term j (b_j's and a_j's eight words, kKeyGroup each) in the group
-/// kKeyAhead words after the group at k. A prefetch never faults, so running past the end of the
-/// key is harmless.
-inline void prefetch_key(const std::uint64_t* k, std::size_t j) {
-  const std::uint64_t* line = k + 2 * kKeyGroup * j + kKeyAhead;
-  _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
-  _mm_prefetch(reinterpret_cast<const char*>(line + kKeyGroup), _MM_HINT_T0);
+/// Prefetches the bytes of term j (b_j's and a_j's eight residues, `row` bytes each) in the group
+/// kKeyAhead residues after the group at k. A prefetch never faults, so running past the end of
+/// the key is harmless.
+inline void prefetch_key(const std::uint8_t* k, std::size_t j, std::size_t row, std::size_t width) {
+  const std::uint8_t* p = k + 2 * row * j + kKeyAhead * width;
+  // The 2·row ≤ 128 bytes span at most three lines: their first, middle and last bytes.
+  _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0);
+  _mm_prefetch(reinterpret_cast<const char*>(p + row), _MM_HINT_T0);
+  _mm_prefetch(reinterpret_cast<const char*>(p + 2 * row - 1), _MM_HINT_T0);
 }
+
+/// Eight residues of w bytes each (1 ≤ w ≤ 8, little-endian, back to back) into eight lanes, with
+/// AVX-512 F/BW only: one masked load of the 8w bytes (nothing beyond them is touched), then lane
+/// r, whose residue starts at byte w·r = 8·i + b, is (Q_i >> 8b | Q_{i+1} << (64 − 8b)) masked
+/// to 8w bits, Q_i the vector's 64-bit words (a shift by 64 gives 0; Q_{i+1} wraps to Q_0 only
+/// for a residue inside Q_7, whose bits it does not reach).
+class KeyUnpack {
+ public:
+  explicit KeyUnpack(std::size_t w)
+      : bytes_(w == 8 ? ~__mmask64{0} : (__mmask64{1} << (8 * w)) - 1),
+        mask_(set1(w == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * w)) - 1)) {
+    alignas(64) std::uint64_t lo[8], hi[8], right[8], left[8];
+    for (std::size_t r = 0; r < 8; ++r) {
+      lo[r] = w * r / 8;
+      hi[r] = (lo[r] + 1) % 8;
+      right[r] = 8 * (w * r % 8);
+      left[r] = 64 - right[r];
+    }
+    lo_ = _mm512_load_si512(lo);
+    hi_ = _mm512_load_si512(hi);
+    right_ = _mm512_load_si512(right);
+    left_ = _mm512_load_si512(left);
+  }
+
+  [[nodiscard]] V operator()(const std::uint8_t* p) const {
+    const V raw = _mm512_maskz_loadu_epi8(bytes_, p);
+    const V low = _mm512_srlv_epi64(_mm512_permutexvar_epi64(lo_, raw), right_);
+    const V high = _mm512_sllv_epi64(_mm512_permutexvar_epi64(hi_, raw), left_);
+    return _mm512_and_si512(_mm512_or_si512(low, high), mask_);
+  }
+
+ private:
+  __mmask64 bytes_;
+  V mask_, lo_, hi_, right_, left_;
+};
 
 inline __mmask8 tail_mask(std::size_t left) {
   return static_cast<__mmask8>((1U << left) - 1);

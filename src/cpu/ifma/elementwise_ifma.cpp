@@ -118,19 +118,23 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
 
 /// Lazy: both outputs' products summed as lo/hi 52-bit halves over all terms (terms ≤
 /// kWeightedSumMaxTerms, every operand < q < 2^50), one folding reduction per word (fold52.hpp).
-/// The key is one sequential stream, prefetched kKeyAhead words ahead (lanes.hpp).
-void key_inner_products(const u64* const* a, std::size_t terms, const u64* key, std::size_t parts,
-                        u64* c0, u64* c1, std::size_t n, const BarrettAlg4<u64>& r) {
+/// The key is one sequential stream of packed residues (KeyUnpack), prefetched kKeyAhead residues
+/// ahead (lanes.hpp).
+void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
+                        std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
+                        const BarrettAlg4<u64>& r) {
   const Fold fold(make_weighted_sum_modulus(r.q));
-  const std::size_t stride = 2 * parts * kKeyGroup;
+  const KeyUnpack unpack(width);
+  const std::size_t row = kKeyGroup * width;
+  const std::size_t stride = 2 * parts * row;
   for (std::size_t i = 0; i < n; i += kKeyGroup) {
-    const u64* k = key + (i / kKeyGroup) * stride;
+    const std::uint8_t* k = key + (i / kKeyGroup) * stride;
     V lo0 = _mm512_setzero_si512(), hi0 = lo0, lo1 = lo0, hi1 = lo0;
     for (std::size_t j = 0; j < terms; ++j) {
-      prefetch_key(k, j);
+      prefetch_key(k, j, row, width);
       const V x = _mm512_loadu_si512(a[j] + i);
-      const V y0 = _mm512_loadu_si512(k + 2 * j * kKeyGroup);
-      const V y1 = _mm512_loadu_si512(k + (2 * j + 1) * kKeyGroup);
+      const V y0 = unpack(k + 2 * j * row);
+      const V y1 = unpack(k + (2 * j + 1) * row);
       lo0 = lo52(lo0, x, y0);
       hi0 = hi52(hi0, x, y0);
       lo1 = lo52(lo1, x, y1);

@@ -54,21 +54,32 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   }
 }
 
+/// The residue of w little-endian bytes at p.
+inline u64 key_word(const std::uint8_t* p, std::size_t w) {
+  u64 x = 0;
+  for (std::size_t b = 0; b < w; ++b) x |= u64{p[b]} << (8 * b);
+  return x;
+}
+
 /// Term by term as multiply then multiply_add: s ← (a_j·k_j + s) mod q, one Alg. 4 each.
-void key_inner_products(const u64* const* a, std::size_t terms, const u64* key, std::size_t parts,
-                        u64* c0, u64* c1, std::size_t n, const BarrettAlg4<u64>& r) {
+void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
+                        std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
+                        const BarrettAlg4<u64>& r) {
   const BarrettAlg4<u64> rc = r;
   const std::size_t group = n < kKeyGroup ? n : kKeyGroup;
-  const std::size_t stride = 2 * parts * group;
+  const std::size_t stride = 2 * parts * group * width;  // bytes per group
+  const std::size_t row = group * width;                 // bytes per part half in a group
   for (std::size_t g = 0; g * group < n; ++g) {
-    const u64* kg = key + g * stride;
+    const std::uint8_t* kg = key + g * stride;
     for (std::size_t e = 0; e < group; ++e) {
       const std::size_t i = g * group + e;
-      u64 s0 = mul_mod(a[0][i], kg[e], rc);
-      u64 s1 = mul_mod(a[0][i], kg[group + e], rc);
+      const std::uint8_t* k = kg + e * width;
+      u64 s0 = mul_mod(a[0][i], key_word(k, width), rc);
+      u64 s1 = mul_mod(a[0][i], key_word(k + row, width), rc);
       for (std::size_t j = 1; j < terms; ++j) {
-        s0 = barrett_alg4_reduce(mul_wide(a[j][i], kg[2 * j * group + e]) + s0, rc);
-        s1 = barrett_alg4_reduce(mul_wide(a[j][i], kg[(2 * j + 1) * group + e]) + s1, rc);
+        const std::uint8_t* kj = k + 2 * j * row;
+        s0 = barrett_alg4_reduce(mul_wide(a[j][i], key_word(kj, width)) + s0, rc);
+        s1 = barrett_alg4_reduce(mul_wide(a[j][i], key_word(kj + row, width)) + s1, rc);
       }
       c0[i] = s0;
       c1[i] = s1;
