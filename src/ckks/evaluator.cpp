@@ -1,5 +1,4 @@
 #include <cmath>
-#include <cstring>
 #include <string>
 
 #include "polyhe/arith/primes.hpp"
@@ -8,7 +7,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/ntt/batch.hpp"
+#include "polyhe/ntt/plan.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 #include "polyhe/rlwe/operations.hpp"
 
@@ -385,28 +384,43 @@ Ciphertext Evaluator::multiply_integer(const Ciphertext& a, std::int64_t c) cons
 
 namespace {
 
-// round(x/q_l) for one part x at level l (evaluation form) into `out` (l limbs, evaluation form;
-// out may be x's first l limbs): round(x/q_l) = (x − [x_l]_centred)·q_l^−1, where [x_l]_centred
-// is the centred representative of x mod q_l — the rounding offset ⌊q_l/2⌋ added and taken
-// away again. Only the last limb leaves evaluation form; its centred lift to each q_i is
-// transformed under q_i.
-void rescale_part(const rlwe::Parameters& params, std::span<const std::uint64_t> x, std::size_t l,
-                  std::span<const std::uint64_t> q_l_inv, std::span<std::uint64_t> out) {
+// The largest N whose rescale transforms in the output limb itself (rescale_parts).
+constexpr std::size_t kRescaleInOutMax = std::size_t{1} << 14;
+
+// One part of a ciphertext being rescaled: x at level l (l + 1 limbs, evaluation form) and out
+// (l limbs, evaluation form; it may be x's first l limbs).
+struct RescaleJob {
+  std::span<const std::uint64_t> x;
+  std::span<std::uint64_t> out;
+};
+
+// round(x/q_l) for each part x at level l into its out: round(x/q_l) = (x − [x_l]_centred)·q_l^−1,
+// where [x_l]_centred is the centred representative of x mod q_l — the rounding offset ⌊q_l/2⌋
+// added and taken away again. Only the last limb leaves evaluation form; its centred lift to
+// each q_i is transformed under q_i, with the lift and (x_i − ·)·q_l^−1 fused into the
+// transform (NttPlan::forward_lifted: one pass over x_i and out_i). Limb by limb, all parts
+// of a limb together: they share q_i's twiddle tables, which then come from L2 once.
+void rescale_parts(const rlwe::Parameters& params, std::size_t l,
+                   std::span<const std::uint64_t> q_l_inv, std::span<const RescaleJob> jobs) {
   const std::size_t n = params.n();
   const auto& ring = params.ring();
   const std::uint64_t ql = params.q_primes()[l];
-  const std::span<std::uint64_t> last = rlwe::scratch(rlwe::kScratchCoef, n);
-  std::memcpy(last.data(), x.data() + l * n, n * sizeof(std::uint64_t));
-  inverse_batch<std::uint64_t>(last, ring->plans(l + 1).subspan(l, 1));
-  const auto moduli = ring->moduli(l);
+  const std::span<std::uint64_t> last = rlwe::scratch(rlwe::kScratchCoef, jobs.size() * n);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    ring->plans(l + 1)[l]->inverse(jobs[j].x.subspan(l * n, n), last.subspan(j * n, n));
+  }
   const auto plans = ring->plans(l);
-  // Limb by limb, so that the lifted limb stays in cache between its three passes.
   parallel_for(l, [&](std::size_t i) {
-    const std::span<std::uint64_t> lifted = rlwe::scratch(rlwe::kScratchConv, n);
-    vec::lift_centred(last, ql, lifted, moduli[i]);
-    forward_batch<std::uint64_t>(lifted, plans.subspan(i, 1), kDefaultNttVariant, 1);
-    vec::sub_multiply_scalar(x.subspan(i * n, n), lifted, q_l_inv[i], out.subspan(i * n, n),
-                             moduli[i]);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const std::span<std::uint64_t> out_i = jobs[j].out.subspan(i * n, n);
+      const std::span<const std::uint64_t> x_i = jobs[j].x.subspan(i * n, n);
+      // The transform runs in out_i itself where it can (out of place) and the limb is small
+      // enough for out_i's lines to stay in L2 next to the twiddles (measured: N = 2^14
+      // 6 % faster than in a scratch, 2^16 15 % slower); otherwise in a scratch.
+      const bool in_out = out_i.data() != x_i.data() && n <= kRescaleInOutMax;
+      plans[i]->forward_lifted(last.subspan(j * n, n), ql, x_i, q_l_inv[i], out_i,
+                               in_out ? out_i : rlwe::scratch(rlwe::kScratchConv, n));
+    }
   });
 }
 
@@ -432,10 +446,11 @@ void Evaluator::rescale_inplace(Ciphertext& a) const {
   check_rescalable(a);
   const std::size_t l = a.level();
   const std::vector<std::uint64_t> inv = last_prime_inverses(*params_, l);
-  for (RnsPoly& part : a.parts()) {
-    rescale_part(*params_, part.data(), l, inv, part.data().first(l * params_->n()));
-    part.drop_last_limb();
-  }
+  std::vector<RescaleJob> jobs;
+  for (RnsPoly& part : a.parts())
+    jobs.push_back({part.data(), part.data().first(l * params_->n())});
+  rescale_parts(*params_, l, inv, jobs);
+  for (RnsPoly& part : a.parts()) part.drop_last_limb();
   a.set_scale(a.scale() / static_cast<double>(params_->q_primes()[l]));
 }
 
@@ -445,9 +460,9 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
   const std::vector<std::uint64_t> inv = last_prime_inverses(*params_, l);
   Ciphertext out(params_, l - 1, a.size(), a.scale() / static_cast<double>(params_->q_primes()[l]),
                  RnsPoly::kForOverwrite);
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    rescale_part(*params_, a[i].data(), l, inv, out[i].data());
-  }
+  std::vector<RescaleJob> jobs;
+  for (std::size_t i = 0; i < a.size(); ++i) jobs.push_back({a[i].data(), out[i].data()});
+  rescale_parts(*params_, l, inv, jobs);
   return out;
 }
 

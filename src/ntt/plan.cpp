@@ -1,11 +1,14 @@
 #include "polyhe/ntt/plan.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/dispatch.hpp"
 #include "polyhe/ntt/schedule.hpp"
 
@@ -140,8 +143,8 @@ void NttPlan<W>::require(NttVariant v) const {
 
 namespace {
 
-template <Word W>
-void check_size(std::span<W> a, std::size_t n, const char* what) {
+template <class T>
+void check_size(std::span<T> a, std::size_t n, const char* what) {
   if (a.size() != n) {
     throw InvalidParameter(std::string(what) + ": the polynomial has " + std::to_string(a.size()) +
                            " coefficients; the plan is for N = " + std::to_string(n));
@@ -166,6 +169,67 @@ void NttPlan<W>::inverse(std::span<W> a, NttVariant v) const {
     if (v == NttVariant::shoup_lazy) return cpu_kernel()->inverse(a.data());
   }
   visit(v, [&](const auto& p) { detail::inverse_gs(a.data(), n_, p, n_ / 2); });
+}
+
+namespace {
+
+/// Whether the byte ranges [a, a + na) and [b, b + nb) share a byte.
+bool overlap(const void* a, std::size_t na, const void* b, std::size_t nb) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a);
+  const auto y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + nb && y < x + na;
+}
+
+}  // namespace
+
+template <Word W>
+void NttPlan<W>::inverse(std::span<const W> in, std::span<W> out, NttVariant v) const {
+  check_size(in, n_, "inverse NTT");
+  check_size(out, n_, "inverse NTT");
+  if (in.data() != out.data()) {
+    if (overlap(in.data(), n_ * sizeof(W), out.data(), n_ * sizeof(W))) {
+      throw InvalidParameter("inverse NTT: in and out overlap without being the same array");
+    }
+    if constexpr (std::is_same_v<W, std::uint64_t>) {
+      if (v == NttVariant::shoup_lazy && cpu_kernel()->inverse_from(in.data(), out.data())) return;
+    }
+    std::copy(in.begin(), in.end(), out.begin());
+  }
+  inverse(out, v);
+}
+
+template <Word W>
+void NttPlan<W>::forward_lifted(std::span<const W> x, W p, std::span<const W> c, W s,
+                                std::span<W> out,
+                                std::span<W> work) const requires std::same_as<W, std::uint64_t> {
+  const char* what = "forward_lifted";
+  check_size(x, n_, what);
+  check_size(c, n_, what);
+  check_size(out, n_, what);
+  check_size(work, n_, what);
+  const W q = modulus_.value();
+  if (p < 2 || p >= (W{1} << 62)) {
+    throw InvalidParameter("forward_lifted: p = " + std::to_string(p) + " is outside [2, 2^62)");
+  }
+  if (s >= q) {
+    throw InvalidParameter("forward_lifted: s = " + std::to_string(s) +
+                           " is not below q = " + std::to_string(q));
+  }
+  const std::size_t bytes = n_ * sizeof(W);
+  if (overlap(work.data(), bytes, x.data(), bytes) ||
+      overlap(work.data(), bytes, c.data(), bytes)) {
+    throw InvalidParameter("forward_lifted: the work array overlaps x or c");
+  }
+  if (overlap(out.data(), bytes, x.data(), bytes) ||
+      (out.data() != c.data() && overlap(out.data(), bytes, c.data(), bytes))) {
+    throw InvalidParameter(
+        "forward_lifted: out overlaps x, or overlaps c without being it (out may be c exactly)");
+  }
+  const cpu::NttKernel64* kernel = cpu_kernel();
+  if (kernel->forward_lifted({x.data(), p, c.data(), s, out.data(), work.data()})) return;
+  vec::lift_centred(x, p, work, modulus_);
+  kernel->forward(work.data());
+  vec::sub_multiply_scalar(c, work, s, out, modulus_);
 }
 
 template class NttPlan<std::uint32_t>;

@@ -25,6 +25,21 @@ struct NttTables64 {
   std::span<const std::uint64_t> inv_half_shoup;  // ⌊(ψ^−br(i)/2)·2^64 / q⌋
 };
 
+/// The operands of NttKernel64::forward_lifted: out = (c − forward(lift(x)))·s mod q, where
+/// lift(x) is the centred lift to q of residues modulo p (vec::lift_centred: x − p where
+/// x > ⌊p/2⌋) — the step of rescaling by p (and of ModDown) for one target limb. Every array
+/// holds n words: x (natural order, each < p) and c (evaluation form, each < q) are read; out
+/// is written and may be c; work is scratch, disjoint from x and c (it may be out when out is
+/// not c). s < q; 2 ≤ p.
+struct LiftedForward {
+  const std::uint64_t* x = nullptr;
+  std::uint64_t p = 0;
+  const std::uint64_t* c = nullptr;
+  std::uint64_t s = 0;
+  std::uint64_t* out = nullptr;
+  std::uint64_t* work = nullptr;
+};
+
 /// One (N, q) on one path. Every entry point takes and returns values in [0, q); evaluation
 /// form is bit-reversed, as everywhere in polyhe. Pointers need no alignment; a, b, c may
 /// alias each other where the entry point says so.
@@ -38,6 +53,14 @@ class NttKernel64 {
   virtual void forward(std::uint64_t* a) const = 0;
   /// Bit-reversed → natural, in place, including the factor 1/N.
   virtual void inverse(std::uint64_t* a) const = 0;
+  /// The same out of place, out = inverse(in), where this kernel reads in in its first pass
+  /// (returning true; in is only read and does not overlap out); false (nothing written) where
+  /// it has no such form, and the caller copies and transforms in place.
+  virtual bool inverse_from(const std::uint64_t* in, std::uint64_t* out) const {
+    (void)in;
+    (void)out;
+    return false;
+  }
   /// c[i] = a[i]·b[i] mod q; c may alias a or b.
   virtual void hadamard(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c) const = 0;
 
@@ -48,6 +71,14 @@ class NttKernel64 {
   virtual void fused_hadamard(const std::uint64_t* a, const std::uint64_t* b,
                               std::uint64_t* c) const = 0;
   virtual void inverse_truncated(std::uint64_t* a) const = 0;
+
+  /// The fused form of LiftedForward where this kernel has one for (n, q, p), returning true;
+  /// false (nothing written) where it has none, and the caller composes the three steps — the
+  /// same words either way.
+  virtual bool forward_lifted(const LiftedForward& f) const {
+    (void)f;
+    return false;
+  }
 };
 
 /// Always available.

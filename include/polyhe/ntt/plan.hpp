@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -69,6 +70,21 @@ class NttPlan {
   void forward(std::span<W> a, NttVariant v = kDefaultNttVariant) const;
   /// In place, bit-reversed → natural, divided by n. Same requirements.
   void inverse(std::span<W> a, NttVariant v = kDefaultNttVariant) const;
+
+  /// Out of place: out = inverse(in), in only read. Checked: sizes n; in and out either the same
+  /// span or disjoint. Where the kernel reads in in its first pass (IFMA, default variant), no
+  /// copy is made.
+  void inverse(std::span<const W> in, std::span<W> out, NttVariant v = kDefaultNttVariant) const;
+
+  /// out = (c − forward(lift(x)))·s mod q, where lift(x) is the centred lift to q of x's
+  /// residues modulo p (vec::lift_centred): rescaling by p for one target limb
+  /// (cpu::LiftedForward). One pass over x, c and out where the active kernel fuses the steps
+  /// (IFMA), else the three steps in turn; the same words either way. Default variant, 64-bit
+  /// words. Checked: every span of n words, 2 ≤ p < 2^62, s < q, work disjoint from x and c,
+  /// out either c itself or disjoint from c and x (work may be out when out is not c).
+  /// Preconditions: every x[i] < p and c[i] < q. Output in [0, q).
+  void forward_lifted(std::span<const W> x, W p, std::span<const W> c, W s, std::span<W> out,
+                      std::span<W> work) const requires std::same_as<W, std::uint64_t>;
 
   /// Tables (index i holds the twiddle for bit-reversed position i; see ntt/butterfly.hpp).
   [[nodiscard]] std::span<const W> forward_twiddles() const { return fwd_; }  // ψ^br(i)

@@ -10,6 +10,10 @@
 //     stages t = 32 … 1 in 128-word chunks, t = 4, 2, 1 with per-lane twiddles and permutes
 //     (ntt_ifma_chunks.hpp), and blocks of kL1Words words carried through all their remaining
 //     stages while they are in L1 (depth first);
+//   * for q < 2^46 the forward butterflies skip their corrections (values stay below 36q <
+//     2^52; ifma::forward_lazy_ok) and the output is reduced once, by a Shoup quotient;
+//   * forward_lifted, the step of rescaling, runs the lift in the first pass and
+//     (c − ·)·s in the last (ntt_ifma_fused.hpp); inverse_from reads its input in its first;
 //   * products of two transforms by Barrett (hadamard) and Montgomery (the fused Karatsuba
 //     step) with β = 52 (ntt_ifma_products.hpp).
 // Tables, built here: the plan's ψ^br(i) and ψ^−br(i) (not halved) with 52-bit Shoup
@@ -22,6 +26,7 @@
 
 #include "ntt_ifma_arith.hpp"
 #include "ntt_ifma_chunks.hpp"
+#include "ntt_ifma_fused.hpp"
 #include "ntt_ifma_passes.hpp"
 #include "ntt_ifma_products.hpp"
 #include "polyhe/cpu/ntt_kernel.hpp"
@@ -67,15 +72,27 @@ int pass_stages(int left) {
   return left == 4 ? 2 : left >= 3 ? 3 : left;
 }
 
-template <bool kFresh>
-void forward_pass_k(int k, u64* a, std::size_t m, std::size_t t, std::size_t i0, std::size_t i1,
-                    const TwTable& tw, const Mod& md) {
+template <bool kFresh, bool kLazy, class Pro = ifma::NoPrologue>
+void forward_pass_k(int k, const u64* src, u64* a, std::size_t m, std::size_t t, std::size_t i0,
+                    std::size_t i1, const TwTable& tw, const Mod& md, const Pro& pro = {}) {
   switch (k) {
-    case 3: return ifma::forward_pass<3, kFresh>(a, m, t, i0, i1, tw, md);
-    case 2: return ifma::forward_pass<2, kFresh>(a, m, t, i0, i1, tw, md);
-    default: return ifma::forward_pass<1, kFresh>(a, m, t, i0, i1, tw, md);
+    case 3: return ifma::forward_pass<3, kFresh, kLazy>(src, a, m, t, i0, i1, tw, md, pro);
+    case 2: return ifma::forward_pass<2, kFresh, kLazy>(src, a, m, t, i0, i1, tw, md, pro);
+    default: return ifma::forward_pass<1, kFresh, kLazy>(src, a, m, t, i0, i1, tw, md, pro);
   }
 }
+
+/// What a forward transform reads and writes around its stages: its first pass reads
+/// pro(src[j]) (a plain transform: its own array, unchanged), its last pass hands each output
+/// vector to epi (a plain transform: reduced and stored in place). kLazy: the butterflies skip
+/// their corrections (ifma::forward_lazy_ok).
+template <class Pro, class Epi, bool kLazy>
+struct Ends {
+  static constexpr bool lazy = kLazy;
+  const u64* src;
+  Pro pro;
+  Epi epi;
+};
 
 template <bool kLast>
 void inverse_pass_k(int k, u64* a, std::size_t n, std::size_t t, std::size_t i0, std::size_t i1,
@@ -93,20 +110,41 @@ class IfmaNttKernel final : public NttKernel64 {
 
   [[nodiscard]] CpuPath path() const override { return CpuPath::ifma; }
 
-  void forward(u64* a) const override { forward_block(a, n_ / 2, 0, true, true); }
-  void inverse(u64* a) const override { inverse_block(a, n_ / 2, 0, true); }
+  void forward(u64* a) const override { forward_plain(a, true); }
+  void inverse(u64* a) const override { inverse_block(a, a, n_ / 2, 0, true); }
+  bool inverse_from(const u64* in, u64* out) const override {
+    inverse_block(in, out, n_ / 2, 0, true);
+    return true;
+  }
   void hadamard(const u64* a, const u64* b, u64* c) const override;
-  void forward_truncated(u64* a) const override { forward_block(a, n_ / 2, 0, true, false); }
+  void forward_truncated(u64* a) const override { forward_plain(a, false); }
   void fused_hadamard(const u64* a, const u64* b, u64* c) const override;
-  void inverse_truncated(u64* a) const override { inverse_block(a, n_ / 2, 0, false); }
+  void inverse_truncated(u64* a) const override { inverse_block(a, a, n_ / 2, 0, false); }
+  bool forward_lifted(const LiftedForward& f) const override;
 
  private:
-  void forward_block(u64* a, std::size_t t, std::size_t i, bool fresh, bool whole) const;
-  void forward_in_l1(u64* a, std::size_t t, std::size_t i, bool fresh, bool whole) const;
-  void inverse_block(u64* a, std::size_t t, std::size_t i, bool whole) const;
-  void inverse_in_l1(u64* a, std::size_t t, std::size_t i, bool whole) const;
+  void forward_plain(u64* a, bool whole) const {
+    if (lazy_) {
+      const Ends<ifma::NoPrologue, ifma::ReduceStore<true>, true> ends{a, {}, {a}};
+      forward_block(a, n_ / 2, 0, true, whole, ends);
+    } else {
+      const Ends<ifma::NoPrologue, ifma::ReduceStore<false>, false> ends{a, {}, {a}};
+      forward_block(a, n_ / 2, 0, true, whole, ends);
+    }
+  }
+  template <bool kLazy, class Epi>
+  void forward_lifted_with(const LiftedForward& f, const Epi& epi) const;
+  template <class E>
+  void forward_block(u64* a, std::size_t t, std::size_t i, bool fresh, bool whole,
+                     const E& ends) const;
+  template <class E>
+  void forward_in_l1(u64* a, std::size_t t, std::size_t i, bool fresh, bool whole,
+                     const E& ends) const;
+  // The inverse functions read each word from src (which may be a) where they first touch it.
+  void inverse_block(const u64* src, u64* a, std::size_t t, std::size_t i, bool whole) const;
+  void inverse_in_l1(const u64* src, u64* a, std::size_t t, std::size_t i, bool whole) const;
   void forward_small(u64* a, bool whole) const;
-  void inverse_small(u64* a, bool whole) const;
+  void inverse_small(const u64* src, u64* a, bool whole) const;
   /// The last stage's (scale, ψ^−br(1)·scale).
   [[nodiscard]] ifma::LastStage last_stage(u64 w, u64 scale) const;
   [[nodiscard]] ifma::T1Factors t1_factors(const u64* w, u64* out) const;
@@ -124,6 +162,7 @@ class IfmaNttKernel final : public NttKernel64 {
   ifma::T1Factors fwd_t1_;
   ifma::T1Factors inv_t1_;
   ifma::T1 t1_;  // how whole transforms do the stage t = 1
+  bool lazy_;    // the forward butterflies skip their corrections (ifma::forward_lazy_ok)
   ifma::FusedConsts fused_;
   ifma::LastStage last_;            // 1/n: the whole inverse
   ifma::LastStage last_truncated_;  // 2/n: the fused product did the first stage's halving
@@ -160,6 +199,7 @@ IfmaNttKernel::IfmaNttKernel(const NttTables64& t)
   fwd_t1_ = t1_factors(fw, s + 5 * n_);
   inv_t1_ = t1_factors(iv, s + 5 * n_ + n_ / 8);
   t1_ = n_ >= kFactoredT1From ? ifma::T1::factored : ifma::T1::table;
+  lazy_ = ifma::forward_lazy_ok(q_);
   fused_.alpha2 = {al, alp};
   const u64 r_mod_q = (u64{1} << 52) % q_;
   fused_.r_mod_q = {ifma::splat(r_mod_q), ifma::splat(ifma::shoup52(r_mod_q, q_))};
@@ -198,25 +238,28 @@ ifma::LastStage IfmaNttKernel::last_stage(u64 w, u64 scale) const {
 }
 
 /// All forward stages from t down, on block i of stage t (2t words at a + 2t·i): a pass over
-/// the block while it is larger than kL1Words, then each of its sub-blocks in turn.
-void IfmaNttKernel::forward_block(u64* a, std::size_t t, std::size_t i, bool fresh,
-                                  bool whole) const {
-  if (2 * t <= kL1Words) return forward_in_l1(a, t, i, fresh, whole);
+/// the block while it is larger than kL1Words, then each of its sub-blocks in turn. The first
+/// pass (fresh) reads through ends.pro, the chunks end in ends.epi.
+template <class E>
+void IfmaNttKernel::forward_block(u64* a, std::size_t t, std::size_t i, bool fresh, bool whole,
+                                  const E& ends) const {
+  if (2 * t <= kL1Words) return forward_in_l1(a, t, i, fresh, whole, ends);
   const int k = pass_stages(std::countr_zero(2 * t / kL1Words));
   const std::size_t m = n_ / (2 * t);
   if (fresh) {
-    forward_pass_k<true>(k, a, m, t, i, i + 1, fwd_, mod_);
+    forward_pass_k<true, E::lazy>(k, ends.src, a, m, t, i, i + 1, fwd_, mod_, ends.pro);
   } else {
-    forward_pass_k<false>(k, a, m, t, i, i + 1, fwd_, mod_);
+    forward_pass_k<false, E::lazy>(k, a, a, m, t, i, i + 1, fwd_, mod_);
   }
   const std::size_t r = std::size_t{1} << k;
-  for (std::size_t c = 0; c < r; ++c) forward_block(a, t >> k, i * r + c, false, whole);
+  for (std::size_t c = 0; c < r; ++c) forward_block(a, t >> k, i * r + c, false, whole, ends);
 }
 
 /// Block i of stage t, small enough for L1: passes down to t = 64, then 128-word chunks for
-/// t = 32 … 1 (n ≤ 64: one chunk of n words).
-void IfmaNttKernel::forward_in_l1(u64* a, std::size_t t, std::size_t i, bool fresh,
-                                  bool whole) const {
+/// t = 32 … 1 (n ≤ 64: one chunk of n words, plain ends only).
+template <class E>
+void IfmaNttKernel::forward_in_l1(u64* a, std::size_t t, std::size_t i, bool fresh, bool whole,
+                                  const E& ends) const {
   if (n_ <= 64) return forward_small(a, whole);
   const std::size_t c0 = i * (2 * t) / 128;
   const std::size_t c1 = c0 + (2 * t) / 128;
@@ -226,9 +269,9 @@ void IfmaNttKernel::forward_in_l1(u64* a, std::size_t t, std::size_t i, bool fre
     const int k = left % 3 != 0 ? left % 3 : 3;
     const std::size_t m = n_ / (2 * t);
     if (fresh) {
-      forward_pass_k<true>(k, a, m, t, i0, i1, fwd_, mod_);
+      forward_pass_k<true, E::lazy>(k, ends.src, a, m, t, i0, i1, fwd_, mod_, ends.pro);
     } else {
-      forward_pass_k<false>(k, a, m, t, i0, i1, fwd_, mod_);
+      forward_pass_k<false, E::lazy>(k, a, a, m, t, i0, i1, fwd_, mod_);
     }
     fresh = false;
     left -= k;
@@ -238,11 +281,16 @@ void IfmaNttKernel::forward_in_l1(u64* a, std::size_t t, std::size_t i, bool fre
   }
   using ifma::forward_chunks;
   using ifma::T1;
-  if (!whole) return forward_chunks<3, 16, false, T1::none>(a, n_, c0, c1, fwd_, fwd_t1_, mod_);
-  if (t1_ == T1::factored) {
-    return forward_chunks<3, 16, false, T1::factored>(a, n_, c0, c1, fwd_, fwd_t1_, mod_);
+  const auto& f = fwd_t1_;
+  const auto& epi = ends.epi;
+  constexpr bool kLazy = E::lazy;
+  if (!whole) {
+    return forward_chunks<3, 16, false, T1::none, kLazy>(a, n_, c0, c1, fwd_, f, mod_, epi);
   }
-  forward_chunks<3, 16, false, T1::table>(a, n_, c0, c1, fwd_, fwd_t1_, mod_);
+  if (t1_ == T1::factored) {
+    return forward_chunks<3, 16, false, T1::factored, kLazy>(a, n_, c0, c1, fwd_, f, mod_, epi);
+  }
+  forward_chunks<3, 16, false, T1::table, kLazy>(a, n_, c0, c1, fwd_, f, mod_, epi);
 }
 
 /// n ≤ 64: the whole transform is one chunk.
@@ -250,26 +298,28 @@ void IfmaNttKernel::forward_small(u64* a, bool whole) const {
   using ifma::forward_chunks;
   using ifma::T1;
   const auto& f = fwd_t1_;
+  const ifma::ReduceStore<false> st{a};
   switch (n_) {
     case 16:
-      return whole ? forward_chunks<1, 2, true, T1::table>(a, n_, 0, 1, fwd_, f, mod_)
-                   : forward_chunks<1, 2, true, T1::none>(a, n_, 0, 1, fwd_, f, mod_);
+      return whole ? forward_chunks<1, 2, true, T1::table, false>(a, n_, 0, 1, fwd_, f, mod_, st)
+                   : forward_chunks<1, 2, true, T1::none, false>(a, n_, 0, 1, fwd_, f, mod_, st);
     case 32:
-      return whole ? forward_chunks<2, 4, true, T1::table>(a, n_, 0, 1, fwd_, f, mod_)
-                   : forward_chunks<2, 4, true, T1::none>(a, n_, 0, 1, fwd_, f, mod_);
+      return whole ? forward_chunks<2, 4, true, T1::table, false>(a, n_, 0, 1, fwd_, f, mod_, st)
+                   : forward_chunks<2, 4, true, T1::none, false>(a, n_, 0, 1, fwd_, f, mod_, st);
     default:
-      return whole ? forward_chunks<3, 8, true, T1::table>(a, n_, 0, 1, fwd_, f, mod_)
-                   : forward_chunks<3, 8, true, T1::none>(a, n_, 0, 1, fwd_, f, mod_);
+      return whole ? forward_chunks<3, 8, true, T1::table, false>(a, n_, 0, 1, fwd_, f, mod_, st)
+                   : forward_chunks<3, 8, true, T1::none, false>(a, n_, 0, 1, fwd_, f, mod_, st);
   }
 }
 
 /// All inverse stages up to t on block i of stage t: each sub-block of kL1Words words in turn,
 /// then passes over the block.
-void IfmaNttKernel::inverse_block(u64* a, std::size_t t, std::size_t i, bool whole) const {
-  if (2 * t <= kL1Words) return inverse_in_l1(a, t, i, whole);
+void IfmaNttKernel::inverse_block(const u64* src, u64* a, std::size_t t, std::size_t i,
+                                  bool whole) const {
+  if (2 * t <= kL1Words) return inverse_in_l1(src, a, t, i, whole);
   const int k = pass_stages(std::countr_zero(2 * t / kL1Words));
   const std::size_t r = std::size_t{1} << k;
-  for (std::size_t c = 0; c < r; ++c) inverse_block(a, t >> k, i * r + c, whole);
+  for (std::size_t c = 0; c < r; ++c) inverse_block(src, a, t >> k, i * r + c, whole);
   // The pass covers stages t/2^(k−1) … t: super-blocks of 2t words, index i.
   const std::size_t t_lo = t >> (k - 1);
   if (2 * t == n_) {
@@ -281,8 +331,9 @@ void IfmaNttKernel::inverse_block(u64* a, std::size_t t, std::size_t i, bool who
 
 /// Block i of stage t, small enough for L1: 128-word chunks for t = 1 … 32 (n ≤ 64: one chunk
 /// of n words), then passes up to t.
-void IfmaNttKernel::inverse_in_l1(u64* a, std::size_t t, std::size_t i, bool whole) const {
-  if (n_ <= 64) return inverse_small(a, whole);
+void IfmaNttKernel::inverse_in_l1(const u64* src, u64* a, std::size_t t, std::size_t i,
+                                  bool whole) const {
+  if (n_ <= 64) return inverse_small(src, a, whole);
   const std::size_t words = 2 * t;
   const std::size_t c0 = i * words / 128;
   const std::size_t c1 = c0 + words / 128;
@@ -291,11 +342,11 @@ void IfmaNttKernel::inverse_in_l1(u64* a, std::size_t t, std::size_t i, bool who
   const auto& f = inv_t1_;
   const auto& ls = last(whole);
   if (!whole) {
-    inverse_chunks<3, 16, T1::none, false>(a, n_, c0, c1, inv_, f, ls, mod_);
+    inverse_chunks<3, 16, T1::none, false>(src, a, n_, c0, c1, inv_, f, ls, mod_);
   } else if (t1_ == T1::factored) {
-    inverse_chunks<3, 16, T1::factored, false>(a, n_, c0, c1, inv_, f, ls, mod_);
+    inverse_chunks<3, 16, T1::factored, false>(src, a, n_, c0, c1, inv_, f, ls, mod_);
   } else {
-    inverse_chunks<3, 16, T1::table, false>(a, n_, c0, c1, inv_, f, ls, mod_);
+    inverse_chunks<3, 16, T1::table, false>(src, a, n_, c0, c1, inv_, f, ls, mod_);
   }
   std::size_t t_lo = 64;  // stages 64 … t: passes with super-blocks of 2^k·t_lo words
   while (t_lo <= t) {
@@ -313,21 +364,53 @@ void IfmaNttKernel::inverse_in_l1(u64* a, std::size_t t, std::size_t i, bool who
 }
 
 /// n ≤ 64: the whole transform is one chunk.
-void IfmaNttKernel::inverse_small(u64* a, bool whole) const {
+void IfmaNttKernel::inverse_small(const u64* src, u64* a, bool whole) const {
   using ifma::inverse_chunks;
   using ifma::T1;
   const auto& f = inv_t1_;
   const auto& ls = last(whole);
   switch (n_) {
     case 16:
-      return whole ? inverse_chunks<1, 2, T1::table, true>(a, n_, 0, 1, inv_, f, ls, mod_)
-                   : inverse_chunks<1, 2, T1::none, true>(a, n_, 0, 1, inv_, f, ls, mod_);
+      return whole ? inverse_chunks<1, 2, T1::table, true>(src, a, n_, 0, 1, inv_, f, ls, mod_)
+                   : inverse_chunks<1, 2, T1::none, true>(src, a, n_, 0, 1, inv_, f, ls, mod_);
     case 32:
-      return whole ? inverse_chunks<2, 4, T1::table, true>(a, n_, 0, 1, inv_, f, ls, mod_)
-                   : inverse_chunks<2, 4, T1::none, true>(a, n_, 0, 1, inv_, f, ls, mod_);
+      return whole ? inverse_chunks<2, 4, T1::table, true>(src, a, n_, 0, 1, inv_, f, ls, mod_)
+                   : inverse_chunks<2, 4, T1::none, true>(src, a, n_, 0, 1, inv_, f, ls, mod_);
     default:
-      return whole ? inverse_chunks<3, 8, T1::table, true>(a, n_, 0, 1, inv_, f, ls, mod_)
-                   : inverse_chunks<3, 8, T1::none, true>(a, n_, 0, 1, inv_, f, ls, mod_);
+      return whole ? inverse_chunks<3, 8, T1::table, true>(src, a, n_, 0, 1, inv_, f, ls, mod_)
+                   : inverse_chunks<3, 8, T1::none, true>(src, a, n_, 0, 1, inv_, f, ls, mod_);
+  }
+}
+
+/// The fused LiftedForward for n ≥ 128 (the first step is a pass and the last a chunk, so the
+/// prologue and the epilogue each have one place) and p < 2^52 (the lift's operands fit IFMA's
+/// 52 bits).
+bool IfmaNttKernel::forward_lifted(const LiftedForward& f) const {
+  if (n_ < 128 || f.p >= (u64{1} << 52)) return false;
+  using ifma::splat;
+  using ifma::SubScaleStore;
+  const ifma::Tw s{splat(f.s), splat(ifma::shoup52(f.s, q_))};
+  if (lazy_) {
+    forward_lifted_with<true>(f, SubScaleStore<false>{f.c, f.out, s, splat(ifma::kLazyBound * q_)});
+  } else if (5 * q_ < (u64{1} << 52)) {
+    forward_lifted_with<false>(f, SubScaleStore<false>{f.c, f.out, s, splat(4 * q_)});
+  } else {
+    forward_lifted_with<false>(f, SubScaleStore<true>{f.c, f.out, s, splat(2 * q_)});
+  }
+  return true;
+}
+
+/// The transform of f.work with f.x read through the lift in its first pass and epi in its
+/// last.
+template <bool kLazy, class Epi>
+void IfmaNttKernel::forward_lifted_with(const LiftedForward& f, const Epi& epi) const {
+  const ifma::V half = ifma::splat(f.p / 2);
+  if (f.p < 2 * q_) {
+    const Ends<ifma::LiftNear, Epi, kLazy> ends{f.x, {half, ifma::splat(2 * q_ - f.p)}, epi};
+    forward_block(f.work, n_ / 2, 0, true, true, ends);
+  } else {
+    const Ends<ifma::LiftFar, Epi, kLazy> ends{f.x, {half, ifma::splat(q_ - f.p % q_), mod_}, epi};
+    forward_block(f.work, n_ / 2, 0, true, true, ends);
   }
 }
 

@@ -81,8 +81,13 @@ struct Mod {
   V two_q;
   V neg_q;  // 2^52 − q: lo52(Q·(2^52 − q)) = −Q·q mod 2^52
   V mask;   // 2^52 − 1
+  V one;    // ⌊2^52 / q⌋: the Shoup companion of 1
   explicit Mod(u64 m)
-      : q(splat(m)), two_q(splat(2 * m)), neg_q(splat((u64{1} << 52) - m)), mask(splat(kMask52)) {}
+      : q(splat(m)),
+        two_q(splat(2 * m)),
+        neg_q(splat((u64{1} << 52) - m)),
+        mask(splat(kMask52)),
+        one(splat((u64{1} << 52) / m)) {}
 };
 
 /// A constant w < q with its 52-bit Shoup companion w' = ⌊w·2^52 / q⌋ (per lane).
@@ -107,14 +112,45 @@ inline V mul_shoup_lazy(V y, Tw w, const Mod& m) {
   return _mm512_and_si512(r, m.mask);
 }
 
+/// mul_shoup_lazy without the mask: r + c·2^52 with c ∈ {0, 1}, whose low 52 bits are r.
+inline V mul_shoup_lazy_unmasked(V y, Tw w, const Mod& m) {
+  const V quot = madd_hi(_mm512_setzero_si512(), y, w.wp);
+  return madd_lo(madd_lo(_mm512_setzero_si512(), y, w.w), quot, m.neg_q);
+}
+
 /// Harvey's Cooley–Tukey butterfly (x, y) ← (x + w·y, x − w·y): inputs and outputs in [0, 4q).
-/// kFresh: x in [0, q) (the first stage), which needs no correction.
-template <bool kFresh>
+/// kAsIs: x is taken as it is, without the correction: the first stage (x in [0, 2q), outputs
+/// in [0, 4q)) and the uncorrected schedule of small primes (x in [0, B·q) gives outputs in
+/// [0, (B + 2)·q); see forward_lazy_ok). y may be anything below 2^52. kLow52: the words'
+/// values are their low 52 bits, the bits above being left over from unmasked products (only
+/// for the uncorrected schedule: its values stay below 2^52, its products read only the low
+/// 52 bits of their operands, and it compares nothing until a final masked reduction).
+template <bool kAsIs, bool kLow52 = false>
 inline void ct(V& x, V& y, Tw w, const Mod& m) {
-  const V x0 = kFresh ? x : reduce_below(x, m.two_q);  // [0, 2q)
-  const V t = mul_shoup_lazy(y, w, m);                 // [0, 2q)
-  x = add(x0, t);                                      // [0, 4q)
-  y = sub(add(x0, m.two_q), t);                        // (0, 4q)
+  static_assert(kAsIs || !kLow52, "corrections compare whole words");
+  const V x0 = kAsIs ? x : reduce_below(x, m.two_q);                                // [0, 2q)
+  const V t = kLow52 ? mul_shoup_lazy_unmasked(y, w, m) : mul_shoup_lazy(y, w, m);  // [0, 2q)
+  x = add(x0, t);                                                                   // [0, 4q)
+  y = sub(add(x0, m.two_q), t);                                                     // (0, 4q)
+}
+
+/// The forward transform may skip every correction of its butterflies when q < 2^46: from
+/// inputs below 2q, each of at most 17 stages adds less than 2q, so every value stays below
+/// 36q < 2^52 (what the products and the final reduction, reduce_52, need), and (c − v) + 36q
+/// below 37q < 2^52 for a fused subtraction. Nothing is compared until that final step, which
+/// reads or masks to the low 52 bits, so the products need no mask either (ct's kLow52).
+/// Saves three of the nine operations per butterfly.
+constexpr bool forward_lazy_ok(std::uint64_t q) {
+  return q < (std::uint64_t{1} << 46);
+}
+inline constexpr std::uint64_t kLazyBound = 36;  // values of the uncorrected schedule: < 36q
+
+/// x mod q for any x < 2^52 (only x's low 52 bits are read): Q = hi52(x·⌊2^52/q⌋) ≤ ⌊x/q⌋ and
+/// x − Q·q in [0, 2q) (Shoup with w = 1), its residue modulo 2^52 lo52(x + Q·(2^52 − q)); then
+/// one correction. Output in [0, q).
+inline V reduce_52(V x, const Mod& m) {
+  const V quot = madd_hi(_mm512_setzero_si512(), x, m.one);
+  return reduce_below(_mm512_and_si512(madd_lo(x, quot, m.neg_q), m.mask), m.q);
 }
 
 /// Gentleman–Sande butterfly without halving, (x, y) ← (x + y, (x − y)·w): inputs and outputs

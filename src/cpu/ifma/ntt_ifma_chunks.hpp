@@ -70,35 +70,33 @@ struct T1Factors {
 };
 
 /// Forward stages t = 4, 2 (and 1 unless kT1 = none) on the groups (v[2u], v[2u+1]),
-/// u < VEC/2, the first being group g0 of the transform, then the correction to [0, q).
-/// Inputs in [0, 4q).
-template <int VEC, T1 kT1>
+/// u < VEC/2, the first being group g0 of the transform, back in natural order. Inputs and
+/// outputs in [0, 4q) (kLazy: no corrections, forward_lazy_ok).
+template <int VEC, T1 kT1, bool kLazy>
 inline void forward_groups(V (&v)[VEC], std::size_t n, std::size_t g0, const TwTable& tw,
                            const T1Factors& f, const Mod& md, const Shuffles& sh) {
   constexpr int G = VEC / 2;
 #pragma GCC unroll 16
   for (int u = 0; u < G; ++u) permute_pair(v[2 * u], v[2 * u + 1], sh.lo, sh.hi);  // b2: t = 4
 #pragma GCC unroll 16
-  for (int u = 0; u < G; ++u) ct<false>(v[2 * u], v[2 * u + 1], tw_t4(tw, n, g0 + u), md);
+  for (int u = 0; u < G; ++u) ct<kLazy, kLazy>(v[2 * u], v[2 * u + 1], tw_t4(tw, n, g0 + u), md);
 #pragma GCC unroll 16
   for (int u = 0; u < G; ++u) permute_pair(v[2 * u], v[2 * u + 1], sh.lo, sh.hi);  // b1: t = 2
 #pragma GCC unroll 16
-  for (int u = 0; u < G; ++u) ct<false>(v[2 * u], v[2 * u + 1], tw_t2(tw, n, g0 + u), md);
+  for (int u = 0; u < G; ++u) ct<kLazy, kLazy>(v[2 * u], v[2 * u + 1], tw_t2(tw, n, g0 + u), md);
   if constexpr (kT1 != T1::none) {
 #pragma GCC unroll 16
     for (int u = 0; u < G; ++u) permute_pair(v[2 * u], v[2 * u + 1], sh.lo, sh.hi);  // b0: t = 1
 #pragma GCC unroll 16
     for (int u = 0; u < G; ++u) {
       if constexpr (kT1 == T1::table) {
-        ct<false>(v[2 * u], v[2 * u + 1], tw_t1(tw, n, g0 + u), md);
+        ct<kLazy, kLazy>(v[2 * u], v[2 * u + 1], tw_t1(tw, n, g0 + u), md);
       } else {
         v[2 * u + 1] = mul_shoup_lazy(v[2 * u + 1], f.rho, md);  // y·ρ_l in [0, 2q)
-        ct<false>(v[2 * u], v[2 * u + 1], {splat(f.c[g0 + u]), splat(f.cp[g0 + u])}, md);
+        ct<kLazy, kLazy>(v[2 * u], v[2 * u + 1], {splat(f.c[g0 + u]), splat(f.cp[g0 + u])}, md);
       }
     }
   }
-#pragma GCC unroll 16
-  for (int k = 0; k < VEC; ++k) v[k] = reduce_4q(v[k], md);
 #pragma GCC unroll 16
   for (int u = 0; u < G; ++u) {  // back to natural order
     if constexpr (kT1 != T1::none) {
@@ -109,15 +107,28 @@ inline void forward_groups(V (&v)[VEC], std::size_t n, std::size_t g0, const TwT
   }
 }
 
+/// The epilogue of a plain transform: the correction of each output vector to [0, q), stored
+/// in place (kLazy: from [0, kLazyBound·q)).
+template <bool kLazy>
+struct ReduceStore {
+  u64* a;
+  void operator()(std::size_t pos, V v, const Mod& md) const {
+    store(a + pos, kLazy ? reduce_52(v, md) : reduce_4q(v, md));
+  }
+};
+
 /// Forward: the stages t = 4·2^K, …, 8 and then t = 4, 2 (, 1) on the chunks [c0, c1) of
-/// 8·VEC words, ending in [0, q). Stage l has blocks of 2^(K−l) vectors, those of chunk c
-/// numbered from c·VEC/2^(K−l). Inputs in [0, 4q) (kFresh: in [0, q), the first stage).
-template <int K, int VEC, bool kFresh, T1 kT1>
+/// 8·VEC words, each output vector (in [0, 4q)) handed to epi(word position, vector) — which
+/// reduces it and stores it (ReduceStore) or finishes a fused operation. Stage l has blocks of
+/// 2^(K−l) vectors, those of chunk c numbered from c·VEC/2^(K−l). Inputs in [0, 4q) (kFresh:
+/// in [0, 2q), the first stage; kLazy: no corrections, forward_lazy_ok).
+template <int K, int VEC, bool kFresh, T1 kT1, bool kLazy, class Epi>
 void forward_chunks(u64* a, std::size_t n, std::size_t c0, std::size_t c1, const TwTable& tab,
-                    const T1Factors& factors, const Mod& mod) {
+                    const T1Factors& factors, const Mod& mod, const Epi& epilogue) {
   const Mod md = mod;
   const TwTable tw = tab;
   const T1Factors f = factors;
+  const Epi epi = epilogue;
   const Shuffles sh;
   for (std::size_t c = c0; c < c1; ++c) {
     const std::size_t p = 8 * VEC * c;
@@ -134,16 +145,16 @@ void forward_chunks(u64* a, std::size_t n, std::size_t c0, std::size_t c1, const
 #pragma GCC unroll 16
         for (int k = 2 * half * b; k < 2 * half * b + half; ++k) {
           if (kFresh && l == 0) {
-            ct<true>(v[k], v[k + half], w, md);
+            ct<true, kLazy>(v[k], v[k + half], w, md);
           } else {
-            ct<false>(v[k], v[k + half], w, md);
+            ct<kLazy, kLazy>(v[k], v[k + half], w, md);
           }
         }
       }
     }
-    forward_groups<VEC, kT1>(v, n, c * VEC / 2, tw, f, md, sh);
+    forward_groups<VEC, kT1, kLazy>(v, n, c * VEC / 2, tw, f, md, sh);
 #pragma GCC unroll 16
-    for (int k = 0; k < VEC; ++k) store(a + p + 8 * k, v[k]);
+    for (int k = 0; k < VEC; ++k) epi(p + 8 * k, v[k], md);
   }
 }
 
@@ -183,12 +194,13 @@ inline void inverse_groups(V (&v)[VEC], std::size_t n, std::size_t g0, const TwT
 }
 
 /// Inverse: t = 1 (, 2, 4) and then the stages t = 8, …, 4·2^K on the chunks [c0, c1) of
-/// 8·VEC words. Stage l has blocks of 2^(l+1) vectors. Inputs in [0, q), outputs in [0, 2q);
-/// kLast: the chunk is the whole transform, whose last stage folds in the scale and reduces
-/// to [0, q).
+/// 8·VEC words, read from src (which may be a) and written to a. Stage l has blocks of 2^(l+1)
+/// vectors. Inputs in [0, q), outputs in [0, 2q); kLast: the chunk is the whole transform, whose
+/// last stage folds in the scale and reduces to [0, q).
 template <int K, int VEC, T1 kT1, bool kLast>
-void inverse_chunks(u64* a, std::size_t n, std::size_t c0, std::size_t c1, const TwTable& tab,
-                    const T1Factors& factors, const LastStage& last, const Mod& mod) {
+void inverse_chunks(const u64* src, u64* a, std::size_t n, std::size_t c0, std::size_t c1,
+                    const TwTable& tab, const T1Factors& factors, const LastStage& last,
+                    const Mod& mod) {
   const Mod md = mod;
   const TwTable tw = tab;
   const T1Factors f = factors;
@@ -198,7 +210,7 @@ void inverse_chunks(u64* a, std::size_t n, std::size_t c0, std::size_t c1, const
     const std::size_t p = 8 * VEC * c;
     V v[VEC];
 #pragma GCC unroll 16
-    for (int k = 0; k < VEC; ++k) v[k] = load(a + p + 8 * k);
+    for (int k = 0; k < VEC; ++k) v[k] = load(src + p + 8 * k);
     inverse_groups<VEC, kT1>(v, n, c * VEC / 2, tw, f, md, sh);
 #pragma GCC unroll 16
     for (int l = 0; l < K; ++l) {

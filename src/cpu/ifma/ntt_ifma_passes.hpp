@@ -21,20 +21,28 @@ struct TwTable {
   [[nodiscard]] Tw at(std::size_t i) const { return {splat(w[i]), splat(wp[i])}; }
 };
 
+/// The prologue of a plain transform: the first pass reads its own array unchanged.
+struct NoPrologue {
+  V operator()(V v) const { return v; }
+};
+
 /// Forward stages t, t/2, …, t/2^(K−1) (K ≤ 3) on the blocks [i0, i1) of stage (m, t): block i
 /// is a[2t·i, 2t·(i+1)). Each block is cut into R = 2^K rows of s = 2t/R ≥ 16 words; the R row
 /// vectors of two adjacent 8-word columns go through all K stages in registers (two columns:
 /// the core schedules only a few dozen vector instructions ahead, and one column's stages are
 /// a dependent chain). Stage l pairs rows k and k + R/2^(l+1) of sub-block g = k / (R/2^l),
-/// whose twiddle index is (m + i)·2^l + g. Values in [0, 4q) (kFresh: inputs in [0, q), the
-/// transform's first stage).
-template <int K, bool kFresh>
-void forward_pass(u64* a, std::size_t m, std::size_t t, std::size_t i0, std::size_t i1,
-                  const TwTable& tab, const Mod& mod) {
+/// whose twiddle index is (m + i)·2^l + g. Values in [0, 4q) (kFresh: inputs in [0, 2q), the
+/// transform's first stage; kLazy: no corrections, forward_lazy_ok). The pass reads
+/// pro(src[j]) where it would read a[j] (src may be a; a fused transform's first pass reads
+/// its input through the prologue).
+template <int K, bool kFresh, bool kLazy, class Pro = NoPrologue>
+void forward_pass(const u64* src, u64* a, std::size_t m, std::size_t t, std::size_t i0,
+                  std::size_t i1, const TwTable& tab, const Mod& mod, const Pro& prologue = {}) {
   constexpr int R = 1 << K;
   constexpr int C = 2;  // columns
   const Mod md = mod;
   const TwTable tw = tab;
+  const Pro pro = prologue;
   const std::size_t s = 2 * t / R;
   for (std::size_t i = i0; i < i1; ++i) {
     Tw w[R - 1];  // stage l, sub-block g at w[2^l − 1 + g]
@@ -47,7 +55,7 @@ void forward_pass(u64* a, std::size_t m, std::size_t t, std::size_t i0, std::siz
 #pragma GCC unroll 16
       for (int k = 0; k < R; ++k) {
 #pragma GCC unroll 16
-        for (int u = 0; u < C; ++u) v[u][k] = load(a + blk + j + 8 * u + k * s);
+        for (int u = 0; u < C; ++u) v[u][k] = pro(load(src + blk + j + 8 * u + k * s));
       }
 #pragma GCC unroll 16
       for (int l = 0; l < K; ++l) {
@@ -59,9 +67,9 @@ void forward_pass(u64* a, std::size_t m, std::size_t t, std::size_t i0, std::siz
 #pragma GCC unroll 16
           for (int u = 0; u < C; ++u) {
             if (kFresh && l == 0) {
-              ct<true>(v[u][k], v[u][k + half], wl, md);
+              ct<true, kLazy>(v[u][k], v[u][k + half], wl, md);
             } else {
-              ct<false>(v[u][k], v[u][k + half], wl, md);
+              ct<kLazy, kLazy>(v[u][k], v[u][k + half], wl, md);
             }
           }
         }
