@@ -136,15 +136,13 @@ void Evaluator::check_plain(const Ciphertext& a, const Plaintext& p, const char*
 }
 
 Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
-  Ciphertext out = a;
-  add_inplace(out, b);
-  return out;
+  check_pair(a, b, "add");
+  return rlwe::add(a, b);
 }
 
 Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
-  Ciphertext out = a;
-  sub_inplace(out, b);
-  return out;
+  check_pair(a, b, "sub");
+  return rlwe::sub(a, b);
 }
 
 void Evaluator::add_inplace(Ciphertext& a, const Ciphertext& b) const {

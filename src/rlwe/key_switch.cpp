@@ -85,6 +85,27 @@ void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64
   const std::span<std::uint64_t> conv = scratch(kScratchConv, ql * n);
   const std::span<std::uint64_t> acc_p = acc.subspan(ql * n);
   inverse_batch<std::uint64_t>(acc_p, plans_all.subspan(ql));
+  if (accumulate) {
+    if (u.context() != ring || u.limbs() != ql || u.form() != PolyForm::kEvaluation) {
+      throw InvalidParameter(
+          "mod_down: accumulating into a polynomial of another ring, level or "
+          "form");
+    }
+  } else if (u.context() != ring || u.limbs() != ql || u.form() != PolyForm::kEvaluation) {
+    u = RnsPoly(ring, ql, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+  }
+  if (k == 1 && addend.empty()) {
+    // One special prime and no addend: per limb, the lift of [acc_P]_centred, its transform and
+    // (acc_i − ·)·P^−1 in one fused call (NttPlan::forward_lifted), into u_i or, to accumulate,
+    // into a scratch limb added to u_i.
+    const std::uint64_t p = mod_p[0].value();
+    parallel_for(ql, [&](std::size_t i) {
+      const std::span<std::uint64_t> out = accumulate ? conv.subspan(i * n, n) : u.limb(i);
+      layout.plans[i]->forward_lifted(acc_p, p, acc.subspan(i * n, n), p_inv[i], out, out);
+      if (accumulate) vec::add(u.limb(i), out, u.limb(i), mod_q[i]);
+    });
+    return;
+  }
   if (!addend.empty()) vec::add(acc_p, addend.subspan(ql * n), acc_p, mod_p);
   if (k == 1) {
     // One special prime: the conversion of a single residue is exact already; centre it.
@@ -97,17 +118,9 @@ void mod_down(const Parameters& params, std::size_t level, std::span<std::uint64
   if (!addend.empty()) vec::sub(conv, addend.first(ql * n), conv, mod_q);
   forward_batch<std::uint64_t>(conv, plans_all.first(ql));
   if (accumulate) {
-    if (u.context() != ring || u.limbs() != ql || u.form() != PolyForm::kEvaluation) {
-      throw InvalidParameter(
-          "mod_down: accumulating into a polynomial of another ring, level or "
-          "form");
-    }
     vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, conv, mod_q);
     vec::add(u.data(), conv, u.data(), mod_q);
     return;
-  }
-  if (u.context() != ring || u.limbs() != ql || u.form() != PolyForm::kEvaluation) {
-    u = RnsPoly(ring, ql, PolyForm::kEvaluation);
   }
   vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, u.data(), mod_q);
 }
@@ -135,8 +148,9 @@ void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly&
 
   // d in coefficient form, for ModUp.
   const std::span<u64> d_coef = scratch(kScratchCoef, ql * n);
-  std::copy(d.data().begin(), d.data().end(), d_coef.begin());
-  inverse_batch<u64>(d_coef, plans_all.first(ql));
+  parallel_for(ql, [&](std::size_t i) {  // out of place: no copy of d first
+    layout.plans[i]->inverse(d.limb(i), d_coef.subspan(i * n, n));
+  });
 
   const std::span<u64> acc0 = scratch(kScratchAcc0, qp * n);
   const std::span<u64> acc1 = scratch(kScratchAcc1, qp * n);
