@@ -232,6 +232,25 @@ void NttPlan<W>::forward_lifted(std::span<const W> x, W p, std::span<const W> c,
   vec::sub_multiply_scalar(c, work, s, out, modulus_);
 }
 
+template <Word W>
+void NttPlan<W>::forward_lifted(std::span<const W> x, W p,
+                                std::span<W> out) const requires std::same_as<W, std::uint64_t> {
+  const char* what = "forward_lifted";
+  check_size(x, n_, what);
+  check_size(out, n_, what);
+  if (p < 2 || p >= (W{1} << 62)) {
+    throw InvalidParameter("forward_lifted: p = " + std::to_string(p) + " is outside [2, 2^62)");
+  }
+  const std::size_t bytes = n_ * sizeof(W);
+  if (overlap(out.data(), bytes, x.data(), bytes)) {
+    throw InvalidParameter("forward_lifted: out overlaps x");
+  }
+  const cpu::NttKernel64* kernel = cpu_kernel();
+  if (kernel->forward_from_lifted(x.data(), p, out.data())) return;
+  vec::lift_centred(x, p, out, modulus_);
+  kernel->forward(out.data());
+}
+
 template class NttPlan<std::uint32_t>;
 template class NttPlan<std::uint64_t>;
 

@@ -170,15 +170,12 @@ void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly&
           up[j] = d.data().data() + t * n;
           continue;
         }
+        // The centred lift of digit j to q_t read through the transform's first pass.
         const std::span<u64> dst = lifted.subspan(count * n, n);
-        vec::lift_centred(std::span<const u64>(d_coef).subspan(j * n, n), layout.moduli[j].value(),
-                          dst, layout.moduli[t]);
+        layout.plans[t]->forward_lifted(std::span<const u64>(d_coef).subspan(j * n, n),
+                                        layout.moduli[j].value(), dst);
         up[j] = dst.data();
         ++count;
-      }
-      if (count > 0) {  // none when t is the only digit's own limb
-        const std::vector<const NttPlan<u64>*> same(count, layout.plans[t]);
-        forward_batch<u64>(lifted.first(count * n), same, kDefaultNttVariant, 1);
       }
       accumulate_limb(up, key, t, layout, big_l, acc0, acc1, n);
     });

@@ -1,8 +1,9 @@
-// NttPlan::forward_lifted (the per-limb step of rescaling: out = (c − forward(lift(x)))·s mod q)
-// and the out-of-place inverse, on every CPU path (CTest runs this binary once per path, with
-// POLYHE_CPU set), against a reference built from independent pieces: the centred lift in
-// 128-bit arithmetic, the scalar kernel's forward transform, and (c − y)·s mod q in 128-bit
-// arithmetic. The fused IFMA form must give the same words.
+// NttPlan::forward_lifted (the per-limb step of rescaling: out = (c − forward(lift(x)))·s mod q;
+// and ModUp's plain form out = forward(lift(x))) and the out-of-place inverse, on every CPU path
+// (CTest runs this binary once per path, with POLYHE_CPU set), against a reference built from
+// independent pieces: the centred lift in 128-bit arithmetic, the scalar kernel's forward
+// transform, and (c − y)·s mod q in 128-bit arithmetic. The fused IFMA forms must give the same
+// words; the plain form also the same words as vec::lift_centred then forward on its own path.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -29,8 +30,9 @@ std::vector<u64> primes_of(int bits, std::size_t n) {
   return q == top ? std::vector<u64>{top} : std::vector<u64>{top, q};
 }
 
-/// The source moduli p for a target q: p < 2q (the IFMA kernel's short lift), 2q < p < 2^52
-/// (its long lift), p ≥ 2^52 (no fused form), tiny p, and p = q.
+/// The source moduli p for a target q: p < 2q (the IFMA kernel's short lift), 2q < p ≤ 2^52 − q
+/// (its long lift), 2^52 − q < p < 2^52 (its lift through a full reduction), p ≥ 2^52 (no fused
+/// form), tiny p, and p = q.
 std::vector<u64> sources_for(u64 q) {
   std::vector<u64> ps{2,
                       3,
@@ -43,11 +45,26 @@ std::vector<u64> sources_for(u64 q) {
                       u64{1} << 52,
                       (u64{1} << 62) - 57};
   if (q > 100) ps.push_back(q - 100);
+  if (q < (u64{1} << 51)) {
+    ps.push_back((u64{1} << 52) - q);
+    ps.push_back((u64{1} << 52) - q + 1);
+  }
   return ps;
 }
 
-std::vector<u64> reference(const NttPlan<u64>& plan, const std::vector<u64>& x, u64 p,
-                           const std::vector<u64>& c, u64 s) {
+/// The target primes for n: the largest and smallest NTT primes of 20 … 60 bits, around the
+/// IFMA kernel's bounds (2^46: the uncorrected schedule; 2^50: the kernel itself).
+std::vector<u64> targets_for(std::size_t n) {
+  std::vector<u64> qs;
+  for (int bits : {20, 40, 46, 47, 49, 50, 60}) {
+    if (bit_length(2 * static_cast<u64>(n) + 1) >= bits) continue;
+    for (u64 q : primes_of(bits, n)) qs.push_back(q);
+  }
+  return qs;
+}
+
+/// forward(lift(x)) by the scalar kernel, the lift in 128-bit arithmetic.
+std::vector<u64> lifted_reference(const NttPlan<u64>& plan, const std::vector<u64>& x, u64 p) {
   const u64 q = plan.q();
   std::vector<u64> y(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -56,6 +73,13 @@ std::vector<u64> reference(const NttPlan<u64>& plan, const std::vector<u64>& x, 
     y[i] = x[i] > p / 2 ? static_cast<u64>((static_cast<u128>(r) + q - p % q) % q) : r;
   }
   plan.cpu_kernel(CpuPath::scalar)->forward(y.data());
+  return y;
+}
+
+std::vector<u64> reference(const NttPlan<u64>& plan, const std::vector<u64>& x, u64 p,
+                           const std::vector<u64>& c, u64 s) {
+  const u64 q = plan.q();
+  const std::vector<u64> y = lifted_reference(plan, x, p);
   std::vector<u64> out(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     out[i] = static_cast<u64>(static_cast<u128>((c[i] + q - y[i]) % q) * s % q);
@@ -67,12 +91,7 @@ TEST_F(ForwardLifted, EqualsTheComposedStepsOnEveryPath) {
   POLYHE_SEEDED_RNG(rng);
   for (int log_n : {4, 6, 7, 8, 11, 13, 14, 16, 17}) {
     const std::size_t n = std::size_t{1} << log_n;
-    std::vector<u64> qs;
-    for (int bits : {20, 40, 46, 47, 49, 50, 60}) {
-      if (bit_length(2 * static_cast<u64>(n) + 1) >= bits) continue;
-      for (u64 q : primes_of(bits, n)) qs.push_back(q);
-    }
-    for (u64 q : qs) {
+    for (u64 q : targets_for(n)) {
       const auto plan = NttPlan<u64>::create(n, q);
       for (u64 p : sources_for(q)) {
         const std::string where = "N=" + std::to_string(n) + " q=" + std::to_string(q) +
@@ -121,6 +140,63 @@ TEST_F(ForwardLifted, ChecksItsArguments) {
   const std::span<u64> b(big);
   EXPECT_THROW(plan->forward_lifted(x, 7, b.first(n), 1, b.subspan(1, n), work),
                InvalidParameter);  // out overlaps c without being it
+}
+
+TEST_F(ForwardLifted, PlainFormEqualsLiftThenForwardOnEveryPath) {
+  POLYHE_SEEDED_RNG(rng);
+  for (int log_n = 4; log_n <= 17; ++log_n) {
+    const std::size_t n = std::size_t{1} << log_n;
+    for (u64 q : targets_for(n)) {
+      const auto plan = NttPlan<u64>::create(n, q);
+      for (u64 p : sources_for(q)) {
+        const std::string where = "N=" + std::to_string(n) + " q=" + std::to_string(q) +
+                                  " p=" + std::to_string(p) + " path " +
+                                  std::string(to_string(path_));
+        std::vector<u64> x(n);
+        for (auto& v : x) v = rng.uniform(0, p - 1);
+        x[0] = 0;
+        x[1] = p - 1;
+        x[2] = p / 2;
+        x[3] = std::min(p - 1, p / 2 + 1);
+        std::vector<u64> composed(n);
+        vec::lift_centred(x, p, composed, plan->modulus());
+        plan->forward(composed);
+        std::vector<u64> out(n, ~u64{0});  // every word must be written
+        plan->forward_lifted(x, p, out);
+        ASSERT_EQ(out, composed) << where;
+        ASSERT_EQ(out, lifted_reference(*plan, x, p)) << where << " (scalar reference)";
+        // The kernel fuses exactly where the IFMA kernel serves (n, q) and p < 2^52.
+        const cpu::NttKernel64& kernel = *plan->cpu_kernel();
+        const bool fused = kernel.path() == CpuPath::ifma && n >= 128 && p < (u64{1} << 52);
+        std::vector<u64> direct(n, ~u64{0});
+        ASSERT_EQ(kernel.forward_from_lifted(x.data(), p, direct.data()), fused) << where;
+        if (fused) {
+          ASSERT_EQ(direct, composed) << where << " (kernel)";
+        }
+      }
+    }
+  }
+}
+
+TEST_F(ForwardLifted, PlainFormChecksItsArguments) {
+  const std::size_t n = 256;
+  const u64 q = ntt_primes(40, n, 1)[0];
+  const auto plan = NttPlan<u64>::create(n, q);
+  std::vector<u64> x(n), out(n), shorter(n - 1), longer(n + 1);
+  EXPECT_THROW(plan->forward_lifted(shorter, 7, out), InvalidParameter);
+  EXPECT_THROW(plan->forward_lifted(x, 7, shorter), InvalidParameter);
+  EXPECT_THROW(plan->forward_lifted(longer, 7, out), InvalidParameter);
+  EXPECT_THROW(plan->forward_lifted(x, 0, out), InvalidParameter);
+  EXPECT_THROW(plan->forward_lifted(x, 1, out), InvalidParameter);
+  EXPECT_THROW(plan->forward_lifted(x, u64{1} << 62, out), InvalidParameter);
+  EXPECT_THROW(plan->forward_lifted(x, 7, x), InvalidParameter);  // out = x
+  std::vector<u64> big(2 * n);
+  const std::span<u64> b(big);
+  EXPECT_THROW(plan->forward_lifted(b.first(n), 7, b.subspan(n - 1, n)), InvalidParameter);
+  EXPECT_THROW(plan->forward_lifted(b.subspan(1, n), 7, b.first(n)), InvalidParameter);
+  EXPECT_NO_THROW(plan->forward_lifted(b.first(n), 7, b.subspan(n, n)));  // adjacent
+  EXPECT_NO_THROW(plan->forward_lifted(x, 2, out));
+  EXPECT_NO_THROW(plan->forward_lifted(x, (u64{1} << 62) - 57, out));
 }
 
 TEST_F(ForwardLifted, OutOfPlaceInverseEqualsInPlace) {

@@ -79,6 +79,18 @@ class NttKernel64 {
     (void)f;
     return false;
   }
+  /// out = forward(lift(x)) without the epilogue: the transform of the centred lift to q of x's
+  /// residues modulo p (vec::lift_centred), x read through the lift in this kernel's first pass
+  /// where it has that form for (n, q, p), returning true (x, natural order, each < p, is only
+  /// read and does not overlap out; 2 ≤ p); false (nothing written) where it has none, and the
+  /// caller lifts into out and transforms in place — the same words either way.
+  virtual bool forward_from_lifted(const std::uint64_t* x, std::uint64_t p,
+                                   std::uint64_t* out) const {
+    (void)x;
+    (void)p;
+    (void)out;
+    return false;
+  }
 };
 
 /// Always available.

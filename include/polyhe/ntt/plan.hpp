@@ -85,6 +85,14 @@ class NttPlan {
   /// Preconditions: every x[i] < p and c[i] < q. Output in [0, q).
   void forward_lifted(std::span<const W> x, W p, std::span<const W> c, W s, std::span<W> out,
                       std::span<W> work) const requires std::same_as<W, std::uint64_t>;
+  /// out = forward(lift(x)), the same without the epilogue: a digit's ModUp to one target limb
+  /// (hybrid key switching). One pass over x and out where the active kernel reads x through the
+  /// lift in its first pass (IFMA, n ≥ 128, p < 2^52; cpu::NttKernel64::forward_from_lifted),
+  /// else vec::lift_centred into out and forward; the same words either way. Default variant,
+  /// 64-bit words. Checked: both spans of n words, 2 ≤ p < 2^62, out disjoint from x.
+  /// Precondition: every x[i] < p. Output in [0, q), bit-reversed.
+  void forward_lifted(std::span<const W> x, W p,
+                      std::span<W> out) const requires std::same_as<W, std::uint64_t>;
 
   /// Tables (index i holds the twiddle for bit-reversed position i; see ntt/butterfly.hpp).
   [[nodiscard]] std::span<const W> forward_twiddles() const { return fwd_; }  // ψ^br(i)

@@ -13,7 +13,8 @@
 //   * for q < 2^46 the forward butterflies skip their corrections (values stay below 36q <
 //     2^52; ifma::forward_lazy_ok) and the output is reduced once, by a Shoup quotient;
 //   * forward_lifted, the step of rescaling, runs the lift in the first pass and
-//     (c − ·)·s in the last (ntt_ifma_fused.hpp); inverse_from reads its input in its first;
+//     (c − ·)·s in the last (ntt_ifma_fused.hpp); forward_from_lifted, ModUp's, only the lift;
+//     inverse_from reads its input in its first;
 //   * products of two transforms by Barrett (hadamard) and Montgomery (the fused Karatsuba
 //     step) with β = 52 (ntt_ifma_products.hpp).
 // Tables, built here: the plan's ψ^br(i) and ψ^−br(i) (not halved) with 52-bit Shoup
@@ -121,6 +122,7 @@ class IfmaNttKernel final : public NttKernel64 {
   void fused_hadamard(const u64* a, const u64* b, u64* c) const override;
   void inverse_truncated(u64* a) const override { inverse_block(a, a, n_ / 2, 0, false); }
   bool forward_lifted(const LiftedForward& f) const override;
+  bool forward_from_lifted(const u64* x, u64 p, u64* out) const override;
 
  private:
   void forward_plain(u64* a, bool whole) const {
@@ -133,7 +135,7 @@ class IfmaNttKernel final : public NttKernel64 {
     }
   }
   template <bool kLazy, class Epi>
-  void forward_lifted_with(const LiftedForward& f, const Epi& epi) const;
+  void forward_lifted_with(const u64* x, u64 p, u64* a, const Epi& epi) const;
   template <class E>
   void forward_block(u64* a, std::size_t t, std::size_t i, bool fresh, bool whole,
                      const E& ends) const;
@@ -391,26 +393,43 @@ bool IfmaNttKernel::forward_lifted(const LiftedForward& f) const {
   using ifma::SubScaleStore;
   const ifma::Tw s{splat(f.s), splat(ifma::shoup52(f.s, q_))};
   if (lazy_) {
-    forward_lifted_with<true>(f, SubScaleStore<false>{f.c, f.out, s, splat(ifma::kLazyBound * q_)});
+    forward_lifted_with<true>(f.x, f.p, f.work,
+                              SubScaleStore<false>{f.c, f.out, s, splat(ifma::kLazyBound * q_)});
   } else if (5 * q_ < (u64{1} << 52)) {
-    forward_lifted_with<false>(f, SubScaleStore<false>{f.c, f.out, s, splat(4 * q_)});
+    forward_lifted_with<false>(f.x, f.p, f.work,
+                               SubScaleStore<false>{f.c, f.out, s, splat(4 * q_)});
   } else {
-    forward_lifted_with<false>(f, SubScaleStore<true>{f.c, f.out, s, splat(2 * q_)});
+    forward_lifted_with<false>(f.x, f.p, f.work, SubScaleStore<true>{f.c, f.out, s, splat(2 * q_)});
   }
   return true;
 }
 
-/// The transform of f.work with f.x read through the lift in its first pass and epi in its
-/// last.
-template <bool kLazy, class Epi>
-void IfmaNttKernel::forward_lifted_with(const LiftedForward& f, const Epi& epi) const {
-  const ifma::V half = ifma::splat(f.p / 2);
-  if (f.p < 2 * q_) {
-    const Ends<ifma::LiftNear, Epi, kLazy> ends{f.x, {half, ifma::splat(2 * q_ - f.p)}, epi};
-    forward_block(f.work, n_ / 2, 0, true, true, ends);
+/// The same bounds (n ≥ 128, p < 2^52), the lift in the first pass and the plain transform's
+/// reduction in the last: forward_plain with x read through the lift.
+bool IfmaNttKernel::forward_from_lifted(const u64* x, u64 p, u64* out) const {
+  if (n_ < 128 || p >= (u64{1} << 52)) return false;
+  if (lazy_) {
+    forward_lifted_with<true>(x, p, out, ifma::ReduceStore<true>{out});
   } else {
-    const Ends<ifma::LiftFar, Epi, kLazy> ends{f.x, {half, ifma::splat(q_ - f.p % q_), mod_}, epi};
-    forward_block(f.work, n_ / 2, 0, true, true, ends);
+    forward_lifted_with<false>(x, p, out, ifma::ReduceStore<false>{out});
+  }
+  return true;
+}
+
+/// The transform of a with x (< p < 2^52, disjoint from a) read through the lift in its first
+/// pass and epi in its last.
+template <bool kLazy, class Epi>
+void IfmaNttKernel::forward_lifted_with(const u64* x, u64 p, u64* a, const Epi& epi) const {
+  const ifma::V half = ifma::splat(p / 2);
+  if (p < 2 * q_) {
+    const Ends<ifma::LiftNear, Epi, kLazy> ends{x, {half, ifma::splat(2 * q_ - p)}, epi};
+    forward_block(a, n_ / 2, 0, true, true, ends);
+  } else if (p <= (u64{1} << 52) - q_) {
+    const Ends<ifma::LiftFar, Epi, kLazy> ends{x, {half, ifma::splat(q_ - p % q_), mod_}, epi};
+    forward_block(a, n_ / 2, 0, true, true, ends);
+  } else {
+    const Ends<ifma::LiftTop, Epi, kLazy> ends{x, {half, ifma::splat(q_ - p % q_), mod_}, epi};
+    forward_block(a, n_ / 2, 0, true, true, ends);
   }
 }
 

@@ -145,12 +145,17 @@ constexpr bool forward_lazy_ok(std::uint64_t q) {
 }
 inline constexpr std::uint64_t kLazyBound = 36;  // values of the uncorrected schedule: < 36q
 
-/// x mod q for any x < 2^52 (only x's low 52 bits are read): Q = hi52(x·⌊2^52/q⌋) ≤ ⌊x/q⌋ and
-/// x − Q·q in [0, 2q) (Shoup with w = 1), its residue modulo 2^52 lo52(x + Q·(2^52 − q)); then
-/// one correction. Output in [0, q).
-inline V reduce_52(V x, const Mod& m) {
+/// x mod q, lazily, for any x < 2^52 (only x's low 52 bits are read): Q = hi52(x·⌊2^52/q⌋) ≤
+/// ⌊x/q⌋ and x − Q·q in [0, 2q) (Shoup with w = 1), its residue modulo 2^52
+/// lo52(x + Q·(2^52 − q)). Output in [0, 2q).
+inline V reduce_52_lazy(V x, const Mod& m) {
   const V quot = madd_hi(_mm512_setzero_si512(), x, m.one);
-  return reduce_below(_mm512_and_si512(madd_lo(x, quot, m.neg_q), m.mask), m.q);
+  return _mm512_and_si512(madd_lo(x, quot, m.neg_q), m.mask);
+}
+
+/// x mod q for any x < 2^52: reduce_52_lazy and one correction. Output in [0, q).
+inline V reduce_52(V x, const Mod& m) {
+  return reduce_below(reduce_52_lazy(x, m), m.q);
 }
 
 /// Gentleman–Sande butterfly without halving, (x, y) ← (x + y, (x − y)·w): inputs and outputs

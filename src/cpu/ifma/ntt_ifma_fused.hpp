@@ -21,11 +21,26 @@ struct LiftNear {
   V operator()(V x) const {
     return _mm512_mask_add_epi64(x, _mm512_cmpgt_epu64_mask(x, half), x, add);
   }
+  V multiplicand(V x) const { return (*this)(x); }
 };
 
-/// The centred lift of x < p to q for 2q ≤ p < 2^52: r = x mod q (reduce_52), then where
-/// x > ⌊p/2⌋ the residue of x − p as r + (q − p mod q). Output in [0, 2q).
+/// The centred lift of x < p to q for 2q ≤ p ≤ 2^52 − q: where x > ⌊p/2⌋, x + (q − p mod q)
+/// = x − p + ⌈p/q⌉·q, congruent to x − p and below p + q ≤ 2^52 (a first-stage multiplicand
+/// as it is); then a lazy reduction (reduce_52_lazy). Output in [0, 2q).
 struct LiftFar {
+  V half;  // ⌊p/2⌋
+  V add;   // q − (p mod q)
+  Mod md;
+  V operator()(V x) const { return reduce_52_lazy(multiplicand(x), md); }
+  V multiplicand(V x) const {
+    return _mm512_mask_add_epi64(x, _mm512_cmpgt_epu64_mask(x, half), x, add);
+  }
+};
+
+/// The same for 2^52 − q < p < 2^52, where x + (q − p mod q) may pass 2^52: r = x mod q
+/// (reduce_52), then where x > ⌊p/2⌋ the residue of x − p as r + (q − p mod q). Output in
+/// [0, 2q).
+struct LiftTop {
   V half;  // ⌊p/2⌋
   V add;   // q − (p mod q)
   Mod md;
@@ -33,6 +48,7 @@ struct LiftFar {
     const V r = reduce_52(x, md);
     return _mm512_mask_add_epi64(r, _mm512_cmpgt_epu64_mask(x, half), r, add);
   }
+  V multiplicand(V x) const { return (*this)(x); }
 };
 
 /// out = (c − v)·s mod q for the transform's output vectors v in [0, B·q): d = c + B·q − v in

@@ -21,9 +21,13 @@ struct TwTable {
   [[nodiscard]] Tw at(std::size_t i) const { return {splat(w[i]), splat(wp[i])}; }
 };
 
-/// The prologue of a plain transform: the first pass reads its own array unchanged.
+/// The prologue of a plain transform: the first pass reads its own array unchanged. A
+/// prologue gives the first stage's x operands (rows 0 … R/2 − 1 of the first pass) through
+/// operator(), in [0, 2q), and its y operands through multiplicand(), which only a Shoup
+/// product reads: any representative below 2^52.
 struct NoPrologue {
   V operator()(V v) const { return v; }
+  V multiplicand(V v) const { return v; }
 };
 
 /// Forward stages t, t/2, …, t/2^(K−1) (K ≤ 3) on the blocks [i0, i1) of stage (m, t): block i
@@ -33,8 +37,8 @@ struct NoPrologue {
 /// a dependent chain). Stage l pairs rows k and k + R/2^(l+1) of sub-block g = k / (R/2^l),
 /// whose twiddle index is (m + i)·2^l + g. Values in [0, 4q) (kFresh: inputs in [0, 2q), the
 /// transform's first stage; kLazy: no corrections, forward_lazy_ok). The pass reads
-/// pro(src[j]) where it would read a[j] (src may be a; a fused transform's first pass reads
-/// its input through the prologue).
+/// pro(src[j]) (rows k ≥ R/2: pro.multiplicand(src[j])) where it would read a[j] (src may be
+/// a; a fused transform's first pass reads its input through the prologue).
 template <int K, bool kFresh, bool kLazy, class Pro = NoPrologue>
 void forward_pass(const u64* src, u64* a, std::size_t m, std::size_t t, std::size_t i0,
                   std::size_t i1, const TwTable& tab, const Mod& mod, const Pro& prologue = {}) {
@@ -55,7 +59,10 @@ void forward_pass(const u64* src, u64* a, std::size_t m, std::size_t t, std::siz
 #pragma GCC unroll 16
       for (int k = 0; k < R; ++k) {
 #pragma GCC unroll 16
-        for (int u = 0; u < C; ++u) v[u][k] = pro(load(src + blk + j + 8 * u + k * s));
+        for (int u = 0; u < C; ++u) {
+          const V in = load(src + blk + j + 8 * u + k * s);
+          v[u][k] = k < R / 2 ? pro(in) : pro.multiplicand(in);
+        }
       }
 #pragma GCC unroll 16
       for (int l = 0; l < K; ++l) {
