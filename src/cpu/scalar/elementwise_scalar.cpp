@@ -1,5 +1,8 @@
 // The scalar element-wise kernels: the arith catalogue applied word by word. The specification
 // that the AVX-512 and IFMA52 kernels match bit for bit.
+#include <bit>
+#include <cstring>
+
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/barrett.hpp"
 #include "polyhe/arith/shoup.hpp"
@@ -54,14 +57,22 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   }
 }
 
-/// The residue of w little-endian bytes at p.
-inline u64 key_word(const std::uint8_t* p, std::size_t w) {
+/// The residue of w little-endian bytes at p, where p + 8 ≤ end allows one 8-byte load (masked to
+/// w bytes), and byte by byte at the key's last bytes.
+inline u64 key_word(const std::uint8_t* p, std::size_t w, u64 mask, const std::uint8_t* end) {
+  if (end - p >= 8) {
+    u64 x = 0;
+    std::memcpy(&x, p, sizeof x);
+    if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+    return x & mask;
+  }
   u64 x = 0;
   for (std::size_t b = 0; b < w; ++b) x |= u64{p[b]} << (8 * b);
   return x;
 }
 
-/// Term by term as multiply then multiply_add: s ← (a_j·k_j + s) mod q, one Alg. 4 each.
+/// Term by term as multiply then multiply_add: s ← (a_j·k_j + s) mod q, one Alg. 4 each; the
+/// group's 2G sums advance together, so that the terms' dependent reductions interleave.
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
@@ -69,20 +80,29 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
   const std::size_t group = n < kKeyGroup ? n : kKeyGroup;
   const std::size_t stride = 2 * parts * group * width;  // bytes per group
   const std::size_t row = group * width;                 // bytes per part half in a group
+  const std::uint8_t* end = key + stride * (n / group);
+  const u64 mask = width == 8 ? ~u64{0} : (u64{1} << (8 * width)) - 1;
   for (std::size_t g = 0; g * group < n; ++g) {
-    const std::uint8_t* kg = key + g * stride;
+    const std::size_t i0 = g * group;
+    const std::uint8_t* k = key + g * stride;
+    u64 s0[kKeyGroup], s1[kKeyGroup];
     for (std::size_t e = 0; e < group; ++e) {
-      const std::size_t i = g * group + e;
-      const std::uint8_t* k = kg + e * width;
-      u64 s0 = mul_mod(a[0][i], key_word(k, width), rc);
-      u64 s1 = mul_mod(a[0][i], key_word(k + row, width), rc);
-      for (std::size_t j = 1; j < terms; ++j) {
-        const std::uint8_t* kj = k + 2 * j * row;
-        s0 = barrett_alg4_reduce(mul_wide(a[j][i], key_word(kj, width)) + s0, rc);
-        s1 = barrett_alg4_reduce(mul_wide(a[j][i], key_word(kj + row, width)) + s1, rc);
+      s0[e] = mul_mod(a[0][i0 + e], key_word(k + e * width, width, mask, end), rc);
+      s1[e] = mul_mod(a[0][i0 + e], key_word(k + row + e * width, width, mask, end), rc);
+    }
+    for (std::size_t j = 1; j < terms; ++j) {
+      const u64* aj = a[j] + i0;
+      const std::uint8_t* kj = k + 2 * j * row;
+      for (std::size_t e = 0; e < group; ++e) {
+        const u64 b = key_word(kj + e * width, width, mask, end);
+        const u64 h = key_word(kj + row + e * width, width, mask, end);
+        s0[e] = barrett_alg4_reduce(mul_wide(aj[e], b) + s0[e], rc);
+        s1[e] = barrett_alg4_reduce(mul_wide(aj[e], h) + s1[e], rc);
       }
-      c0[i] = s0;
-      c1[i] = s1;
+    }
+    for (std::size_t e = 0; e < group; ++e) {
+      c0[i0 + e] = s0[e];
+      c1[i0 + e] = s1[e];
     }
   }
 }
