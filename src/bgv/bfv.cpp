@@ -243,10 +243,7 @@ Ciphertext BfvEvaluator::sub_plain(const Ciphertext& a, const Plaintext& m) cons
 Ciphertext BfvEvaluator::multiply_plain(const Ciphertext& a, const Plaintext& m) const {
   check(a, "multiply_plain");
   check_plaintext(*ctx_, m, "multiply_plain");
-  const RnsPoly p = lifted_plaintext(*ctx_, m, a.level());
-  Ciphertext out = a;
-  for (RnsPoly& part : out.parts()) part.multiply(p);
-  return out;
+  return detail::multiply_parts(a, lifted_plaintext(*ctx_, m, a.level()));
 }
 
 Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {

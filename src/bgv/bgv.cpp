@@ -296,10 +296,7 @@ Ciphertext BgvEvaluator::sub_plain(const Ciphertext& a, const Plaintext& m) cons
 Ciphertext BgvEvaluator::multiply_plain(const Ciphertext& a, const Plaintext& m) const {
   check(a, "multiply_plain");
   check_plaintext(*ctx_, m, "multiply_plain");
-  const RnsPoly p = lifted_plaintext(*ctx_, m, a.level());
-  Ciphertext out = a;
-  for (RnsPoly& part : out.parts()) part.multiply(p);
-  return out;
+  return detail::multiply_parts(a, lifted_plaintext(*ctx_, m, a.level()));
 }
 
 Ciphertext BgvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {

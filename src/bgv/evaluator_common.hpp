@@ -1,5 +1,6 @@
 // Internal to polyhe_bgv: what the BFV and BGV evaluators share besides the plaintext lift
-// (plaintext_lift.hpp): the Galois-key lookup with its error, and the exact noise budget.
+// (plaintext_lift.hpp): the product by a lifted plaintext, the Galois-key lookup with its error,
+// and the exact noise budget.
 #pragma once
 
 #include <gmpxx.h>
@@ -11,10 +12,23 @@
 
 #include "polyhe/bgv/bfv.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rns/bigint.hpp"
 
 namespace polyhe::bgv::detail {
+
+/// Every part of a times p (evaluation form, a's limbs) into a new ciphertext, one pass per part
+/// (no copy of a first); a's scale and factor kept.
+inline Ciphertext multiply_parts(const Ciphertext& a, const RnsPoly& p) {
+  Ciphertext out(a.params(), a.level(), a.size(), a.scale(), RnsPoly::kForOverwrite);
+  out.set_factor(a.factor());
+  const auto moduli = a.params()->ring()->moduli(a.limbs());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    vec::multiply(a[i].data(), p.data(), out.parts()[i].data(), moduli);
+  }
+  return out;
+}
 
 /// The Galois key for k, or InvalidParameter "<op>: no Galois key for <what>; <hint>".
 inline const rlwe::KeySwitchKey& galois_key(const rlwe::GaloisKeys* keys, std::uint64_t k,

@@ -2,6 +2,8 @@
 // slot-wise arithmetic mod t they are checked against.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <ostream>
 #include <vector>
@@ -119,5 +121,22 @@ struct SchemeFixture {
   rlwe::Encryptor sk_enc;
   Evaluator ev;
 };
+
+/// The linear operations on cx = Enc(x), cy = Enc(y) (add, sub, negate and the plaintext forms,
+/// multiply_plain included) decrypt to the slot-wise results mod t. F: a scheme's fixture
+/// (SchemeFixture and its decrypt).
+template <class F>
+void expect_linear_operations(F& f, const Ciphertext& cx, const Ciphertext& cy,
+                              const std::vector<u64>& x, const std::vector<u64>& y, u64 t) {
+  std::vector<u64> neg(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) neg[i] = (t - x[i]) % t;
+  const auto sum = plus(x, y, t), diff = minus(x, y, t), prod = times(x, y, t);
+  EXPECT_EQ(f.decrypt(f.ev.add(cx, cy)), sum);
+  EXPECT_EQ(f.decrypt(f.ev.sub(cx, cy)), diff);
+  EXPECT_EQ(f.decrypt(f.ev.negate(cx)), neg);
+  EXPECT_EQ(f.decrypt(f.ev.add_plain(cx, f.encode(y))), sum);
+  EXPECT_EQ(f.decrypt(f.ev.sub_plain(cx, f.encode(y))), diff);
+  EXPECT_EQ(f.decrypt(f.ev.multiply_plain(cx, f.encode(y))), prod);
+}
 
 }  // namespace polyhe::bgv::cases

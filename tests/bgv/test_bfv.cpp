@@ -42,20 +42,7 @@ TEST_P(BfvBatch, EncryptDecryptAndLinearOperations) {
   EXPECT_EQ(f.decrypt(cx), x);
   EXPECT_EQ(f.decrypt(cy), y);
   EXPECT_GT(invariant_noise_budget(*f.ctx, cx, f.sk), 0);
-
-  std::vector<u64> sum(n), diff(n), neg(n), prod(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    sum[i] = (x[i] + y[i]) % t;
-    diff[i] = (x[i] + t - y[i]) % t;
-    neg[i] = (t - x[i]) % t;
-    prod[i] = mulmod(x[i], y[i], t);
-  }
-  EXPECT_EQ(f.decrypt(f.ev.add(cx, cy)), sum);
-  EXPECT_EQ(f.decrypt(f.ev.sub(cx, cy)), diff);
-  EXPECT_EQ(f.decrypt(f.ev.negate(cx)), neg);
-  EXPECT_EQ(f.decrypt(f.ev.add_plain(cx, f.encode(y))), sum);
-  EXPECT_EQ(f.decrypt(f.ev.sub_plain(cx, f.encode(y))), diff);
-  EXPECT_EQ(f.decrypt(f.ev.multiply_plain(cx, f.encode(y))), prod);
+  expect_linear_operations(f, cx, cy, x, y, t);
 }
 
 TEST_P(BfvBatch, MultiplyRelinearise) {

@@ -50,16 +50,7 @@ TEST_P(BgvBatch, EncryptDecryptAndLinearOperations) {
   EXPECT_EQ(f.decrypt(cy), y);
   EXPECT_GT(f.budget(cx), 0);
   EXPECT_GT(f.budget(cy), 0);
-
-  std::vector<u64> neg(n);
-  for (std::size_t i = 0; i < n; ++i) neg[i] = (t - x[i]) % t;
-  const auto sum = plus(x, y, t), diff = minus(x, y, t), prod = times(x, y, t);
-  EXPECT_EQ(f.decrypt(f.ev.add(cx, cy)), sum);
-  EXPECT_EQ(f.decrypt(f.ev.sub(cx, cy)), diff);
-  EXPECT_EQ(f.decrypt(f.ev.negate(cx)), neg);
-  EXPECT_EQ(f.decrypt(f.ev.add_plain(cx, f.encode(y))), sum);
-  EXPECT_EQ(f.decrypt(f.ev.sub_plain(cx, f.encode(y))), diff);
-  EXPECT_EQ(f.decrypt(f.ev.multiply_plain(cx, f.encode(y))), prod);
+  expect_linear_operations(f, cx, cy, x, y, t);
 }
 
 TEST_P(BgvBatch, MultiplyRelineariseAndModSwitch) {
