@@ -266,23 +266,8 @@ std::string ckks_parameters_line(const rlwe::Parameters& params, int scale_bits)
   s << "N = 2^" << params.log_n() << ", Q = " << join(bit_sizes(params.q_primes()))
     << " bits (L = " << params.max_level() << "), P = " << join(bit_sizes(params.p_primes()))
     << " bits, log2(QP) = " << params.log_qp() << ", dnum = " << params.dnum() << ", Δ = 2^"
-    << scale_bits << ", security "
-    << (params.security() == rlwe::SecurityLevel::insecure_none
-            ? std::string("none (insecure, by request)")
-            : security_name(params.security()) + "-bit");
+    << scale_bits << ", security " << security_text(params.security());
   return s.str();
-}
-
-std::string ckks_table_header() {
-  return "| op | level | median ms | p10 ms | p90 ms | reps |\n"
-         "|---|---:|---:|---:|---:|---:|\n";
-}
-
-std::string ckks_table_row(const CkksMeasurement& cm) {
-  const TimingStats& s = cm.m.stats;
-  return "| " + cm.m.op + " | " + std::to_string(cm.level) + " | " + fixed(s.median_ns / 1e6, 3) +
-         " | " + fixed(s.p10_ns / 1e6, 3) + " | " + fixed(s.p90_ns / 1e6, 3) + " | " +
-         std::to_string(s.reps) + " |\n";
 }
 
 std::string ckks_table_notes(const std::vector<CkksMeasurement>& ms) {

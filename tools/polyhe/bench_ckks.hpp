@@ -83,8 +83,6 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
 std::string ckks_parameters_line(const rlwe::Parameters& params, int scale_bits);
 
 /// "| op | level | median ms | p10 ms | p90 ms | reps |" and its rule line, newline-terminated.
-std::string ckks_table_header();
-std::string ckks_table_row(const CkksMeasurement& cm);
 /// What each timed call includes, and the precision line when multiply_relin was measured.
 std::string ckks_table_notes(const std::vector<CkksMeasurement>& ms);
 

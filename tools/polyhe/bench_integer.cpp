@@ -231,23 +231,8 @@ std::string integer_parameters_line(const BenchIntegerConfig& config,
   } else {
     s << "no batching: the coefficient encoder";
   }
-  s << "), security "
-    << (params.security() == rlwe::SecurityLevel::insecure_none
-            ? std::string("none (insecure, by request)")
-            : security_name(params.security()) + "-bit");
+  s << "), security " << security_text(params.security());
   return s.str();
-}
-
-std::string integer_table_header() {
-  return "| op | level | median ms | p10 ms | p90 ms | reps |\n"
-         "|---|---:|---:|---:|---:|---:|\n";
-}
-
-std::string integer_table_row(const IntegerMeasurement& im) {
-  const TimingStats& s = im.m.stats;
-  return "| " + im.m.op + " | " + std::to_string(im.level) + " | " + fixed(s.median_ns / 1e6, 3) +
-         " | " + fixed(s.p10_ns / 1e6, 3) + " | " + fixed(s.p90_ns / 1e6, 3) + " | " +
-         std::to_string(s.reps) + " |\n";
 }
 
 std::string integer_table_notes(const BenchIntegerConfig& config,

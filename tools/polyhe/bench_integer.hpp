@@ -132,8 +132,6 @@ std::string integer_parameters_line(const BenchIntegerConfig& config,
                                     const rlwe::Parameters& params);
 
 /// "| op | level | median ms | p10 ms | p90 ms | reps |" and its rule line, newline-terminated.
-std::string integer_table_header();
-std::string integer_table_row(const IntegerMeasurement& im);
 /// What each timed call includes, the ops skipped, and the noise budgets when multiply_relin was
 /// measured.
 std::string integer_table_notes(const BenchIntegerConfig& config,

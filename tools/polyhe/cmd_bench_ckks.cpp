@@ -5,6 +5,7 @@
 #include "bench_ckks.hpp"
 #include "commands.hpp"
 #include "polyhe/cpu/features.hpp"
+#include "scheme_bench.hpp"
 #include "sysinfo.hpp"
 #include "text.hpp"
 
@@ -27,13 +28,13 @@ int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& e
       << (config.threads == 1 ? " thread" : " threads") << ", CPU path " << to_string(cpu_path())
       << "\n\n"
       << ckks_parameters_line(*params, config.scale_bits) << "\n\n"
-      << ckks_table_header() << std::flush;
+      << scheme_table_header() << std::flush;
   std::vector<CkksMeasurement> ms;
   run_bench_ckks(
       config, params,
       [&](const CkksMeasurement& cm) {
         ms.push_back(cm);
-        out << ckks_table_row(cm) << std::flush;
+        out << scheme_table_row(cm.m, cm.level) << std::flush;
       },
       note);
   out << '\n' << ckks_table_notes(ms);

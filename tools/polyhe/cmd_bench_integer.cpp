@@ -6,6 +6,7 @@
 #include "bench_integer.hpp"
 #include "commands.hpp"
 #include "polyhe/cpu/features.hpp"
+#include "scheme_bench.hpp"
 #include "sysinfo.hpp"
 #include "text.hpp"
 
@@ -32,13 +33,13 @@ int cmd_bench_integer(const BenchIntegerArgs& args, IntegerScheme scheme, std::o
       << (config.threads == 1 ? " thread" : " threads") << ", CPU path " << to_string(cpu_path())
       << "\n\n"
       << integer_parameters_line(config, params) << "\n\n"
-      << integer_table_header() << std::flush;
+      << scheme_table_header() << std::flush;
   std::vector<IntegerMeasurement> ms;
   run_bench_integer(
       config, ctx,
       [&](const IntegerMeasurement& im) {
         ms.push_back(im);
-        out << integer_table_row(im) << std::flush;
+        out << scheme_table_row(im.m, im.level) << std::flush;
       },
       note);
   out << '\n' << integer_table_notes(config, ms);

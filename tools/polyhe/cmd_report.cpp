@@ -11,6 +11,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/version.hpp"
 #include "random.hpp"
+#include "scheme_bench.hpp"
 #include "selftest.hpp"
 #include "sysinfo.hpp"
 #include "text.hpp"
@@ -78,8 +79,8 @@ void write_ckks(std::ostream& md, const rlwe::Parameters& params, int scale_bits
                 const std::vector<CkksMeasurement>& ms) {
   md << "CPU, 1 thread, path " << (ms.empty() ? std::string("?") : ms.front().m.path) << ": "
      << ckks_parameters_line(params, scale_bits) << ".\n\n";
-  md << ckks_table_header();
-  for (const CkksMeasurement& cm : ms) md << ckks_table_row(cm);
+  md << scheme_table_header();
+  for (const CkksMeasurement& cm : ms) md << scheme_table_row(cm.m, cm.level);
   md << '\n' << ckks_table_notes(ms);
 }
 
@@ -121,8 +122,8 @@ void write_integer(std::ostream& md, const IntegerSection& s) {
   md << "\n## " << scheme_title(s.config.scheme) << "\n\n";
   md << "CPU, 1 thread, path " << (s.ms.empty() ? std::string("?") : s.ms.front().m.path) << ": "
      << integer_parameters_line(s.config, *s.ctx->params()) << ".\n\n";
-  md << integer_table_header();
-  for (const IntegerMeasurement& im : s.ms) md << integer_table_row(im);
+  md << scheme_table_header();
+  for (const IntegerMeasurement& im : s.ms) md << scheme_table_row(im.m, im.level);
   md << '\n' << integer_table_notes(s.config, s.ms);
 }
 

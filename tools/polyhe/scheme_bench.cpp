@@ -29,6 +29,23 @@ rlwe::SecurityLevel parse_security(const std::string& s) {
   throw UsageError("--security: '" + s + "' is not 128, 192, 256 or none");
 }
 
+std::string security_text(rlwe::SecurityLevel s) {
+  return s == rlwe::SecurityLevel::insecure_none ? std::string("none (insecure, by request)")
+                                                 : security_name(s) + "-bit";
+}
+
+std::string scheme_table_header() {
+  return "| op | level | median ms | p10 ms | p90 ms | reps |\n"
+         "|---|---:|---:|---:|---:|---:|\n";
+}
+
+std::string scheme_table_row(const Measurement& m, std::size_t level) {
+  const TimingStats& s = m.stats;
+  return "| " + m.op + " | " + std::to_string(level) + " | " + fixed(s.median_ns / 1e6, 3) + " | " +
+         fixed(s.p10_ns / 1e6, 3) + " | " + fixed(s.p90_ns / 1e6, 3) + " | " +
+         std::to_string(s.reps) + " |\n";
+}
+
 std::string security_name(rlwe::SecurityLevel s) {
   switch (s) {
     case rlwe::SecurityLevel::bits128: return "128";

@@ -1,12 +1,13 @@
 // What the scheme benchmarks (bench ckks, bench bfv, bench bgv) share: the --security option,
-// prime bit sizes and their comma lists, range text for messages, and the guard that restores
-// the default thread pool's size.
+// prime bit sizes and their comma lists, range text for messages, the markdown table, and the
+// guard that restores the default thread pool's size.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "measurement.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 #include "polyhe/rlwe/security.hpp"
 #include "timing.hpp"
@@ -20,6 +21,12 @@ std::string range_text(long long lo, long long hi);
 rlwe::SecurityLevel parse_security(const std::string& s);
 /// The inverse: "128", "192", "256" or "none".
 std::string security_name(rlwe::SecurityLevel s);
+/// For the parameter summaries: "128-bit", … or "none (insecure, by request)".
+std::string security_text(rlwe::SecurityLevel s);
+
+/// The markdown table of a scheme benchmark: op, the level it ran at, median/p10/p90 in ms, reps.
+std::string scheme_table_header();
+std::string scheme_table_row(const Measurement& m, std::size_t level);
 
 /// The bit length of each prime.
 std::vector<int> bit_sizes(const std::vector<std::uint64_t>& primes);
