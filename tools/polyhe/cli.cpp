@@ -42,7 +42,10 @@ struct Options {
   SelftestOptions selftest;
   std::uint64_t selftest_seed = 0;
   PolymulOptions polymul;
+  std::string bench_backend = "cpu";
+  BenchCudaArgs bench_cuda;  // `polyhe bench --backend cuda`'s own --log-n, --min-time, --json
   BenchNttArgs bench_ntt;
+  std::string bench_ntt_backend = "cpu";
   BenchCyclicArgs bench_cyclic;
   BenchCkksArgs bench_ckks;
   BenchIntegerArgs bench_bfv;
@@ -112,6 +115,36 @@ void declare_bench_ckks(Commands& c, Options& o) {
       "Enc(y))))) against the product x*y computed in double. JSON: the benchmark fields plus "
       "scheme, security, primes and special (bit sizes), dnum, scale_bits, log_qp, level; bits "
       "= scale bits, limbs = L + 1, variant = hybrid-dnum<d>, path = the CPU kernel path.");
+}
+
+/// `polyhe bench --backend cuda [--log-n ...] [--min-time S] [--json]`: the CUDA suite without a
+/// benchmark name. With --backend cpu (the default) a benchmark name is required.
+void declare_bench_backend(Commands& c, Options& o) {
+  c.bench
+      ->add_option("--backend", o.bench_backend,
+                   "cpu (the default: name a benchmark below) or cuda: the CUDA suite on device "
+                   "0, no benchmark name needed")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  auto& k = o.bench_cuda;
+  c.bench->add_option("--log-n", k.log_n, "With --backend cuda: log2 N, 10-17 or a list")
+      ->capture_default_str();
+  c.bench->add_option("--min-time", k.min_time_s, "With --backend cuda: seconds per measurement")
+      ->capture_default_str();
+  c.bench->add_flag("--json", k.json,
+                    "With --backend cuda: one JSON object per measurement, one per line");
+  c.bench->footer(
+      "--backend cuda times, with CUDA events on the device: the floors (device copy bandwidth "
+      "of 1 GiB, host-to-device, device-to-host and both at once from 256 MiB of pinned memory, "
+      "64- and 32-bit multiply rates); forward and inverse NTTs (30-bit primes on 32-bit "
+      "words, 62-bit on 64-bit words) for each N; at N = 2^16 radix 2/4/8/16 for shoup-lazy and "
+      "barrett-alg4, every other device variant at radix 8, and batches of 1-64 limbs (per-limb "
+      "times); one_block against two_pass where both apply; polymul and polymul_fused for each "
+      "N; at N = 2^10 products per second with b resident, without and with host transfers "
+      "(StreamedPolymul). Every row carries floor_ns (bytes over the measured bandwidth or "
+      "products over the measured multiply rate, whichever is larger) and ratio = "
+      "median/floor. Without a usable device it prints one error line and exits with status 2. "
+      "`polyhe bench ntt --backend cuda` runs the same suite.");
 }
 
 /// The options BFV and BGV share (BenchIntegerArgs): `polyhe bench bgv` declares the same ones.
@@ -216,6 +249,7 @@ Commands declare(CLI::App& app, Options& o) {
   c.polymul->add_option("--variant", o.polymul.variant, "NTT variant (see polyhe info)");
 
   c.bench = app.add_subcommand("bench", "Benchmarks");
+  declare_bench_backend(c, o);
   c.bench_ntt =
       c.bench->add_subcommand("ntt", "Time ntt_forward, ntt_inverse, polymul and polymul_fused");
   auto& b = o.bench_ntt;
@@ -239,6 +273,12 @@ Commands declare(CLI::App& app, Options& o) {
   c.bench_ntt->add_option("--min-time", b.min_time_s, "Seconds per measurement")
       ->capture_default_str();
   c.bench_ntt->add_flag("--json", b.json, "One JSON object per measurement, one per line");
+  c.bench_ntt
+      ->add_option("--backend", o.bench_ntt_backend,
+                   "cpu, or cuda: the CUDA suite of `polyhe bench --backend cuda` (with this "
+                   "command's --log-n, --min-time and --json)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
 
   c.bench_cyclic = c.bench->add_subcommand(
       "cyclic", "Time cyclic NTTs of any length: PFA, Rader, Bluestein, radix-2 plans");
@@ -269,6 +309,42 @@ Commands declare(CLI::App& app, Options& o) {
   return c;
 }
 
+/// `polyhe bench [--backend B] [--log-n ...] [--min-time S] [--json] [name ...]`: the options
+/// before a benchmark name are the CUDA suite's; with a name, only --backend may come first,
+/// and only ntt runs on CUDA.
+void check_bench_backend(const CLI::App& bench, const Options& o) {
+  const auto subs = bench.get_subcommands();
+  if (subs.empty()) return;
+  for (const char* opt : {"--log-n", "--min-time", "--json"}) {
+    if (bench.count(opt) > 0) {
+      throw UsageError(std::string("bench ") + opt +
+                       ": before a benchmark name it belongs to `polyhe bench --backend cuda`; "
+                       "put it after the name");
+    }
+  }
+  if (o.bench_backend == "cuda" && subs[0]->get_name() != "ntt") {
+    throw UsageError("bench --backend cuda " + subs[0]->get_name() +
+                     ": only `polyhe bench --backend cuda` and `polyhe bench ntt` run on CUDA");
+  }
+}
+
+/// The CUDA suite's arguments from `polyhe bench ntt --backend cuda ...`: --log-n, --min-time
+/// and --json carry over; the CPU benchmark's other options are refused.
+BenchCudaArgs bench_ntt_on_cuda(const CLI::App& ntt, const BenchNttArgs& b) {
+  for (const char* opt : {"--bits", "--variant", "--ops", "--cpu", "--threads"}) {
+    if (ntt.count(opt) > 0) {
+      throw UsageError(std::string("bench ntt --backend cuda: ") + opt +
+                       " applies to the CPU benchmark only; the CUDA suite runs its own set "
+                       "(see polyhe bench --help)");
+    }
+  }
+  BenchCudaArgs a;
+  a.log_n = b.log_n;
+  a.min_time_s = b.min_time_s;
+  a.json = b.json;
+  return a;
+}
+
 /// After a successful parse: runs the chosen subcommand.
 int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& in,
              std::ostream& out, std::ostream& err) {
@@ -278,7 +354,14 @@ int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& i
     return cmd_selftest(o.selftest, out);
   }
   if (c.polymul->parsed()) return cmd_polymul(o.polymul, in, out);
-  if (c.bench_ntt->parsed()) return cmd_bench_ntt(o.bench_ntt, out, err);
+  if (c.bench->parsed()) check_bench_backend(*c.bench, o);
+  if (c.bench_ntt->parsed()) {
+    const bool own = c.bench_ntt->count("--backend") > 0;
+    if ((own ? o.bench_ntt_backend : o.bench_backend) == "cuda") {
+      return cmd_bench_cuda(bench_ntt_on_cuda(*c.bench_ntt, o.bench_ntt), out, err);
+    }
+    return cmd_bench_ntt(o.bench_ntt, out, err);
+  }
   if (c.bench_cyclic->parsed()) return cmd_bench_cyclic(o.bench_cyclic, out, err);
   if (c.bench_ckks->parsed()) return cmd_bench_ckks(o.bench_ckks, out, err);
   if (c.bench_bfv->parsed()) {
@@ -290,6 +373,7 @@ int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& i
     return cmd_bench_bgv(o.bench_bgv, out, err);
   }
   if (c.bench->parsed()) {
+    if (o.bench_backend == "cuda") return cmd_bench_cuda(o.bench_cuda, out, err);
     err << c.bench->help("polyhe");
     return kExitBadInput;
   }

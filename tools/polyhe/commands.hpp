@@ -40,6 +40,17 @@ struct BenchNttArgs {
 };
 int cmd_bench_ntt(const BenchNttArgs& args, std::ostream& out, std::ostream& err);
 
+/// `polyhe bench --backend cuda` (and `polyhe bench ntt --backend cuda`): the CUDA suite on
+/// device 0. Sections at N = 2^16 (radix, variant and batch comparisons) run when 16 is in
+/// log_n, the throughput section when 10 is.
+struct BenchCudaArgs {
+  std::string log_n = "10-17";
+  double min_time_s = 0.3;
+  bool json = false;
+};
+/// Throws polyhe::Error naming the reason when the build has no CUDA or no device is usable.
+int cmd_bench_cuda(const BenchCudaArgs& args, std::ostream& out, std::ostream& err);
+
 struct BenchCyclicArgs {
   std::string n = "21845,16384,32768";                // lengths
   std::string decomposition = "automatic,bluestein";  // or "all", or a list of names

@@ -1,0 +1,185 @@
+// The device transforms and products of backend/cuda/ntt.hpp as templates over the word;
+// ntt_u32.cu and ntt_u64.cu instantiate them (two translation units build in parallel). The
+// block programs of ntt_body.hpp, in the order ntt_programs.hpp gives, launched by launch.cuh.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "cuda/check.hpp"
+#include "cuda/launch.cuh"
+#include "cuda/ntt_programs.hpp"
+#include "polyhe/backend/cuda/ntt.hpp"
+#include "polyhe/ntt/dispatch.hpp"
+
+namespace polyhe::cuda {
+namespace detail {
+
+/// with_radix over the radices the device compiles for policy P (require_device_radix says
+/// which); any other radix has been refused before.
+template <Word W, class P, class F>
+void with_device_radix(unsigned r_max, F&& f) {
+  constexpr bool all =
+      std::is_same_v<P, ShoupLazyButterfly<W>> ||
+      std::is_same_v<P, ReducedButterfly<W, PlainTwiddleReduction<W, BarrettAlg4<W>>>>;
+  if constexpr (all) {
+    with_radix(r_max, f);
+  } else {
+    f(std::integral_constant<int, 3>{});
+  }
+}
+
+/// Whether [a, a + n) and [b, b + n) (words) overlap without being the same range.
+template <class T, class U>
+bool overlaps_partly(const T* a, const U* b, std::size_t n) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a);
+  const auto y = reinterpret_cast<std::uintptr_t>(b);
+  const std::size_t bytes = n * sizeof(T);
+  return x != y && x < y + bytes && y < x + bytes;
+}
+
+template <Word W>
+void check_size(const char* fn, const char* what, std::size_t got, std::size_t want) {
+  if (got != want) {
+    throw InvalidParameter(std::string(fn) + ": " + what + " has " + std::to_string(got) +
+                           " words; the tables' limbs·n is " + std::to_string(want));
+  }
+}
+
+template <Word W>
+void transform(const DeviceNttTables<W>& t, DeviceSpan<const W> src, DeviceSpan<W> dst, Stream s,
+               const NttOptions& o, bool inverse) {
+  const char* fn = inverse ? "cuda::inverse" : "cuda::forward";
+  check_size<W>(fn, "src", src.size(), t.words());
+  check_size<W>(fn, "dst", dst.size(), t.words());
+  if (overlaps_partly(src.data(), dst.data(), t.words())) {
+    throw InvalidParameter(std::string(fn) + ": dst overlaps src without being src");
+  }
+  const auto layout = choose_layout(t.log_n(), static_cast<unsigned>(t.limbs()), 8 * sizeof(W), o);
+  detail::require_device_radix(t.variant(), layout.r_max);
+  const Context& ctx = *t.context();
+  ctx.activate();
+  const auto stream = static_cast<cudaStream_t>(s.native());
+  t.plan(0).visit(t.variant(), [&](auto host_policy) {
+    using P = decltype(host_policy);
+    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) return;  // never on the device
+    const auto* policies = static_cast<const P*>(t.device_policies());
+    with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
+      run_transform<rmax()>(
+          layout, policies, src.data(), dst.data(), inverse,
+          [&](const auto& program) { launch(program, stream, ctx.shared_per_block_optin(), fn); });
+    });
+  });
+}
+
+}  // namespace detail
+
+template <Word W>
+void forward(const DeviceNttTables<W>& tables, DeviceSpan<const W> src, DeviceSpan<W> dst, Stream s,
+             const NttOptions& options) {
+  detail::transform(tables, src, dst, s, options, false);
+}
+
+template <Word W>
+void inverse(const DeviceNttTables<W>& tables, DeviceSpan<const W> src, DeviceSpan<W> dst, Stream s,
+             const NttOptions& options) {
+  detail::transform(tables, src, dst, s, options, true);
+}
+
+template <Word W>
+void polymul(const DeviceNttTables<W>& t, DeviceSpan<const W> a, DeviceSpan<const W> b,
+             DeviceSpan<W> c, Stream s, bool fused, const NttOptions& o) {
+  const char* fn = fused ? "cuda::polymul (fused)" : "cuda::polymul";
+  detail::check_size<W>(fn, "a", a.size(), t.words());
+  detail::check_size<W>(fn, "b", b.size(), t.words());
+  detail::check_size<W>(fn, "c", c.size(), t.words());
+  if (detail::overlaps_partly(a.data(), c.data(), t.words()) ||
+      detail::overlaps_partly(b.data(), c.data(), t.words())) {
+    throw InvalidParameter(std::string(fn) + ": c overlaps a or b without being it");
+  }
+  const auto layout =
+      detail::choose_layout(t.log_n(), static_cast<unsigned>(t.limbs()), 8 * sizeof(W), o);
+  detail::require_device_radix(t.variant(), layout.r_max);
+  const Context& ctx = *t.context();
+  ctx.activate();
+  DeviceBuffer<W> work;
+  if (layout.split) work = DeviceBuffer<W>(t.context(), 2 * t.words(), s);
+  const auto stream = static_cast<cudaStream_t>(s.native());
+  t.plan(0).visit(t.variant(), [&](auto host_policy) {
+    using P = decltype(host_policy);
+    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) return;  // never on the device
+    const auto* policies = static_cast<const P*>(t.device_policies());
+    detail::with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
+      detail::run_polymul<rmax()>(layout, policies, a.data(), b.data(), c.data(), work.data(),
+                                  fused, false, [&](const auto& program) {
+                                    detail::launch(program, stream, ctx.shared_per_block_optin(),
+                                                   fn);
+                                  });
+    });
+  });
+}
+
+template <Word W>
+void polymul_evaluated(const DeviceNttTables<W>& t, DeviceSpan<const W> a,
+                       DeviceSpan<const W> b_evaluated, DeviceSpan<W> c, Stream s,
+                       const NttOptions& o) {
+  const char* fn = "cuda::polymul_evaluated";
+  const std::size_t words = t.words();
+  if (a.empty() || a.size() % words != 0) {
+    throw InvalidParameter(std::string(fn) + ": a has " + std::to_string(a.size()) +
+                           " words; a non-zero multiple of the tables' limbs·n = " +
+                           std::to_string(words) + " was expected");
+  }
+  detail::check_size<W>(fn, "b_evaluated", b_evaluated.size(), words);
+  if (c.size() != a.size()) {
+    throw InvalidParameter(std::string(fn) + ": c has " + std::to_string(c.size()) +
+                           " words, a has " + std::to_string(a.size()));
+  }
+  if (detail::overlaps_partly(a.data(), c.data(), a.size()) ||
+      detail::overlaps_partly(b_evaluated.data(), c.data(), words) ||
+      b_evaluated.data() == c.data()) {
+    throw InvalidParameter(std::string(fn) + ": c overlaps a without being a, or overlaps b");
+  }
+  const std::size_t count = a.size() / words;
+  const std::size_t limbs = count * t.limbs();
+  if (limbs > (std::size_t{1} << 31) - 1) {
+    throw InvalidParameter(std::string(fn) + ": " + std::to_string(limbs) +
+                           " limbs in one call; at most 2^31 − 1");
+  }
+  auto layout = detail::choose_layout(t.log_n(), static_cast<unsigned>(limbs), 8 * sizeof(W), o);
+  layout.period = static_cast<unsigned>(t.limbs());
+  detail::require_device_radix(t.variant(), layout.r_max);
+  const Context& ctx = *t.context();
+  ctx.activate();
+  DeviceBuffer<W> work;
+  if (layout.split) work = DeviceBuffer<W>(t.context(), a.size(), s);
+  const auto stream = static_cast<cudaStream_t>(s.native());
+  t.plan(0).visit(t.variant(), [&](auto host_policy) {
+    using P = decltype(host_policy);
+    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) return;  // never on the device
+    const auto* policies = static_cast<const P*>(t.device_policies());
+    detail::with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
+      detail::run_polymul<rmax()>(layout, policies, a.data(), b_evaluated.data(), c.data(),
+                                  work.data(), false, true, [&](const auto& program) {
+                                    detail::launch(program, stream, ctx.shared_per_block_optin(),
+                                                   fn);
+                                  });
+    });
+  });
+}
+
+#define POLYHE_CUDA_NTT_INSTANTIATE(W)                                                            \
+  template void forward<W>(const DeviceNttTables<W>&, DeviceSpan<const W>, DeviceSpan<W>, Stream, \
+                           const NttOptions&);                                                    \
+  template void inverse<W>(const DeviceNttTables<W>&, DeviceSpan<const W>, DeviceSpan<W>, Stream, \
+                           const NttOptions&);                                                    \
+  template void polymul<W>(const DeviceNttTables<W>&, DeviceSpan<const W>, DeviceSpan<const W>,   \
+                           DeviceSpan<W>, Stream, bool, const NttOptions&);                       \
+  template void polymul_evaluated<W>(const DeviceNttTables<W>&, DeviceSpan<const W>,              \
+                                     DeviceSpan<const W>, DeviceSpan<W>, Stream,                  \
+                                     const NttOptions&);
+
+}  // namespace polyhe::cuda

@@ -1,0 +1,340 @@
+// The CUDA backend's NTT block programs (src/cuda/ntt_body.hpp), in the very sequence the device
+// runs them (src/cuda/ntt_programs.hpp), emulated on the host thread by thread: every transform
+// and product must give the words of the CPU's (NttPlan::forward / inverse, polymul,
+// polymul_fused) for 32- and 64-bit words, every variant, radix 2 … 16, one block or two passes
+// with several tile sizes, N = 2 … 2^17, several limbs with their own primes, and threads and
+// blocks run in increasing, decreasing and shuffled order (a race between threads of a phase or
+// blocks of a launch would make the orders disagree). Runs without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/emulate.hpp"
+#include "cuda/ntt_programs.hpp"
+#include "polyhe/polyhe.hpp"
+#include "support/test_rng.hpp"
+
+namespace polyhe {
+namespace {
+
+using cuda::detail::EmulationOrder;
+
+template <Word W>
+struct Limbs {
+  std::vector<std::shared_ptr<const NttPlan<W>>> owners;
+  std::vector<const NttPlan<W>*> plans;
+  std::size_t n = 0;
+};
+
+/// One plan per limb, with primes of the given sizes (each ≡ 1 mod 2n).
+template <Word W>
+Limbs<W> make_limbs(unsigned log_n, const std::vector<int>& bits) {
+  Limbs<W> l;
+  l.n = std::size_t{1} << log_n;
+  for (int b : bits) {
+    const W q = static_cast<W>(ntt_primes(b, l.n, 1)[0]);
+    l.owners.push_back(NttPlan<W>::create(l.n, q));
+    l.plans.push_back(l.owners.back().get());
+  }
+  return l;
+}
+
+template <Word W>
+std::vector<W> random_limbs(const Limbs<W>& l, test::TestRng& rng) {
+  std::vector<W> x(l.plans.size() * l.n);
+  for (std::size_t i = 0; i < l.plans.size(); ++i) {
+    for (std::size_t j = 0; j < l.n; ++j)
+      x[i * l.n + j] = static_cast<W>(rng.uniform(0, l.plans[i]->q() - 1));
+  }
+  // Edge values in the first limb: 0, 1, q − 1.
+  x[0] = 0;
+  if (l.n > 1) x[1] = 1;
+  if (l.n > 2) x[2] = static_cast<W>(l.plans[0]->q() - 1);
+  return x;
+}
+
+struct Shape {
+  unsigned r_max;
+  bool split;
+  unsigned tile_log;
+  EmulationOrder order;
+};
+
+std::string describe(unsigned log_n, NttVariant v, const Shape& s) {
+  return "log_n " + std::to_string(log_n) + ", " + std::string(to_string(v)) + ", radix 2^" +
+         std::to_string(s.r_max) +
+         (s.split ? ", split, tile 2^" + std::to_string(s.tile_log) : ", one block") + ", order " +
+         std::to_string(static_cast<int>(s.order));
+}
+
+/// The emulated transform (forward, then inverse of the result) against the CPU's.
+template <Word W>
+void check_transform(const Limbs<W>& l, NttVariant v, const Shape& s, test::TestRng& rng) {
+  const unsigned log_n = static_cast<unsigned>(l.plans[0]->log_n());
+  SCOPED_TRACE(describe(log_n, v, s));
+  const std::vector<W> x = random_limbs(l, rng);
+  std::vector<W> expect = x;
+  for (std::size_t i = 0; i < l.plans.size(); ++i) {
+    l.plans[i]->forward(std::span<W>(expect).subspan(i * l.n, l.n), v);
+  }
+  const auto layout = cuda::detail::make_layout(log_n, static_cast<unsigned>(l.plans.size()),
+                                                s.r_max, s.split, s.tile_log);
+  std::vector<W> y(x.size(), W{0x5a});
+  cuda::detail::with_policies<W>(l.plans, v, [&](auto policies) {
+    cuda::detail::with_radix(s.r_max, [&](auto rmax) {
+      auto emulate = [&](const auto& program) {
+        cuda::detail::emulate(program, s.order, rng.bits());
+      };
+      // Out of place forward, then the inverse in place.
+      cuda::detail::run_transform<rmax()>(layout, policies.data(), x.data(), y.data(), false,
+                                          emulate);
+      ASSERT_EQ(y, expect) << "forward";
+      cuda::detail::run_transform<rmax()>(layout, policies.data(), y.data(), y.data(), true,
+                                          emulate);
+      ASSERT_EQ(y, x) << "inverse";
+    });
+  });
+}
+
+/// The emulated product (plain and fused) against the CPU's.
+template <Word W>
+void check_polymul(const Limbs<W>& l, NttVariant v, const Shape& s, test::TestRng& rng) {
+  const unsigned log_n = static_cast<unsigned>(l.plans[0]->log_n());
+  SCOPED_TRACE(describe(log_n, v, s));
+  const std::vector<W> a = random_limbs(l, rng);
+  const std::vector<W> b = random_limbs(l, rng);
+  std::vector<W> expect(a.size());
+  for (std::size_t i = 0; i < l.plans.size(); ++i) {
+    const auto sub = [&](const std::vector<W>& x) {
+      return std::span<const W>(x).subspan(i * l.n, l.n);
+    };
+    polymul<W>(sub(a), sub(b), std::span<W>(expect).subspan(i * l.n, l.n), *l.plans[i], v);
+  }
+  const auto layout = cuda::detail::make_layout(log_n, static_cast<unsigned>(l.plans.size()),
+                                                s.r_max, s.split, s.tile_log);
+  cuda::detail::with_policies<W>(l.plans, v, [&](auto policies) {
+    cuda::detail::with_radix(s.r_max, [&](auto rmax) {
+      auto emulate = [&](const auto& program) {
+        cuda::detail::emulate(program, s.order, rng.bits());
+      };
+      for (bool fused : {false, true}) {
+        SCOPED_TRACE(fused ? "fused" : "plain");
+        std::vector<W> c(a.size(), W{0x5a});
+        std::vector<W> work(2 * a.size(), W{0x33});
+        cuda::detail::run_polymul<rmax()>(layout, policies.data(), a.data(), b.data(), c.data(),
+                                          work.data(), fused, false, emulate);
+        ASSERT_EQ(c, expect);
+        // In place: c = a.
+        std::vector<W> c2 = a;
+        cuda::detail::run_polymul<rmax()>(layout, policies.data(), c2.data(), b.data(), c2.data(),
+                                          work.data(), fused, false, emulate);
+        ASSERT_EQ(c2, expect) << "c = a";
+      }
+    });
+  });
+}
+
+/// k products with b resident in evaluation form (polymul_evaluated's programs: limb i of a under
+/// policy i % limbs) against the CPU's product of each polynomial.
+template <Word W>
+void check_evaluated(const Limbs<W>& l, std::size_t k, const Shape& s, test::TestRng& rng) {
+  const unsigned log_n = static_cast<unsigned>(l.plans[0]->log_n());
+  SCOPED_TRACE(describe(log_n, kDefaultNttVariant, s) + ", " + std::to_string(k) + " products");
+  const std::size_t words = l.plans.size() * l.n;
+  std::vector<W> a;
+  for (std::size_t j = 0; j < k; ++j) {
+    const std::vector<W> x = random_limbs(l, rng);
+    a.insert(a.end(), x.begin(), x.end());
+  }
+  const std::vector<W> b = random_limbs(l, rng);
+  std::vector<W> b_hat = b;
+  std::vector<W> expect(a.size());
+  for (std::size_t i = 0; i < l.plans.size(); ++i) {
+    l.plans[i]->forward(std::span<W>(b_hat).subspan(i * l.n, l.n));
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t off = j * words + i * l.n;
+      polymul<W>(std::span<const W>(a).subspan(off, l.n),
+                 std::span<const W>(b).subspan(i * l.n, l.n),
+                 std::span<W>(expect).subspan(off, l.n), *l.plans[i]);
+    }
+  }
+  auto layout = cuda::detail::make_layout(log_n, static_cast<unsigned>(k * l.plans.size()), s.r_max,
+                                          s.split, s.tile_log);
+  layout.period = static_cast<unsigned>(l.plans.size());
+  cuda::detail::with_policies<W>(l.plans, kDefaultNttVariant, [&](auto policies) {
+    cuda::detail::with_radix(s.r_max, [&](auto rmax) {
+      auto emulate = [&](const auto& program) {
+        cuda::detail::emulate(program, s.order, rng.bits());
+      };
+      std::vector<W> c(a.size(), W{0x5a});
+      std::vector<W> work(a.size(), W{0x33});
+      cuda::detail::run_polymul<rmax()>(layout, policies.data(), a.data(), b_hat.data(), c.data(),
+                                        work.data(), false, true, emulate);
+      ASSERT_EQ(c, expect);
+    });
+  });
+}
+
+template <Word W>
+std::vector<int> prime_bits() {
+  if constexpr (sizeof(W) == 4) {
+    return {30, 25, 28};
+  } else {
+    return {62, 50, 36};
+  }
+}
+
+template <Word W>
+class NttEmulation : public ::testing::Test {};
+using Words = ::testing::Types<std::uint32_t, std::uint64_t>;
+TYPED_TEST_SUITE(NttEmulation, Words);
+
+// Every variant and radix, one block, N = 2 … 2^12, three limbs.
+TYPED_TEST(NttEmulation, OneBlockEveryVariantAndRadix) {
+  using W = TypeParam;
+  POLYHE_SEEDED_RNG(rng);
+  for (unsigned log_n = 1; log_n <= 12; ++log_n) {
+    const Limbs<W> l = make_limbs<W>(log_n, prime_bits<W>());
+    for (NttVariant v : kAllNttVariants) {
+      if (!l.plans[0]->supports(v)) continue;
+      for (unsigned r = 1; r <= 4; ++r) {
+        check_transform(l, v, {r, false, 0, EmulationOrder::forward}, rng);
+        if (log_n <= 8) check_polymul(l, v, {r, false, 0, EmulationOrder::forward}, rng);
+      }
+    }
+  }
+}
+
+// Two passes: every variant and radix for N = 2^3 … 2^10 with tiles from 2^2 words up (so rows
+// and column tiles of every width occur); the default variant at every radix up to 2^17 with
+// the default tile (2^11 words) and a small one.
+TYPED_TEST(NttEmulation, TwoPassesEveryVariantAndRadix) {
+  using W = TypeParam;
+  POLYHE_SEEDED_RNG(rng);
+  for (unsigned log_n = 3; log_n <= 10; ++log_n) {
+    const Limbs<W> l = make_limbs<W>(log_n, prime_bits<W>());
+    for (NttVariant v : kAllNttVariants) {
+      if (!l.plans[0]->supports(v)) continue;
+      for (unsigned r = 1; r <= 4; ++r) {
+        for (unsigned tile : {2u, 3u, 5u, log_n - 1}) {
+          check_transform(l, v, {r, true, tile, EmulationOrder::forward}, rng);
+          if (log_n <= 7) check_polymul(l, v, {r, true, tile, EmulationOrder::forward}, rng);
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(NttEmulation, TwoPassesLarge) {
+  using W = TypeParam;
+  POLYHE_SEEDED_RNG(rng);
+  for (unsigned log_n = 11; log_n <= 17; ++log_n) {
+    const Limbs<W> l = make_limbs<W>(log_n, {prime_bits<W>()[0], prime_bits<W>()[1]});
+    for (unsigned r = 1; r <= 4; ++r) {
+      check_transform(l, kDefaultNttVariant, {r, true, 11, EmulationOrder::forward}, rng);
+    }
+    check_transform(l, kDefaultNttVariant, {3, true, 7, EmulationOrder::forward}, rng);
+    check_transform(l, NttVariant::barrett_alg4, {4, true, 11, EmulationOrder::forward}, rng);
+    check_polymul(l, kDefaultNttVariant, {3, true, 11, EmulationOrder::forward}, rng);
+    if (log_n <= 13) {
+      check_transform(l, kDefaultNttVariant, {3, false, 0, EmulationOrder::forward}, rng);
+      check_polymul(l, kDefaultNttVariant, {4, false, 0, EmulationOrder::forward}, rng);
+    }
+  }
+}
+
+// Threads and blocks in decreasing and shuffled order give the same words.
+TYPED_TEST(NttEmulation, AnyThreadAndBlockOrder) {
+  using W = TypeParam;
+  POLYHE_SEEDED_RNG(rng);
+  for (EmulationOrder order : {EmulationOrder::reverse, EmulationOrder::shuffled}) {
+    for (unsigned log_n : {4u, 7u, 10u, 13u}) {
+      const Limbs<W> l = make_limbs<W>(log_n, prime_bits<W>());
+      for (unsigned r : {1u, 3u, 4u}) {
+        if (log_n <= 10) {
+          check_transform(l, kDefaultNttVariant, {r, false, 0, order}, rng);
+          check_polymul(l, kDefaultNttVariant, {r, false, 0, order}, rng);
+        }
+        check_transform(l, kDefaultNttVariant, {r, true, 4, order}, rng);
+        check_polymul(l, kDefaultNttVariant, {r, true, 4, order}, rng);
+      }
+    }
+  }
+}
+
+// One operand resident in evaluation form, k polynomials per call, one block and two passes.
+TYPED_TEST(NttEmulation, ResidentOperand) {
+  using W = TypeParam;
+  POLYHE_SEEDED_RNG(rng);
+  for (unsigned log_n : {3u, 5u, 10u, 12u}) {
+    const Limbs<W> l = make_limbs<W>(log_n, prime_bits<W>());
+    for (std::size_t k : {1u, 4u}) {
+      for (unsigned r : {1u, 3u, 4u}) {
+        check_evaluated(l, k, {r, false, 0, EmulationOrder::forward}, rng);
+        check_evaluated(l, k, {r, true, 4, EmulationOrder::shuffled}, rng);
+      }
+    }
+  }
+}
+
+// The layout's rules: radix 2 … 16 only; two passes need N ≥ 8; rows of at least 4 words.
+TEST(NttEmulationLayout, Rules) {
+  EXPECT_THROW((void)cuda::detail::make_layout(10, 1, 0, false, 11), InvalidParameter);
+  EXPECT_THROW((void)cuda::detail::make_layout(10, 1, 5, false, 11), InvalidParameter);
+  EXPECT_THROW((void)cuda::detail::make_layout(2, 1, 3, true, 11), InvalidParameter);
+  const auto l = cuda::detail::make_layout(16, 4, 3, true, 11);
+  EXPECT_EQ(l.log_n2, 11u);
+  EXPECT_EQ(l.log_n1, 5u);
+  EXPECT_EQ(l.log_width, 6u);
+  EXPECT_EQ(l.row_threads, 256u);
+  EXPECT_EQ(l.column_threads, 256u);
+  const auto small = cuda::detail::make_layout(3, 1, 4, true, 11);
+  EXPECT_EQ(small.log_n2, 2u);
+  EXPECT_EQ(small.log_n1, 1u);
+}
+
+// NttOptions → layout: radix 2 … 16 only, tile 2 … 14 (0: 11 on 64-bit words, 12 on 32-bit),
+// automatic = one block up to the tile.
+TEST(NttEmulationLayout, Options) {
+  using cuda::NttKernel;
+  using cuda::NttOptions;
+  using cuda::detail::choose_layout;
+  EXPECT_THROW((void)choose_layout(12, 1, 64, NttOptions{3, NttKernel::automatic, 0}),
+               InvalidParameter);
+  EXPECT_THROW((void)choose_layout(12, 1, 64, NttOptions{8, NttKernel::automatic, 15}),
+               InvalidParameter);
+  EXPECT_THROW((void)choose_layout(12, 1, 64, NttOptions{8, NttKernel::automatic, 1}),
+               InvalidParameter);
+  EXPECT_FALSE(choose_layout(11, 1, 64, NttOptions{}).split);
+  EXPECT_TRUE(choose_layout(12, 1, 64, NttOptions{}).split);
+  EXPECT_FALSE(choose_layout(12, 1, 32, NttOptions{}).split);
+  EXPECT_TRUE(choose_layout(13, 1, 32, NttOptions{}).split);
+  EXPECT_TRUE(choose_layout(5, 1, 64, NttOptions{4, NttKernel::two_pass, 0}).split);
+  EXPECT_FALSE(choose_layout(16, 1, 64, NttOptions{16, NttKernel::one_block, 0}).split);
+  EXPECT_EQ(choose_layout(16, 1, 64, NttOptions{16, NttKernel::automatic, 0}).r_max, 4u);
+}
+
+// The device runs every variant but the reference; every radix for shoup-lazy and barrett-alg4,
+// radix 8 for the others.
+TEST(NttEmulationLayout, DeviceVariants) {
+  using cuda::detail::require_device_radix;
+  for (unsigned r = 1; r <= 4; ++r) {
+    EXPECT_THROW(require_device_radix(NttVariant::reference, r), InvalidParameter);
+    EXPECT_NO_THROW(require_device_radix(NttVariant::shoup_lazy, r));
+    EXPECT_NO_THROW(require_device_radix(NttVariant::barrett_alg4, r));
+    for (NttVariant v : {NttVariant::shoup, NttVariant::barrett_classical, NttVariant::barrett_dq,
+                         NttVariant::montgomery, NttVariant::montgomery_ntt}) {
+      if (r == 3) {
+        EXPECT_NO_THROW(require_device_radix(v, r));
+      } else {
+        EXPECT_THROW(require_device_radix(v, r), InvalidParameter);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace polyhe
