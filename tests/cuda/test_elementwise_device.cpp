@@ -21,6 +21,7 @@
 #include "polyhe/backend/gpu_info.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/cpu/elementwise.hpp"
+#include "support/cuda_context.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe::cuda {
@@ -41,16 +42,6 @@ std::vector<std::uint64_t> test_primes() {
   return {1073479681ULL, 1125899903827969ULL, 1152921504606584833ULL,
           4611686018425815041ULL};  // 30, 50, 60, 62 bits
 }
-
-std::shared_ptr<const Context> device_or_skip_reason(std::string& why) {
-  if (gpus(&why).empty()) return nullptr;
-  return Context::create(0);
-}
-
-#define POLYHE_CONTEXT_OR_SKIP(ctx)                                       \
-  std::string why_;                                                       \
-  const std::shared_ptr<const Context> ctx = device_or_skip_reason(why_); \
-  if (ctx == nullptr) GTEST_SKIP() << "no CUDA device: " << why_
 
 /// Operands of one shape: edge pairs (0, 1, q−1)² in words 0..8 of every limb, uniform elsewhere.
 template <Word W>

@@ -15,20 +15,11 @@
 #include "polyhe/backend/cuda/ntt.hpp"
 #include "polyhe/backend/gpu_info.hpp"
 #include "polyhe/polyhe.hpp"
+#include "support/cuda_context.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe::cuda {
 namespace {
-
-std::shared_ptr<const Context> device_or_skip_reason(std::string& why) {
-  if (gpus(&why).empty()) return nullptr;
-  return Context::create(0);
-}
-
-#define POLYHE_CONTEXT_OR_SKIP(ctx)                                       \
-  std::string why_;                                                       \
-  const std::shared_ptr<const Context> ctx = device_or_skip_reason(why_); \
-  if (ctx == nullptr) GTEST_SKIP() << "no CUDA device: " << why_
 
 template <Word W>
 std::vector<int> prime_bits() {

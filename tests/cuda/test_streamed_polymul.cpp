@@ -22,22 +22,13 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/ntt/plan.hpp"
 #include "polyhe/ntt/polymul.hpp"
+#include "support/cuda_context.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe::cuda {
 namespace {
 
 using test::TestRng;
-
-std::shared_ptr<const Context> device_or_skip_reason(std::string& why) {
-  if (gpus(&why).empty()) return nullptr;
-  return Context::create(0);
-}
-
-#define POLYHE_CONTEXT_OR_SKIP(ctx)                                       \
-  std::string why_;                                                       \
-  const std::shared_ptr<const Context> ctx = device_or_skip_reason(why_); \
-  if (ctx == nullptr) GTEST_SKIP() << "no CUDA device: " << why_
 
 /// `limbs` distinct primes of `bits` bits for length n, their plans and device tables.
 template <Word W>
