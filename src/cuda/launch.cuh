@@ -1,7 +1,9 @@
 // launch(program, ...): runs a block program (program.hpp) on the device, one CUDA block per
-// block of the program, with a __syncthreads between phases. Every launch is checked.
+// block of the program, with a __syncthreads between phases (a cluster program: a cluster-wide
+// barrier where it asks for one). Every launch is checked.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -28,6 +30,37 @@ __global__ void __launch_bounds__(kMaxProgramThreads) program_kernel(const Progr
   }
 }
 
+/// A cluster program's view of its cluster's shared memory (program.hpp).
+struct DeviceClusterShared {
+  void* shared;
+  __device__ void* local() const { return shared; }
+  __device__ void* block(unsigned rank) const {
+    return cooperative_groups::this_cluster().map_shared_rank(shared, rank);
+  }
+};
+
+template <class Program>
+__global__ void __launch_bounds__(kMaxProgramThreads) cluster_kernel(const Program program) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(16) unsigned char shared[];
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const unsigned phases = program.phases();
+  const ThreadIndex t{threadIdx.x, cluster.block_rank(), blockIdx.y};
+  const DeviceClusterShared view{shared};
+  for (unsigned phase = 0; phase < phases; ++phase) {
+    if (program.cluster_barrier(phase)) {
+      cluster.sync();
+    } else if (phase != 0) {
+      __syncthreads();
+    }
+    program.run(phase, t, view);
+  }
+  if (program.cluster_barrier(phases)) cluster.sync();
+#else
+  __trap();  // launch_cluster refuses devices before compute capability 9.0
+#endif
+}
+
 /// Launches `program` on `stream`. A program asking for more than 48 KiB of shared memory per
 /// block first raises the kernel's limit (up to `shared_optin`, the device's opt-in maximum;
 /// InvalidParameter naming both sizes beyond it). DeviceError names `name` if the launch fails.
@@ -50,17 +83,53 @@ void launch(const Program& program, cudaStream_t stream, std::size_t shared_opti
     throw InvalidParameter(std::string(name) + ": " + std::to_string(s.batch) +
                            " limbs in one launch; the grid allows 65535");
   }
+  const std::string what = std::string(name) + "<<<(" + std::to_string(s.blocks) + ", " +
+                           std::to_string(s.batch) + "), " + std::to_string(s.threads) + ", " +
+                           std::to_string(s.shared_bytes) + ">>>";
   constexpr std::size_t kDefaultShared = 48 * 1024;
-  if (s.shared_bytes > kDefaultShared) {
-    check(cudaFuncSetAttribute(program_kernel<Program>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  if constexpr (ClusterProgram<Program>) {
+    const auto kernel = cluster_kernel<Program>;
+    if (s.shared_bytes > kDefaultShared) {
+      check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(s.shared_bytes)),
+            std::string("cudaFuncSetAttribute(") + name + ", MaxDynamicSharedMemorySize " +
+                std::to_string(s.shared_bytes) + ")");
+    }
+    int clusters = 0;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(s.blocks, s.batch);
+    config.blockDim = dim3(s.threads);
+    config.dynamicSmemBytes = s.shared_bytes;
+    config.stream = stream;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = s.cluster;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    check(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config),
+          "cudaOccupancyMaxActiveClusters(" + what + ")");
+    if (clusters == 0) {
+      throw InvalidParameter(what + ": a cluster of " + std::to_string(s.cluster) + " blocks of " +
+                             std::to_string(s.threads) + " threads and " +
+                             std::to_string(s.shared_bytes) +
+                             " bytes of shared memory each does not fit this device");
+    }
+    check(cudaLaunchKernelEx(&config, kernel, program),
+          "cudaLaunchKernelEx(" + what + ", cluster " + std::to_string(s.cluster) + ")");
+  } else {
+    if (s.shared_bytes > kDefaultShared) {
+      check(
+          cudaFuncSetAttribute(program_kernel<Program>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(s.shared_bytes)),
           std::string("cudaFuncSetAttribute(") + name + ", MaxDynamicSharedMemorySize " +
               std::to_string(s.shared_bytes) + ")");
+    }
+    program_kernel<Program>
+        <<<dim3(s.blocks, s.batch), s.threads, s.shared_bytes, stream>>>(program);
+    check_launch(what);
   }
-  program_kernel<Program><<<dim3(s.blocks, s.batch), s.threads, s.shared_bytes, stream>>>(program);
-  check_launch(std::string(name) + "<<<(" + std::to_string(s.blocks) + ", " +
-               std::to_string(s.batch) + "), " + std::to_string(s.threads) + ", " +
-               std::to_string(s.shared_bytes) + ">>>");
 }
 
 }  // namespace polyhe::cuda::detail

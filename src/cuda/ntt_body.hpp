@@ -420,6 +420,10 @@ struct RowNtt {
   unsigned period;  // limb i uses policies[i % period] (limbs of several polynomials)
   unsigned threads;
   bool inverse;
+  /// The row is already in the block's shared memory (src unused) / stays there (dst unused):
+  /// the row stages of a cluster transform (cluster_body.hpp).
+  bool load_shared = false;
+  bool store_shared = false;
 
   [[nodiscard]] POLYHE_HD Passes passes() const {
     return inverse ? Passes{0, log_n2, RMAX} : Passes{log_n1, log_n1 + log_n2, RMAX};
@@ -437,9 +441,10 @@ struct RowNtt {
     const std::size_t row0 = static_cast<std::size_t>(t.block) << log_n2;
     const Linear<W> sm{static_cast<W*>(shared), row0};
     const Passes ps = passes();
-    const Linear<W> in = phase == 0 ? Linear<W>{const_cast<W*>(src) + off, 0} : sm;
+    const bool from_global = phase == 0 && !load_shared;
+    const Linear<W> in = from_global ? Linear<W>{const_cast<W*>(src) + off, 0} : sm;
     const bool final = phase + 1 == ps.count();
-    const Linear<W> out = final ? Linear<W>{dst + off, 0} : sm;
+    const Linear<W> out = final && !store_shared ? Linear<W>{dst + off, 0} : sm;
     const int r = ps.stages(phase);
     const unsigned s0 = ps.first(phase);
     const std::size_t groups = std::size_t{1} << (log_n2 - r);
@@ -475,6 +480,10 @@ struct RowPolymul {
   unsigned threads;
   bool fused;
   bool b_evaluated;  // as WholePolymul's: b's rows read from device memory, already transformed
+  /// The rows of a (and b unless b_evaluated) are already in shared memory, column-transformed
+  /// / the row of c stays in shared memory (a, c unused): the rows of a cluster product.
+  bool load_shared = false;
+  bool store_shared = false;
 
   [[nodiscard]] POLYHE_HD Passes forward_passes() const {
     return {log_n1, log_n1 + log_n2 - (fused ? 1 : 0), RMAX};
@@ -510,18 +519,19 @@ struct RowPolymul {
         const bool second = g >= groups;
         const std::size_t gg = g0 + (second ? g - groups : g);
         W* const sm = second ? sb : sa;
-        const Linear<W> in =
-            phase == 0 ? Linear<W>{const_cast<W*>(second ? b : a) + off, 0} : Linear<W>{sm, row0};
+        const Linear<W> in = phase == 0 && !load_shared
+                                 ? Linear<W>{const_cast<W*>(second ? b : a) + off, 0}
+                                 : Linear<W>{sm, row0};
         ct_group_any<RMAX, W>(r, p, in, Linear<W>{sm, row0}, s0, te, gg / te, gg % te, last);
       }
       return;
     }
     if (phase == fw.count()) {  // the product, into sa
-      const bool from_global = fw.count() == 0;
+      const bool from_global = fw.count() == 0 && !load_shared;
       const W* const xa = from_global ? a + off + row0 : sa;
       const std::size_t boff = static_cast<std::size_t>(t.batch % period) << log_n;
       const W* const xb = b_evaluated ? b + boff + row0 : from_global ? b + off + row0 : sb;
-      const bool to_global = iv.count() == 0;
+      const bool to_global = iv.count() == 0 && !store_shared;
       W* const xc = to_global ? c + off + row0 : sa;
       if (fused) {
         for (std::size_t i = t.thread; i < n2 / 2; i += threads) {
@@ -540,7 +550,7 @@ struct RowPolymul {
     const int r = iv.stages(ip);
     const unsigned s0 = iv.first(ip);
     const std::size_t ts = std::size_t{1} << s0;
-    const bool final = ip + 1 == iv.count();
+    const bool final = ip + 1 == iv.count() && !store_shared;
     const Linear<W> sm{sa, row0};
     const Linear<W> out = final ? Linear<W>{c + off, 0} : sm;
     const std::size_t groups = n2 >> r;

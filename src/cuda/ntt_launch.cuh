@@ -49,6 +49,19 @@ void check_size(const char* fn, const char* what, std::size_t got, std::size_t w
   }
 }
 
+/// Throws InvalidParameter naming `fn` and the device unless it runs the layout's kernels: the
+/// cluster kernels need compute capability 9.0 or later.
+inline void require_device_layout(const Context& ctx, const NttLayout& l, const char* fn) {
+  if (l.log_k != 0 && ctx.info().compute_major < 9) {
+    throw InvalidParameter(std::string(fn) +
+                           ": the cluster kernel needs compute capability 9.0 or "
+                           "later; device " +
+                           std::to_string(ctx.device()) + " (" + ctx.info().name + ") is " +
+                           std::to_string(ctx.info().compute_major) + "." +
+                           std::to_string(ctx.info().compute_minor));
+  }
+}
+
 template <Word W>
 void transform(const DeviceNttTables<W>& t, DeviceSpan<const W> src, DeviceSpan<W> dst, Stream s,
                const NttOptions& o, bool inverse) {
@@ -61,17 +74,22 @@ void transform(const DeviceNttTables<W>& t, DeviceSpan<const W> src, DeviceSpan<
   const auto layout = choose_layout(t.log_n(), static_cast<unsigned>(t.limbs()), 8 * sizeof(W), o);
   detail::require_device_radix(t.variant(), layout.r_max);
   const Context& ctx = *t.context();
+  detail::require_device_layout(ctx, layout, fn);
   ctx.activate();
   const auto stream = static_cast<cudaStream_t>(s.native());
   t.plan(0).visit(t.variant(), [&](auto host_policy) {
     using P = decltype(host_policy);
-    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) return;  // never on the device
-    const auto* policies = static_cast<const P*>(t.device_policies());
-    with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
-      run_transform<rmax()>(
-          layout, policies, src.data(), dst.data(), inverse,
-          [&](const auto& program) { launch(program, stream, ctx.shared_per_block_optin(), fn); });
-    });
+    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) {
+      return;  // never on the device (require_device_radix refused it)
+    } else {
+      const auto* policies = static_cast<const P*>(t.device_policies());
+      with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
+        run_transform<rmax()>(layout, policies, src.data(), dst.data(), inverse,
+                              [&](const auto& program) {
+                                launch(program, stream, ctx.shared_per_block_optin(), fn);
+                              });
+      });
+    }
   });
 }
 
@@ -104,21 +122,25 @@ void polymul(const DeviceNttTables<W>& t, DeviceSpan<const W> a, DeviceSpan<cons
       detail::choose_layout(t.log_n(), static_cast<unsigned>(t.limbs()), 8 * sizeof(W), o);
   detail::require_device_radix(t.variant(), layout.r_max);
   const Context& ctx = *t.context();
+  detail::require_device_layout(ctx, layout, fn);
   ctx.activate();
   DeviceBuffer<W> work;
   if (layout.split) work = DeviceBuffer<W>(t.context(), 2 * t.words(), s);
   const auto stream = static_cast<cudaStream_t>(s.native());
   t.plan(0).visit(t.variant(), [&](auto host_policy) {
     using P = decltype(host_policy);
-    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) return;  // never on the device
-    const auto* policies = static_cast<const P*>(t.device_policies());
-    detail::with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
-      detail::run_polymul<rmax()>(layout, policies, a.data(), b.data(), c.data(), work.data(),
-                                  fused, false, [&](const auto& program) {
-                                    detail::launch(program, stream, ctx.shared_per_block_optin(),
-                                                   fn);
-                                  });
-    });
+    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) {
+      return;  // never on the device (require_device_radix refused it)
+    } else {
+      const auto* policies = static_cast<const P*>(t.device_policies());
+      detail::with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
+        detail::run_polymul<rmax()>(layout, policies, a.data(), b.data(), c.data(), work.data(),
+                                    fused, false, [&](const auto& program) {
+                                      detail::launch(program, stream, ctx.shared_per_block_optin(),
+                                                     fn);
+                                    });
+      });
+    }
   });
 }
 
@@ -153,21 +175,25 @@ void polymul_evaluated(const DeviceNttTables<W>& t, DeviceSpan<const W> a,
   layout.period = static_cast<unsigned>(t.limbs());
   detail::require_device_radix(t.variant(), layout.r_max);
   const Context& ctx = *t.context();
+  detail::require_device_layout(ctx, layout, fn);
   ctx.activate();
   DeviceBuffer<W> work;
   if (layout.split) work = DeviceBuffer<W>(t.context(), a.size(), s);
   const auto stream = static_cast<cudaStream_t>(s.native());
   t.plan(0).visit(t.variant(), [&](auto host_policy) {
     using P = decltype(host_policy);
-    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) return;  // never on the device
-    const auto* policies = static_cast<const P*>(t.device_policies());
-    detail::with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
-      detail::run_polymul<rmax()>(layout, policies, a.data(), b_evaluated.data(), c.data(),
-                                  work.data(), false, true, [&](const auto& program) {
-                                    detail::launch(program, stream, ctx.shared_per_block_optin(),
-                                                   fn);
-                                  });
-    });
+    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) {
+      return;  // never on the device (require_device_radix refused it)
+    } else {
+      const auto* policies = static_cast<const P*>(t.device_policies());
+      detail::with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
+        detail::run_polymul<rmax()>(layout, policies, a.data(), b_evaluated.data(), c.data(),
+                                    work.data(), false, true, [&](const auto& program) {
+                                      detail::launch(program, stream, ctx.shared_per_block_optin(),
+                                                     fn);
+                                    });
+      });
+    }
   });
 }
 

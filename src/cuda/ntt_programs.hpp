@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cuda/cluster_body.hpp"
 #include "cuda/ntt_body.hpp"
 #include "polyhe/backend/cuda/ntt.hpp"
 #include "polyhe/core/error.hpp"
@@ -26,6 +27,10 @@ struct NttLayout {
   bool split = false;   // two passes over device memory (column, row) instead of one block
   unsigned log_n1 = 0, log_n2 = 0, log_width = 0;  // when split
   unsigned whole_threads = 1, column_threads = 1, row_threads = 1;
+  /// > 0: one pass, a cluster of 2^log_k blocks per limb, rows of 2^(log_n − log_k) words
+  /// (cluster_body.hpp); split is then false.
+  unsigned log_k = 0;
+  unsigned cluster_threads = 1;
 };
 
 /// Block size for `groups` groups of the first pass: one group per thread, at most 256 threads
@@ -66,9 +71,36 @@ inline NttLayout make_layout(unsigned log_n, unsigned limbs, unsigned r_max, boo
   return l;
 }
 
+/// The layout of a one-pass transform on clusters of 2^log_k blocks: 1 ≤ log_k ≤ 3 (clusters of
+/// 2, 4 or 8 blocks, the size every cluster-capable GPU runs) and rows of at least 4 words and
+/// at least as long as the cluster (so the row stages finish a fused product's forward
+/// transforms and each block has a column); InvalidParameter naming the values otherwise.
+inline NttLayout make_cluster_layout(unsigned log_n, unsigned limbs, unsigned r_max,
+                                     unsigned log_k) {
+  NttLayout l = make_layout(log_n, limbs, r_max, false, 0);
+  if (log_k < 1 || log_k > 3) {
+    throw InvalidParameter("NTT cluster of 2^" + std::to_string(log_k) +
+                           " blocks: the one-pass kernels take clusters of 2, 4 or 8 blocks");
+  }
+  if (2 * log_k > log_n || log_k + 2 > log_n) {
+    throw InvalidParameter("NTT of length 2^" + std::to_string(log_n) + " on a cluster of 2^" +
+                           std::to_string(log_k) +
+                           " blocks: each block's row must hold at least 4 words and one word "
+                           "per block (n ≥ 4·cluster and n ≥ cluster²)");
+  }
+  l.log_k = log_k;
+  const unsigned log_m = log_n - log_k;
+  const std::size_t columns = std::size_t{1} << (log_m - log_k);
+  const std::size_t groups = std::size_t{1} << (log_m - std::min(r_max, log_m));
+  l.cluster_threads = threads_for(std::max(columns, groups));
+  return l;
+}
+
 /// The layout NttOptions ask for, for limbs of 2^log_n words of `word_bits` bits: radix 2, 4, 8
 /// or 16 (InvalidParameter naming any other), tile_log 0 → 11 (64-bit words) or 12 (32-bit),
-/// else 2 … 14; automatic → one block when log_n ≤ tile_log.
+/// else 2 … 14; automatic → one block when log_n ≤ tile_log. The cluster kernel puts 2^tile_log
+/// words in each block (tile_log 0: 2^13 64-bit or 2^14 32-bit words, 64 KiB, with the cluster
+/// between 2 and 8 blocks), a cluster of 2^(log_n − tile_log) blocks.
 inline NttLayout choose_layout(unsigned log_n, unsigned limbs, unsigned word_bits,
                                const NttOptions& o) {
   unsigned r_max = 0;
@@ -92,6 +124,15 @@ inline NttLayout choose_layout(unsigned log_n, unsigned limbs, unsigned word_bit
     case NttKernel::automatic: split = log_n > tile_log; break;
     case NttKernel::one_block: split = false; break;
     case NttKernel::two_pass: split = true; break;
+    case NttKernel::cluster: {
+      if (o.tile_log != 0) {
+        return make_cluster_layout(log_n, limbs, r_max,
+                                   log_n > o.tile_log ? log_n - o.tile_log : 0);
+      }
+      const unsigned base = word_bits == 32 ? 14 : 13;
+      const unsigned log_k = log_n > base ? std::min(log_n - base, 3u) : 1;
+      return make_cluster_layout(log_n, limbs, r_max, log_k);
+    }
   }
   return make_layout(log_n, limbs, r_max, split, tile_log);
 }
@@ -122,12 +163,17 @@ inline void require_device_radix(NttVariant v, unsigned r_max) {
 }
 
 /// Runs `run(program)` for each program of the transform of every limb of src into dst (dst may
-/// be src): one WholeNtt, or a column and a row pass (forward) / a row and a column pass
-/// (inverse). policies: l.period of them.
+/// be src): one WholeNtt or ClusterNtt, or a column and a row pass (forward) / a row and a column
+/// pass (inverse). policies: l.period of them.
 template <int RMAX, Word W, class P, class Run>
 void run_transform(const NttLayout& l, const P* policies, const W* src, W* dst, bool inverse,
                    Run&& run) {
   POLYHE_DEBUG_ASSERT(static_cast<unsigned>(RMAX) == l.r_max);
+  if (l.log_k != 0) {
+    run(ClusterNtt<W, P, RMAX>{policies, src, dst, l.log_n - l.log_k, l.log_k, l.limbs, l.period,
+                               l.cluster_threads, inverse});
+    return;
+  }
   if (!l.split) {
     run(WholeNtt<W, P, RMAX>{policies, src, dst, l.log_n, l.limbs, l.period, l.whole_threads,
                              inverse});
@@ -150,16 +196,22 @@ void run_transform(const NttLayout& l, const P* policies, const W* src, W* dst, 
   }
 }
 
-/// Runs the programs of c = a·b for every limb: one WholePolymul, or (split) the forward column
-/// passes of a and b into work (2·limbs·n words), the row pass with the product into c, and the
-/// inverse column pass on c. c may be a or b; work must be disjoint from a, b and c.
-/// b_evaluated: b holds l.period limbs already in evaluation form (a resident operand; limb i of
-/// a times limb i % period of b; not fused), and work needs limbs·n words only.
+/// Runs the programs of c = a·b for every limb: one WholePolymul or ClusterPolymul, or (split)
+/// the forward column passes of a and b into work (2·limbs·n words), the row pass with the
+/// product into c, and the inverse column pass on c. c may be a or b; work must be disjoint from a,
+/// b and c. b_evaluated: b holds l.period limbs already in evaluation form (a resident operand;
+/// limb i of a times limb i % period of b; not fused), and work needs limbs·n words only.
 template <int RMAX, Word W, class P, class Run>
 void run_polymul(const NttLayout& l, const P* policies, const W* a, const W* b, W* c, W* work,
                  bool fused, bool b_evaluated, Run&& run) {
   POLYHE_DEBUG_ASSERT(static_cast<unsigned>(RMAX) == l.r_max);
   POLYHE_DEBUG_ASSERT(!(fused && b_evaluated));
+  if (l.log_k != 0) {
+    const unsigned operands = b_evaluated ? 1 : 2;
+    run(ClusterPolymul<W, P, RMAX>{policies, a, b, c, l.log_n - l.log_k, l.log_k, l.limbs, l.period,
+                                   threads_for(operands * l.cluster_threads), fused, b_evaluated});
+    return;
+  }
   if (!l.split) {
     run(WholePolymul<W, P, RMAX>{policies, a, b, c, l.log_n, l.limbs, l.period, l.whole_threads,
                                  fused, b_evaluated});

@@ -12,8 +12,23 @@
 // host through emulate() (emulate.hpp), which checks those two rules by running the threads and
 // the blocks in several orders. The arithmetic is the POLYHE_HD code of arith/ and ntt/, so the
 // host and the device compute with the very same functions.
+//
+// A cluster program (shape().cluster = K > 1; Hopper's thread-block clusters) runs its blocks in
+// groups of K that can read and write each other's shared memory, and has instead
+//   POLYHE_HD bool cluster_barrier(unsigned phase) const;   the barrier before `phase` spans the
+//                                                            cluster (phase 0: before the first,
+//                                                            phases(): before the blocks exit)
+//   template <class Shared>
+//   POLYHE_HD void run(unsigned phase, ThreadIndex t, const Shared& shared) const;
+// where shared.local() is the block's own shared memory and shared.block(rank) that of block
+// `rank` of its cluster (rank = blockIdx.x mod K). A block may touch another block's shared
+// memory only after a cluster barrier (the blocks of a cluster start together only then), what
+// one block writes there is seen by the other only after the next cluster barrier, and a block
+// whose shared memory another reads in the last phases must not exit before a final cluster
+// barrier. emulate_cluster() checks those rules as emulate() checks the two above.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 
 #include "polyhe/core/config.hpp"
@@ -27,12 +42,20 @@ struct ThreadIndex {
   unsigned batch;
 };
 
-/// blockDim.x, gridDim.x, gridDim.y and the dynamic shared memory of one block.
+/// blockDim.x, gridDim.x, gridDim.y, the dynamic shared memory of one block and the blocks of a
+/// cluster along x (1: no cluster; else blocks is a multiple of it).
 struct LaunchShape {
   unsigned threads;
   unsigned blocks;
   unsigned batch;
   std::size_t shared_bytes;
+  unsigned cluster = 1;
+};
+
+/// Whether Program is a cluster program.
+template <class Program>
+concept ClusterProgram = requires(const Program& p) {
+  { p.cluster_barrier(0u) } -> std::same_as<bool>;
 };
 
 }  // namespace polyhe::cuda::detail

@@ -1,8 +1,9 @@
 // The device transforms and products (backend/cuda/ntt.hpp) against the CPU's NttPlan and
 // polymul, bit for bit: 32- and 64-bit words with several primes each, N = 2^4 … 2^17, one
-// block and two passes, every device variant and radix, batches of limbs with their own primes,
-// plain and fused products and products with a resident operand. Skips, naming the reason,
-// without a device; the argument checks that need a context run only with one.
+// block, two passes and one pass on thread-block clusters, every device variant and radix, batches
+// of limbs with their own primes, plain and fused products and products with a resident operand.
+// Skips, naming the reason, without a device; the argument checks that need a context run only with
+// one.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -139,6 +140,36 @@ TYPED_TEST(NttDevice, KernelsAndRadices) {
   }
 }
 
+// One pass on clusters of 2, 4 and 8 blocks at every N where they apply, every radix; the
+// default cluster (64 KiB per block) up to 2^17; every device variant at 2^16.
+TYPED_TEST(NttDevice, ClusterOnePass) {
+  using W = TypeParam;
+  POLYHE_CONTEXT_OR_SKIP(ctx);
+  POLYHE_SEEDED_RNG(rng);
+  for (unsigned log_n = 4; log_n <= 17; ++log_n) {
+    const Batch<W> b = make_batch<W>(log_n, 3);
+    for (unsigned log_k = 1; log_k <= 3; ++log_k) {
+      if (log_n < 2 * log_k || log_n < log_k + 2) continue;
+      const unsigned tile = log_n - log_k;
+      const unsigned log_row_bytes = tile + (sizeof(W) == 8 ? 3u : 2u);
+      if (tile > 14 || log_row_bytes > 17) continue;  // rows of at most 128 KiB
+      for (unsigned radix : {2u, 4u, 8u, 16u}) {
+        check_all(ctx, b, NttVariant::barrett_alg4, NttOptions{radix, NttKernel::cluster, tile},
+                  rng, log_row_bytes <= 16);  // a product holds two rows
+      }
+    }
+    check_all(ctx, b, kDefaultNttVariant, NttOptions{8, NttKernel::cluster, 0}, rng, log_n <= 16);
+  }
+  const Batch<W> b = make_batch<W>(16, 3);
+  for (NttVariant v : kAllNttVariants) {
+    if (v == NttVariant::reference || !b.plans[0]->supports(v)) continue;
+    check_all(ctx, b, v, NttOptions{8, NttKernel::cluster, 0}, rng);
+  }
+  // 64 limbs, one cluster each.
+  check_all(ctx, make_batch<W>(16, 64), kDefaultNttVariant, NttOptions{8, NttKernel::cluster, 0},
+            rng, false);
+}
+
 // Every device variant (radix 8), one block and two passes.
 TYPED_TEST(NttDevice, EveryVariant) {
   using W = TypeParam;
@@ -177,7 +208,7 @@ TYPED_TEST(NttDevice, ResidentOperand) {
     const Batch<W> b = make_batch<W>(log_n, 2);
     const auto tables = DeviceNttTables<W>::create(ctx, b.plans);
     for (std::size_t k : {1u, 5u}) {
-      for (NttKernel kernel : {NttKernel::automatic, NttKernel::two_pass}) {
+      for (NttKernel kernel : {NttKernel::automatic, NttKernel::two_pass, NttKernel::cluster}) {
         SCOPED_TRACE("log_n " + std::to_string(log_n) + ", k " + std::to_string(k));
         std::vector<W> a;
         for (std::size_t j = 0; j < k; ++j) {
@@ -233,6 +264,16 @@ TEST(NttDeviceArguments, Refused) {
   const auto montgomery = DeviceNttTables<W>::create(ctx, b.plans, NttVariant::montgomery);
   EXPECT_THROW(forward(*montgomery, x.cspan(), x.span(), s, NttOptions{16}), InvalidParameter);
   EXPECT_THROW(polymul_evaluated(*tables, small.cspan(), x.cspan(), small.span(), s),
+               InvalidParameter);
+  // Clusters of 16 blocks; a product whose two rows (2·2^14 64-bit words, 256 KiB) outgrow
+  // shared memory.
+  EXPECT_THROW(forward(*tables, x.cspan(), x.span(), s, NttOptions{8, NttKernel::cluster, 6}),
+               InvalidParameter);
+  const Batch<W> large = make_batch<W>(17, 1);
+  const auto large_tables = DeviceNttTables<W>::create(ctx, large.plans);
+  DeviceBuffer<W> y(ctx, large.words(), s);
+  EXPECT_THROW(polymul(*large_tables, y.cspan(), y.cspan(), y.span(), s, false,
+                       NttOptions{8, NttKernel::cluster, 0}),
                InvalidParameter);
   synchronize(s);
 }

@@ -7,6 +7,7 @@
 // blocks of a launch would make the orders disagree). Runs without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,13 +62,21 @@ struct Shape {
   bool split;
   unsigned tile_log;
   EmulationOrder order;
+  unsigned log_k = 0;  // > 0: one pass on clusters of 2^log_k blocks (split, tile_log unused)
 };
 
 std::string describe(unsigned log_n, NttVariant v, const Shape& s) {
+  const std::string kernel = s.log_k != 0 ? ", cluster of 2^" + std::to_string(s.log_k)
+                             : s.split    ? ", split, tile 2^" + std::to_string(s.tile_log)
+                                          : ", one block";
   return "log_n " + std::to_string(log_n) + ", " + std::string(to_string(v)) + ", radix 2^" +
-         std::to_string(s.r_max) +
-         (s.split ? ", split, tile 2^" + std::to_string(s.tile_log) : ", one block") + ", order " +
-         std::to_string(static_cast<int>(s.order));
+         std::to_string(s.r_max) + kernel + ", order " + std::to_string(static_cast<int>(s.order));
+}
+
+cuda::detail::NttLayout layout_for(unsigned log_n, std::size_t limbs, const Shape& s) {
+  const auto l = static_cast<unsigned>(limbs);
+  if (s.log_k != 0) return cuda::detail::make_cluster_layout(log_n, l, s.r_max, s.log_k);
+  return cuda::detail::make_layout(log_n, l, s.r_max, s.split, s.tile_log);
 }
 
 /// The emulated transform (forward, then inverse of the result) against the CPU's.
@@ -80,8 +89,7 @@ void check_transform(const Limbs<W>& l, NttVariant v, const Shape& s, test::Test
   for (std::size_t i = 0; i < l.plans.size(); ++i) {
     l.plans[i]->forward(std::span<W>(expect).subspan(i * l.n, l.n), v);
   }
-  const auto layout = cuda::detail::make_layout(log_n, static_cast<unsigned>(l.plans.size()),
-                                                s.r_max, s.split, s.tile_log);
+  const auto layout = layout_for(log_n, l.plans.size(), s);
   std::vector<W> y(x.size(), W{0x5a});
   cuda::detail::with_policies<W>(l.plans, v, [&](auto policies) {
     cuda::detail::with_radix(s.r_max, [&](auto rmax) {
@@ -113,8 +121,7 @@ void check_polymul(const Limbs<W>& l, NttVariant v, const Shape& s, test::TestRn
     };
     polymul<W>(sub(a), sub(b), std::span<W>(expect).subspan(i * l.n, l.n), *l.plans[i], v);
   }
-  const auto layout = cuda::detail::make_layout(log_n, static_cast<unsigned>(l.plans.size()),
-                                                s.r_max, s.split, s.tile_log);
+  const auto layout = layout_for(log_n, l.plans.size(), s);
   cuda::detail::with_policies<W>(l.plans, v, [&](auto policies) {
     cuda::detail::with_radix(s.r_max, [&](auto rmax) {
       auto emulate = [&](const auto& program) {
@@ -161,8 +168,7 @@ void check_evaluated(const Limbs<W>& l, std::size_t k, const Shape& s, test::Tes
                  std::span<W>(expect).subspan(off, l.n), *l.plans[i]);
     }
   }
-  auto layout = cuda::detail::make_layout(log_n, static_cast<unsigned>(k * l.plans.size()), s.r_max,
-                                          s.split, s.tile_log);
+  auto layout = layout_for(log_n, k * l.plans.size(), s);
   layout.period = static_cast<unsigned>(l.plans.size());
   cuda::detail::with_policies<W>(l.plans, kDefaultNttVariant, [&](auto policies) {
     cuda::detail::with_radix(s.r_max, [&](auto rmax) {
@@ -280,6 +286,105 @@ TYPED_TEST(NttEmulation, ResidentOperand) {
   }
 }
 
+// One pass on clusters of 2, 4 and 8 blocks: every variant at radix 8 and the default and Alg. 4
+// at every radix, transforms and products (plain, fused, resident operand), N up to 2^17, blocks
+// and threads in every order (the order of the blocks between two cluster barriers is what would
+// expose a missing one).
+TYPED_TEST(NttEmulation, ClusterOnePass) {
+  using W = TypeParam;
+  POLYHE_SEEDED_RNG(rng);
+  for (unsigned log_k = 1; log_k <= 3; ++log_k) {
+    for (unsigned log_n = std::max(2 * log_k, log_k + 2); log_n <= 9; ++log_n) {
+      const Limbs<W> l = make_limbs<W>(log_n, prime_bits<W>());
+      for (NttVariant v : kAllNttVariants) {
+        if (!l.plans[0]->supports(v)) continue;
+        for (unsigned r = 1; r <= 4; ++r) {
+          if (r != 3 && v != kDefaultNttVariant && v != NttVariant::barrett_alg4) continue;
+          const EmulationOrder order = static_cast<EmulationOrder>((log_n + r) % 3);
+          check_transform(l, v, {r, false, 0, order, log_k}, rng);
+          if (log_n <= 7) check_polymul(l, v, {r, false, 0, order, log_k}, rng);
+        }
+      }
+      for (std::size_t k : {1u, 3u}) {
+        check_evaluated(l, k, {3, false, 0, EmulationOrder::shuffled, log_k}, rng);
+      }
+    }
+  }
+}
+
+TYPED_TEST(NttEmulation, ClusterOnePassLarge) {
+  using W = TypeParam;
+  POLYHE_SEEDED_RNG(rng);
+  for (unsigned log_n : {13u, 16u, 17u}) {
+    const Limbs<W> l = make_limbs<W>(log_n, {prime_bits<W>()[0], prime_bits<W>()[1]});
+    check_transform(l, kDefaultNttVariant, {3, false, 0, EmulationOrder::reverse, 3}, rng);
+    check_transform(l, NttVariant::barrett_alg4, {4, false, 0, EmulationOrder::forward, 2}, rng);
+    if (log_n <= 16) {
+      check_polymul(l, kDefaultNttVariant, {3, false, 0, EmulationOrder::shuffled, 3}, rng);
+    }
+  }
+}
+
+// The cluster programs ask for the barriers they need: without the one between the column pass
+// and the rows, the rows read words other blocks have not written yet (the reverse order tells);
+// without the first, a block writes another's shared memory before it may (an exception); and
+// the layout refuses clusters of 1 or 16 blocks and rows shorter than the cluster.
+template <class Program>
+struct DroppedBarrier : Program {
+  unsigned dropped;
+  [[nodiscard]] bool cluster_barrier(unsigned phase) const {
+    return phase != dropped && Program::cluster_barrier(phase);
+  }
+};
+
+TEST(NttEmulationCluster, MissingBarrierIsCaught) {
+  using W = std::uint64_t;
+  POLYHE_SEEDED_RNG(rng);
+  const Limbs<W> l = make_limbs<W>(8, {50});
+  const std::vector<W> x = random_limbs(l, rng);
+  std::vector<W> expect = x;
+  l.plans[0]->forward(std::span<W>(expect));
+  const auto layout = cuda::detail::make_cluster_layout(8, 1, 3, 2);
+  cuda::detail::with_policies<W>(l.plans, kDefaultNttVariant, [&](auto policies) {
+    using P = typename decltype(policies)::value_type;
+    using Ntt = cuda::detail::ClusterNtt<W, P, 3>;
+    const Ntt whole{policies.data(),        x.data(), nullptr, 8 - 2, 2, 1, 1,
+                    layout.cluster_threads, false};
+    for (EmulationOrder order : {EmulationOrder::forward, EmulationOrder::reverse}) {
+      std::vector<W> y(x.size());
+      Ntt ok = whole;
+      ok.dst = y.data();
+      cuda::detail::emulate(ok, order);
+      EXPECT_EQ(y, expect);
+    }
+    std::vector<W> y(x.size());
+    DroppedBarrier<Ntt> no_middle{whole, 1};
+    no_middle.dst = y.data();
+    cuda::detail::emulate(no_middle, EmulationOrder::reverse);
+    EXPECT_NE(y, expect);
+    DroppedBarrier<Ntt> no_first{whole, 0};
+    no_first.dst = y.data();
+    EXPECT_THROW(cuda::detail::emulate(no_first), std::logic_error);
+    // The inverse reads the other blocks' rows last: without the final barrier a block that
+    // exited leaves poison.
+    Ntt inv = whole;
+    inv.inverse = true;
+    inv.src = expect.data();
+    inv.dst = y.data();
+    cuda::detail::emulate(inv);
+    EXPECT_EQ(y, x);
+    DroppedBarrier<Ntt> no_final{inv, inv.phases()};
+    cuda::detail::emulate(no_final);
+    EXPECT_NE(y, x);
+  });
+  EXPECT_THROW((void)cuda::detail::make_cluster_layout(8, 1, 3, 0), InvalidParameter);
+  EXPECT_THROW((void)cuda::detail::make_cluster_layout(8, 1, 3, 4), InvalidParameter);
+  EXPECT_THROW((void)cuda::detail::make_cluster_layout(5, 1, 3, 3), InvalidParameter);
+  EXPECT_THROW((void)cuda::detail::make_cluster_layout(2, 1, 3, 1), InvalidParameter);
+  EXPECT_NO_THROW((void)cuda::detail::make_cluster_layout(6, 1, 3, 3));
+  EXPECT_NO_THROW((void)cuda::detail::make_cluster_layout(3, 1, 3, 1));
+}
+
 // The layout's rules: radix 2 … 16 only; two passes need N ≥ 8; rows of at least 4 words.
 TEST(NttEmulationLayout, Rules) {
   EXPECT_THROW((void)cuda::detail::make_layout(10, 1, 0, false, 11), InvalidParameter);
@@ -315,6 +420,17 @@ TEST(NttEmulationLayout, Options) {
   EXPECT_TRUE(choose_layout(5, 1, 64, NttOptions{4, NttKernel::two_pass, 0}).split);
   EXPECT_FALSE(choose_layout(16, 1, 64, NttOptions{16, NttKernel::one_block, 0}).split);
   EXPECT_EQ(choose_layout(16, 1, 64, NttOptions{16, NttKernel::automatic, 0}).r_max, 4u);
+  // Cluster: 64 KiB per block by default (2^13 64-bit words, 2^14 32-bit), 2 … 8 blocks.
+  EXPECT_EQ(choose_layout(16, 1, 64, NttOptions{8, NttKernel::cluster, 0}).log_k, 3u);
+  EXPECT_EQ(choose_layout(16, 1, 32, NttOptions{8, NttKernel::cluster, 0}).log_k, 2u);
+  EXPECT_EQ(choose_layout(17, 1, 64, NttOptions{8, NttKernel::cluster, 0}).log_k, 3u);
+  EXPECT_EQ(choose_layout(10, 1, 64, NttOptions{8, NttKernel::cluster, 0}).log_k, 1u);
+  EXPECT_EQ(choose_layout(16, 1, 64, NttOptions{8, NttKernel::cluster, 14}).log_k, 2u);
+  EXPECT_FALSE(choose_layout(16, 1, 64, NttOptions{8, NttKernel::cluster, 0}).split);
+  EXPECT_THROW((void)choose_layout(16, 1, 64, NttOptions{8, NttKernel::cluster, 12}),
+               InvalidParameter);
+  EXPECT_THROW((void)choose_layout(12, 1, 64, NttOptions{8, NttKernel::cluster, 12}),
+               InvalidParameter);
 }
 
 // The device runs every variant but the reference; every radix for shoup-lazy and barrett-alg4,

@@ -45,6 +45,7 @@ std::string kernel_name(NttKernel k) {
   switch (k) {
     case NttKernel::one_block: return "one_block";
     case NttKernel::two_pass: return "two_pass";
+    case NttKernel::cluster: return "cluster";
     default: return "automatic";
   }
 }
@@ -93,15 +94,19 @@ class Suite {
       compare_kernels<u64>(log_n);
     }
     if (wants(16)) {
-      for (std::size_t limbs : {1, 2, 4, 8, 16, 32, 64}) {
-        batch<u32>(limbs);
-        batch<u64>(limbs);
+      for (NttKernel k : {NttKernel::automatic, NttKernel::cluster}) {
+        for (std::size_t limbs : {1, 2, 4, 8, 16, 32, 64}) {
+          batch<u32>(limbs, k);
+          batch<u64>(limbs, k);
+        }
       }
     }
     for (int log_n : config_.log_ns) {
-      for (bool fused : {false, true}) {
-        products<u32>(log_n, fused);
-        products<u64>(log_n, fused);
+      for (NttKernel k : {NttKernel::automatic, NttKernel::cluster}) {
+        for (bool fused : {false, true}) {
+          products<u32>(log_n, fused, k);
+          products<u64>(log_n, fused, k);
+        }
       }
     }
     if (wants(10)) throughput();
@@ -222,11 +227,19 @@ class Suite {
 
   // --- Transforms ------------------------------------------------------------------------------
 
+  /// Whether the options run two passes over device memory (else one: one block or a cluster).
   template <Word W>
   [[nodiscard]] static bool splits(int log_n, const NttOptions& o) {
     const unsigned tile = o.tile_log != 0 ? o.tile_log : (sizeof(W) == 4 ? 12U : 11U);
     return o.kernel == NttKernel::two_pass ||
            (o.kernel == NttKernel::automatic && static_cast<unsigned>(log_n) > tile);
+  }
+
+  /// The kernel the options run, by name (automatic resolved).
+  template <Word W>
+  [[nodiscard]] static std::string resolved_kernel(int log_n, const NttOptions& o) {
+    if (o.kernel == NttKernel::cluster) return "cluster";
+    return splits<W>(log_n, o) ? "two_pass" : "one_block";
   }
 
   /// Forward and inverse of `limbs` limbs per call; per-limb times when limbs > 1.
@@ -274,11 +287,11 @@ class Suite {
         r.extra["per"] = "limb";
       }
       r.extra["radix"] = o.radix;
-      r.extra["kernel"] = kernel_name(o.kernel);
+      r.extra["kernel"] = resolved_kernel<W>(log_n, o);
       r.extra["passes"] = passes;
       if (!section.empty()) r.extra["section"] = section;
       r.extra["word_bits"] = word_bits<W>();
-      r.config = "radix " + std::to_string(o.radix) + ", " + kernel_name(o.kernel) +
+      r.config = "radix " + std::to_string(o.radix) + ", " + resolved_kernel<W>(log_n, o) +
                  (limbs > 1 ? ", per limb" : "");
       sink_(r);
     }
@@ -300,7 +313,7 @@ class Suite {
 
   template <Word W>
   void compare_kernels(int log_n) {
-    for (NttKernel k : {NttKernel::one_block, NttKernel::two_pass}) {
+    for (NttKernel k : {NttKernel::one_block, NttKernel::two_pass, NttKernel::cluster}) {
       NttOptions o;
       o.kernel = k;
       transforms<W>(log_n, kDefaultNttVariant, o, "kernels");
@@ -308,14 +321,18 @@ class Suite {
   }
 
   template <Word W>
-  void batch(std::size_t limbs) {
-    transforms<W>(16, kDefaultNttVariant, {}, "batch", limbs);
+  void batch(std::size_t limbs, NttKernel k) {
+    NttOptions o;
+    o.kernel = k;
+    transforms<W>(16, kDefaultNttVariant, o, "batch", limbs);
   }
 
   // --- Products --------------------------------------------------------------------------------
 
   template <Word W>
-  void products(int log_n, bool fused) {
+  void products(int log_n, bool fused, NttKernel k) {
+    NttOptions o;
+    o.kernel = k;
     const auto t = tables<W>(log_n, 1, kDefaultNttVariant, default_bits<W>());
     if (!t) return;
     const std::size_t words = t->device->words();
@@ -324,23 +341,30 @@ class Suite {
     const DeviceBuffer<W> b = random_sets(*t, sets);
     CudaRow r = row(fused ? "polymul_fused" : "polymul", log_n, t->bits, 1,
                     std::string(to_string(kDefaultNttVariant)));
-    r.stats = time_device(
-        *ctx_, gate_,
-        [&](std::size_t i) {
-          const std::size_t off = (i % sets) * words;
-          const auto c = a.span().subspan(off, words);
-          cuda::polymul(*t->device, cuda::DeviceSpan<const W>(c), b.cspan().subspan(off, words), c,
-                        ctx_->compute(), fused);
-        },
-        config_.timing);
+    try {
+      r.stats = time_device(
+          *ctx_, gate_,
+          [&](std::size_t i) {
+            const std::size_t off = (i % sets) * words;
+            const auto c = a.span().subspan(off, words);
+            cuda::polymul(*t->device, cuda::DeviceSpan<const W>(c), b.cspan().subspan(off, words),
+                          c, ctx_->compute(), fused, o);
+          },
+          config_.timing);
+    } catch (const InvalidParameter& e) {
+      note_("skipped " + r.op + " " + kernel_name(k) + " at N = 2^" + std::to_string(log_n) + ": " +
+            e.what());
+      cuda::synchronize(ctx_->compute());
+      return;
+    }
     const double n = std::ldexp(1.0, log_n);
-    const bool split = splits<W>(log_n, {});
+    const bool split = splits<W>(log_n, o);
     set_floor<W>(
         r, (split ? 9 : 3) * n,
         3 * n / 2 * log_n * products_per_butterfly(kDefaultNttVariant) + n * kPointwiseProducts);
-    r.extra["kernel"] = split ? "two_pass" : "one_block";
+    r.extra["kernel"] = resolved_kernel<W>(log_n, o);
     r.extra["word_bits"] = word_bits<W>();
-    r.config = split ? "two_pass" : "one_block";
+    r.config = resolved_kernel<W>(log_n, o);
     sink_(r);
   }
 
@@ -351,8 +375,9 @@ class Suite {
     const auto t = tables<u32>(kLogN, 1, kDefaultNttVariant, 30);
     if (!t) return;
     const std::size_t n = t->device->n();
+    const auto nd = static_cast<double>(n);
     const double per_product =
-        n / 2.0 * kLogN * 2 * products_per_butterfly(kDefaultNttVariant) + n * kPointwiseProducts;
+        nd / 2 * kLogN * 2 * products_per_butterfly(kDefaultNttVariant) + nd * kPointwiseProducts;
     const DeviceBuffer<u32> b = random_sets(*t, 1);
     DeviceBuffer<u32> b_evaluated(ctx_, n, ctx_->compute());
     cuda::forward(*t->device, b.cspan(), b_evaluated.span(), ctx_->compute());

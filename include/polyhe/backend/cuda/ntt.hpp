@@ -28,6 +28,10 @@ enum class NttKernel {
   automatic,  // one block when n ≤ 2^tile_log, else two passes
   one_block,  // the whole transform in one block's shared memory (n words; 2n for a product)
   two_pass,   // a column pass and a row pass, each in shared memory (n ≥ 8)
+  /// One pass over device memory: a thread-block cluster of 2, 4 or 8 blocks holds each limb in
+  /// their shared memory and the blocks exchange words through it (compute capability ≥ 9.0;
+  /// n ≥ 4·cluster and n ≥ cluster² words).
+  cluster,
 };
 
 struct NttOptions {
@@ -37,7 +41,9 @@ struct NttOptions {
   NttKernel kernel = NttKernel::automatic;
   /// log2 of the words a block holds in the two-pass kernels (rows of n2 = 2^tile_log words,
   /// column tiles of about as many) and the largest one-block length under `automatic`.
-  /// 0: 11 for 64-bit words, 12 for 32-bit words (16 KiB of shared memory).
+  /// 0: 11 for 64-bit words, 12 for 32-bit words (16 KiB of shared memory). The cluster kernel
+  /// holds 2^tile_log words of each operand per block, a cluster of n/2^tile_log blocks (0: 64 KiB
+  /// per block, 2 ≤ cluster ≤ 8).
   unsigned tile_log = 0;
 };
 
