@@ -206,6 +206,26 @@ POLYHE_HD POLYHE_NTT_INLINE void fused_pair(const P& p, std::size_t n, std::size
   }
 }
 
+/// The product of the words [first, first + count) of a limb of length n, evaluation form, one
+/// thread's share: xc[i] = xa[i]·xb[i], or (fused) the pairs of fused_pair, where xa, xb and xc
+/// hold those words from their index 0 (first and count even when fused).
+template <Word W, class P>
+POLYHE_HD POLYHE_NTT_INLINE void hadamard(const P& p, std::size_t n, std::size_t first,
+                                          std::size_t count, const W* xa, const W* xb, W* xc,
+                                          bool fused, unsigned thread, unsigned threads) {
+  if (fused) {
+    for (std::size_t i = thread; i < count / 2; i += threads) {
+      W c0, c1;
+      fused_pair<W>(p, n, first / 2 + i, xa[2 * i], xa[2 * i + 1], xb[2 * i], xb[2 * i + 1], c0,
+                    c1);
+      xc[2 * i] = c0;
+      xc[2 * i + 1] = c1;
+    }
+  } else {
+    for (std::size_t i = thread; i < count; i += threads) xc[i] = p.mul(xa[i], xb[i]);
+  }
+}
+
 // --- Whole transforms in one block (LOS) --------------------------------------------------------
 
 /// The whole transform of each limb in one block: block b of the grid transforms limb b, from
@@ -315,16 +335,7 @@ struct WholePolymul {
       const W* const xb = b_evaluated ? b + boff : from_global ? b + off : sb;
       const bool to_global = iv.count() == 0;
       W* const xc = to_global ? c + off : sa;
-      if (fused) {
-        for (std::size_t i = t.thread; i < n / 2; i += threads) {
-          W c0, c1;
-          fused_pair<W>(p, n, i, xa[2 * i], xa[2 * i + 1], xb[2 * i], xb[2 * i + 1], c0, c1);
-          xc[2 * i] = c0;
-          xc[2 * i + 1] = c1;
-        }
-      } else {
-        for (std::size_t i = t.thread; i < n; i += threads) xc[i] = p.mul(xa[i], xb[i]);
-      }
+      hadamard<W>(p, n, 0, n, xa, xb, xc, fused, t.thread, threads);
       return;
     }
     const unsigned ip = phase - fw.count() - 1;
@@ -533,17 +544,7 @@ struct RowPolymul {
       const W* const xb = b_evaluated ? b + boff + row0 : from_global ? b + off + row0 : sb;
       const bool to_global = iv.count() == 0 && !store_shared;
       W* const xc = to_global ? c + off + row0 : sa;
-      if (fused) {
-        for (std::size_t i = t.thread; i < n2 / 2; i += threads) {
-          W c0, c1;
-          fused_pair<W>(p, n, row0 / 2 + i, xa[2 * i], xa[2 * i + 1], xb[2 * i], xb[2 * i + 1], c0,
-                        c1);
-          xc[2 * i] = c0;
-          xc[2 * i + 1] = c1;
-        }
-      } else {
-        for (std::size_t i = t.thread; i < n2; i += threads) xc[i] = p.mul(xa[i], xb[i]);
-      }
+      hadamard<W>(p, n, row0, n2, xa, xb, xc, fused, t.thread, threads);
       return;
     }
     const unsigned ip = phase - fw.count() - 1;

@@ -62,6 +62,36 @@ inline void require_device_layout(const Context& ctx, const NttLayout& l, const 
   }
 }
 
+/// What every transform and product does once its arguments are checked: refuses a variant,
+/// radix or kernel the device does not run (InvalidParameter naming it), takes `work_words` of
+/// scratch from the pool on s (none for 0), and calls body(rmax, policies, work, run) with the
+/// radix as an integral_constant, the tables' policies in device memory, the scratch and
+/// run(program), which launches a block program on s.
+template <Word W, class Body>
+void on_device(const DeviceNttTables<W>& t, const NttLayout& layout, std::size_t work_words,
+               Stream s, const char* fn, Body&& body) {
+  require_device_radix(t.variant(), layout.r_max);
+  const Context& ctx = *t.context();
+  require_device_layout(ctx, layout, fn);
+  ctx.activate();
+  DeviceBuffer<W> work;
+  if (work_words != 0) work = DeviceBuffer<W>(t.context(), work_words, s);
+  const auto stream = static_cast<cudaStream_t>(s.native());
+  const auto run = [&](const auto& program) {
+    launch(program, stream, ctx.shared_per_block_optin(), fn);
+  };
+  t.plan(0).visit(t.variant(), [&](auto host_policy) {
+    using P = decltype(host_policy);
+    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) {
+      return;  // never on the device (require_device_radix refused it)
+    } else {
+      const auto* policies = static_cast<const P*>(t.device_policies());
+      with_device_radix<W, P>(layout.r_max,
+                              [&](auto rmax) { body(rmax, policies, work.data(), run); });
+    }
+  });
+}
+
 template <Word W>
 void transform(const DeviceNttTables<W>& t, DeviceSpan<const W> src, DeviceSpan<W> dst, Stream s,
                const NttOptions& o, bool inverse) {
@@ -72,24 +102,8 @@ void transform(const DeviceNttTables<W>& t, DeviceSpan<const W> src, DeviceSpan<
     throw InvalidParameter(std::string(fn) + ": dst overlaps src without being src");
   }
   const auto layout = choose_layout(t.log_n(), static_cast<unsigned>(t.limbs()), 8 * sizeof(W), o);
-  detail::require_device_radix(t.variant(), layout.r_max);
-  const Context& ctx = *t.context();
-  detail::require_device_layout(ctx, layout, fn);
-  ctx.activate();
-  const auto stream = static_cast<cudaStream_t>(s.native());
-  t.plan(0).visit(t.variant(), [&](auto host_policy) {
-    using P = decltype(host_policy);
-    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) {
-      return;  // never on the device (require_device_radix refused it)
-    } else {
-      const auto* policies = static_cast<const P*>(t.device_policies());
-      with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
-        run_transform<rmax()>(layout, policies, src.data(), dst.data(), inverse,
-                              [&](const auto& program) {
-                                launch(program, stream, ctx.shared_per_block_optin(), fn);
-                              });
-      });
-    }
+  on_device(t, layout, 0, s, fn, [&](auto rmax, const auto* policies, W*, const auto& run) {
+    run_transform<rmax()>(layout, policies, src.data(), dst.data(), inverse, run);
   });
 }
 
@@ -120,28 +134,12 @@ void polymul(const DeviceNttTables<W>& t, DeviceSpan<const W> a, DeviceSpan<cons
   }
   const auto layout =
       detail::choose_layout(t.log_n(), static_cast<unsigned>(t.limbs()), 8 * sizeof(W), o);
-  detail::require_device_radix(t.variant(), layout.r_max);
-  const Context& ctx = *t.context();
-  detail::require_device_layout(ctx, layout, fn);
-  ctx.activate();
-  DeviceBuffer<W> work;
-  if (layout.split) work = DeviceBuffer<W>(t.context(), 2 * t.words(), s);
-  const auto stream = static_cast<cudaStream_t>(s.native());
-  t.plan(0).visit(t.variant(), [&](auto host_policy) {
-    using P = decltype(host_policy);
-    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) {
-      return;  // never on the device (require_device_radix refused it)
-    } else {
-      const auto* policies = static_cast<const P*>(t.device_policies());
-      detail::with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
-        detail::run_polymul<rmax()>(layout, policies, a.data(), b.data(), c.data(), work.data(),
-                                    fused, false, [&](const auto& program) {
-                                      detail::launch(program, stream, ctx.shared_per_block_optin(),
-                                                     fn);
-                                    });
-      });
-    }
-  });
+  const std::size_t work = layout.split ? 2 * t.words() : 0;
+  detail::on_device(t, layout, work, s, fn,
+                    [&](auto rmax, const auto* policies, W* scratch, const auto& run) {
+                      detail::run_polymul<rmax()>(layout, policies, a.data(), b.data(), c.data(),
+                                                  scratch, fused, false, run);
+                    });
 }
 
 template <Word W>
@@ -173,28 +171,12 @@ void polymul_evaluated(const DeviceNttTables<W>& t, DeviceSpan<const W> a,
   }
   auto layout = detail::choose_layout(t.log_n(), static_cast<unsigned>(limbs), 8 * sizeof(W), o);
   layout.period = static_cast<unsigned>(t.limbs());
-  detail::require_device_radix(t.variant(), layout.r_max);
-  const Context& ctx = *t.context();
-  detail::require_device_layout(ctx, layout, fn);
-  ctx.activate();
-  DeviceBuffer<W> work;
-  if (layout.split) work = DeviceBuffer<W>(t.context(), a.size(), s);
-  const auto stream = static_cast<cudaStream_t>(s.native());
-  t.plan(0).visit(t.variant(), [&](auto host_policy) {
-    using P = decltype(host_policy);
-    if constexpr (std::is_same_v<P, ReferenceButterfly<W>>) {
-      return;  // never on the device (require_device_radix refused it)
-    } else {
-      const auto* policies = static_cast<const P*>(t.device_policies());
-      detail::with_device_radix<W, P>(layout.r_max, [&](auto rmax) {
-        detail::run_polymul<rmax()>(layout, policies, a.data(), b_evaluated.data(), c.data(),
-                                    work.data(), false, true, [&](const auto& program) {
-                                      detail::launch(program, stream, ctx.shared_per_block_optin(),
-                                                     fn);
-                                    });
-      });
-    }
-  });
+  const std::size_t work = layout.split ? a.size() : 0;
+  detail::on_device(t, layout, work, s, fn,
+                    [&](auto rmax, const auto* policies, W* scratch, const auto& run) {
+                      detail::run_polymul<rmax()>(layout, policies, a.data(), b_evaluated.data(),
+                                                  c.data(), scratch, false, true, run);
+                    });
 }
 
 #define POLYHE_CUDA_NTT_INSTANTIATE(W)                                                            \
