@@ -1,29 +1,111 @@
 #!/usr/bin/env bash
-# Builds the CUDA parts here (Release, CUDA on) and packs what a lent GPU machine needs to verify
-# them into gpu-pack/ (git-ignored; carry it with the device tool): the `gpu` test binaries, the
-# `polyhe` tool, the shared libraries they need that a bare CUDA image lacks (GMP, libsodium),
-# and scripts/gpu-run.sh. The device machine needs no compiler, no network and no packages.
+# Builds polyhe with CUDA here and packs into gpu-pack/ (git-ignored) everything a lent GPU machine
+# needs to verify it: the device test binaries, the `polyhe` tool, every shared library they load
+# that is not the driver or glibc (libcudart, libstdc++, GMP, libsodium, …; checked with ldd),
+# the run order with a timeout per binary (tests.txt), the benchmarks to run once (bench.txt), a
+# manifest (commit, build) and scripts/gpu-run.sh. The device machine then needs no compiler, no
+# package and no network. Refuses to finish (exit 1, naming the reason) when a device test binary
+# is missing from the run order, a library would not resolve, or the pack is too large to carry.
 #
-#   scripts/gpu-pack.sh            # then, on the device: bash gpu-pack/gpu-run.sh "$OUT"
+#   scripts/gpu-pack.sh [BUILD_DIR]      # default build/gpu-pack
+# The pack's build links polyhe's own libraries shared (BUILD_SHARED_LIBS): the CUDA kernels are
+# then carried once (libpolyhe_cuda.so) instead of once per binary, and everything is stripped.
+# then, with the device tool: carry ["gpu-pack"], command `bash gpu-pack/gpu-run.sh "$OUT"`
+# (docs/bench/gpu-status.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=build/gpu-pack
-cmake --preset release -B "$build" -DPOLYHE_CUDA=ON -DPOLYHE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target polyhe_cli test_arith_device test_cuda_runtime \
-  test_elementwise_device test_ntt_device test_streamed_polymul test_gpu_info
-rm -rf gpu-pack
-mkdir -p gpu-pack/bin gpu-pack/lib
-for t in test_arith_device test_cuda_runtime test_elementwise_device test_ntt_device \
-  test_streamed_polymul test_gpu_info; do
+build=${1:-build/gpu-pack}
+pack=gpu-pack
+max_bytes=$((48 * 1024 * 1024))  # the device tool carries 64 MiB with the working tree
+
+# Run order and timeouts (seconds): arithmetic, runtime, element-wise, NTT, products, schemes.
+# A new device test binary must be added here (the check below finds any that is not).
+tests=(
+  "test_gpu_info 60"
+  "test_arith_device 120"
+  "test_cuda_runtime 60"
+  "test_elementwise_device 120"
+  "test_ntt_device 300"
+  "test_streamed_polymul 120"
+  "test_ring_poly_cuda 120"
+  "test_ckks_cuda 240"
+  "test_bgv_cuda 240"
+)
+# Benchmarks, each run once as JSON lines: "NAME TIMEOUT_S ARGS..." of bin/polyhe.
+benches=(
+  "bench-cuda 240 bench --backend cuda --json --min-time 0.1"
+)
+
+scripts/deps.sh
+cmake --preset release -B "$build" -DPOLYHE_CUDA=ON -DBUILD_SHARED_LIBS=ON \
+  -DPOLYHE_BUILD_BENCH=OFF >/dev/null
+names=()
+for line in "${tests[@]}"; do names+=("${line%% *}"); done
+cmake --build "$build" -j "$(nproc)"
+
+# Every binary holding a test labelled gpu must be in the run order.
+listed=$(ctest --test-dir "$build" -L gpu --show-only=json-v1 2>/dev/null |
+  python3 -c 'import json, os, sys
+for t in json.load(sys.stdin)["tests"]:
+    print(os.path.basename(t["command"][0]))' | sort -u)
+for b in $listed; do
+  if [[ " ${names[*]} " != *" $b "* ]]; then
+    echo "gpu-pack: $b holds gpu-labelled tests but is not in the run order of $0" >&2
+    exit 1
+  fi
+done
+
+rm -rf "$pack"
+mkdir -p "$pack/bin" "$pack/lib"
+for t in "${names[@]}"; do
   f=$(find "$build/tests" -name "$t" -type f -perm -u+x | head -1)
-  if [[ -n "$f" ]]; then cp "$f" gpu-pack/bin/; fi
+  if [[ -z "$f" ]]; then
+    echo "gpu-pack: test binary $t was not built in $build" >&2
+    exit 1
+  fi
+  cp "$f" "$pack/bin/"
 done
-cp "$build/tools/polyhe/polyhe" gpu-pack/bin/
-# Libraries outside glibc/libstdc++ and the CUDA runtime (which the device image has).
-for f in gpu-pack/bin/*; do
-  ldd "$f" | awk '/=> \// {print $3}'
-done | sort -u | grep -E 'libgmp|libsodium|libgtest|libbenchmark' | while read -r lib; do
-  cp -L "$lib" gpu-pack/lib/
+cp "$build/tools/polyhe/polyhe" "$pack/bin/"
+
+# Libraries: everything ldd resolves except the driver (libcuda, on the device) and glibc's own.
+system='^(linux-vdso\.so|ld-linux-x86-64\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libcuda\.so)'
+for f in "$pack"/bin/*; do
+  ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r soname path; do
+  if [[ ! "$soname" =~ $system ]]; then cp -L "$path" "$pack/lib/$soname"; fi
 done
-cp scripts/gpu-run.sh gpu-pack/
-du -sh gpu-pack
+
+strip --strip-unneeded "$pack"/bin/* "$pack"/lib/*
+
+# Check: with only lib/ added, every dependency resolves to lib/ or to the system set.
+bad=0
+for f in "$pack"/bin/*; do
+  while read -r soname arrow path _; do
+    [[ "$arrow" == "=>" ]] || continue
+    if [[ "$path" == "not" ]]; then
+      echo "gpu-pack: $(basename "$f") needs $soname, which is not found" >&2
+      bad=1
+    elif [[ "$path" != "$PWD/$pack/lib/"* && ! "$soname" =~ $system ]]; then
+      echo "gpu-pack: $(basename "$f") loads $soname from $path, outside the pack" >&2
+      bad=1
+    fi
+  done < <(env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$PWD/$pack/lib" ldd "$f")
+done
+((bad == 0)) || exit 1
+
+printf '%s\n' "${tests[@]}" >"$pack/tests.txt"
+printf '%s\n' "${benches[@]}" >"$pack/bench.txt"
+cp scripts/gpu-run.sh "$pack/"
+{
+  echo "polyhe $(git describe --always --dirty) ($(git log -1 --format=%cs)), $build, packed $(date -u +%FT%TZ)"
+  echo "nvcc: $(nvcc --version | tail -1)"
+  echo "libraries: $(ls "$pack/lib" | tr '\n' ' ')"
+} >"$pack/manifest.txt"
+
+bytes=$(du -sb "$pack" | cut -f1)
+if ((bytes > max_bytes)); then
+  echo "gpu-pack: $pack is $((bytes >> 20)) MiB; the device tool carries 64 MiB with the tree, keep it under $((max_bytes >> 20))" >&2
+  exit 1
+fi
+echo "gpu-pack: $((bytes >> 20)) MiB in $pack ($(ls "$pack/bin" | wc -l) binaries, $(ls "$pack/lib" | wc -l) libraries)"
+cat "$pack/manifest.txt"

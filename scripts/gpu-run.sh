@@ -1,30 +1,139 @@
 #!/usr/bin/env bash
-# On a lent GPU machine, from a gpu-pack/ made by scripts/gpu-pack.sh: runs every `gpu` test
-# binary and the CUDA benchmark, and writes the raw outputs, headed by the nvidia-smi device line,
-# into the directory $1 (default: gpu-out). Never changes the card's settings.
+# On a lent GPU machine, from a pack made by scripts/gpu-pack.sh: runs the pack's test binaries in
+# the order of tests.txt (arithmetic, runtime, element-wise, NTT, products, schemes), then each
+# benchmark of bench.txt once (JSON lines), and leaves exactly two files in the output directory
+# $1 (default gpu-out), which the device tool brings back (it returns at most 8):
+#   summary.txt          one line per step (PASS / FAIL / SKIPPED / TIMEOUT / NOT RUN) and the
+#                        device line; also printed last, so the tool's output tail shows it
+#   gpu-results.tar.gz   everything raw: device.txt (nvidia-smi), ldd.txt, each test's output and
+#                        gtest JSON, each benchmark's JSON lines and stderr
+# Rules (docs/bench/gpu-status.md): every binary runs under its own `timeout`, cut to what is left
+# of POLYHE_GPU_DEADLINE_S seconds (default 540, under the tool's 600-second limit; a step with
+# under 15 s left is NOT RUN, a failure); CUDA_MODULE_LOADING=EAGER (module load errors at start, not
+# mid-test); a test binary that skips any test, runs no test, or dies is a FAILURE here (on a GPU
+# nothing may skip); a library the binaries need that is missing fails the run before any test.
+# Exit status 0 only if every step passed. Never changes the card's settings.
+#
+# tests.txt: lines "BINARY TIMEOUT_S" (binaries in bin/). bench.txt: lines
+# "NAME TIMEOUT_S ARGS..." (runs bin/polyhe ARGS..., stdout to NAME.jsonl).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-gpu-out}
+deadline=${POLYHE_GPU_DEADLINE_S:-540}
+start=$(date +%s)
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+raw=$(mktemp -d)
+summary="$raw/summary.txt"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CUDA_MODULE_LOADING=EAGER
+status=0
+
+note() { echo "$*" | tee -a "$summary"; }
+elapsed() { echo $(($(date +%s) - start)); }
+
+# Packs the raw outputs and the summary into $out; runs on every exit path.
+finish() {
+  cp "$summary" "$out/summary.txt"
+  tar -C "$raw" -czf "$out/gpu-results.tar.gz" .
+  rm -rf "$raw"
+}
+trap finish EXIT
+
 {
   date -u +"%Y-%m-%dT%H:%M:%SZ"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
-    --format=csv
+    --format=csv,noheader
   nvidia-smi -L
-} >"$out/device.txt" 2>&1
-cat "$out/device.txt"
-status=0
-for t in "$here"/bin/test_*; do
-  name=$(basename "$t")
-  echo "== $name"
-  if ! "$t" --gtest_color=no >"$out/$name.txt" 2>&1; then status=1; fi
-  tail -3 "$out/$name.txt"
-done
-echo "== polyhe bench --backend cuda"
-"$here/bin/polyhe" bench --backend cuda --json >"$out/bench-cuda.jsonl" 2>"$out/bench-cuda.err" ||
+  nvidia-smi
+} >"$raw/device.txt" 2>&1
+note "device: $(head -2 "$raw/device.txt" | tail -1)"
+note "pack: $(cat "$here/manifest.txt" 2>/dev/null | head -1)"
+
+# Every library every binary needs must resolve (from lib/ or the machine's driver and libc).
+missing=0
+for f in "$here"/bin/*; do
+  echo "== $(basename "$f")"
+  ldd "$f" 2>&1
+done >"$raw/ldd.txt"
+if grep -q 'not found' "$raw/ldd.txt"; then
+  note "FAIL libraries: $(grep 'not found' "$raw/ldd.txt" | awk '{print $1}' | sort -u | tr '\n' ' ')"
+  missing=1
   status=1
-"$here/bin/polyhe" bench --backend cuda >"$out/bench-cuda.md" 2>>"$out/bench-cuda.err" ||
-  status=1
-tail -40 "$out/bench-cuda.md"
+fi
+
+# run NAME TIMEOUT_S STDOUT_FILE STDERR_FILE COMMAND...: the command under its own timeout,
+# within the deadline, stdin closed; sets $rc (124: timed out; -1: not run) and $took.
+run() {
+  local name=$1 limit=$2 file=$3 errfile=$4
+  shift 4
+  local left=$((deadline - $(elapsed)))
+  if ((left < 15)); then
+    rc=-1
+    note "NOT RUN $name: ${left} s left of the ${deadline}-s deadline"
+    return
+  fi
+  if ((left < limit)); then limit=$left; fi
+  local t0
+  t0=$(date +%s)
+  if [[ "$file" == "$errfile" ]]; then
+    timeout --signal=TERM --kill-after=10 "$limit" "$@" </dev/null >"$file" 2>&1
+  else
+    timeout --signal=TERM --kill-after=10 "$limit" "$@" </dev/null >"$file" 2>"$errfile"
+  fi
+  rc=$?
+  took=$(($(date +%s) - t0))
+}
+
+if ((missing == 0)); then
+  while read -r name limit; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    log="$raw/$name.txt"
+    run "$name" "$limit" "$log" "$log" "$here/bin/$name" --gtest_color=no \
+      "--gtest_output=json:$raw/$name.json"
+    ((rc == -1)) && { status=1; continue; }
+    # Per-test lines end with the test's time: "[  SKIPPED ] Suite.Name (0 ms)".
+    passed=$(grep -c '^\[       OK \] .* ms)$' "$log")
+    skipped=$(grep -c '^\[  SKIPPED \] .* ms)$' "$log")
+    failed=$(grep -c '^\[  FAILED  \] .* ms)$' "$log")
+    if ((rc == 124 || rc == 137)); then
+      note "TIMEOUT $name after ${took} s ($passed passed before)"
+      status=1
+    elif ((skipped > 0)); then
+      first=$(grep -m1 '^\[  SKIPPED \] .* ms)$' "$log" | sed 's/^\[  SKIPPED \] //')
+      why=$(grep -m1 -A1 ': Skipped$' "$log" | tail -1)
+      note "SKIPPED $name: $skipped skipped (a failure on a GPU), first $first: $why"
+      status=1
+    elif ((rc != 0 || failed > 0)); then
+      note "FAIL $name: exit $rc, $passed passed, $failed failed: $(grep -m3 '^\[  FAILED  \] .* ms)$' "$log" | sed 's/^\[  FAILED  \] //' | tr '\n' ' ')"
+      status=1
+    elif ((passed == 0)); then
+      note "FAIL $name: no test ran"
+      status=1
+    else
+      note "PASS $name: $passed tests in ${took} s"
+    fi
+  done <"$here/tests.txt"
+
+  if [[ -f "$here/bench.txt" ]]; then
+    while read -r name limit args; do
+      [[ -z "$name" || "$name" == \#* ]] && continue
+      # shellcheck disable=SC2086  # args is a word list by design
+      run "$name" "$limit" "$raw/$name.jsonl" "$raw/$name.err" "$here/bin/polyhe" $args
+      ((rc == -1)) && { status=1; continue; }
+      rows=$(grep -c '^{' "$raw/$name.jsonl")
+      if ((rc == 124 || rc == 137)); then
+        note "TIMEOUT bench $name after ${took} s ($rows rows before)"
+        status=1
+      elif ((rc != 0 || rows == 0)); then
+        note "FAIL bench $name: exit $rc, $rows rows: $(tail -1 "$raw/$name.err")"
+        status=1
+      else
+        note "PASS bench $name: $rows rows in ${took} s"
+      fi
+    done <"$here/bench.txt"
+  fi
+fi
+
+note "total: $(elapsed) s; $([[ $status == 0 ]] && echo 'every step passed' || echo 'FAILURES above')"
 exit $status

@@ -11,8 +11,8 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/ntt/batch.hpp"
+#include "polyhe/ring/sampler.hpp"
+#include "polyhe/ring/scale_invariant.hpp"
 #include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rns/bigint.hpp"
 
@@ -65,7 +65,8 @@ double log2_product(std::span<const u64> primes) {
 // round(Q_l·m/t) over Q_l, coefficient form, as the centred lift of m_c + round(r·m_c/t), where
 // m_c is m's centred representative: round(Q·(m − t)/t) = round(Q·m/t) − Q, so either
 // representative gives the same residues, and the centred one keeps every product in range.
-RnsPoly scaled_plaintext(const Context& ctx, const Plaintext& m, std::size_t l) {
+RnsPoly scaled_plaintext(const Context& ctx, const Plaintext& m, std::size_t l,
+                         const std::shared_ptr<Device>& device) {
   const auto& params = *ctx.params();
   const std::size_t n = params.n();
   const u64 t = ctx.t().value();
@@ -86,16 +87,13 @@ RnsPoly scaled_plaintext(const Context& ctx, const Plaintext& m, std::size_t l) 
     // rounded − r·[high] ∈ (−t, t): its residue mod t.
     fix[j] = high ? (rounded >= lv.r ? rounded - lv.r : rounded + t - lv.r) : rounded;
   }
-  RnsPoly out(params.ring(), l + 1, PolyForm::kCoefficient);
-  AlignedVector<u64> lifted(n);
-  for (std::size_t i = 0; i <= l; ++i) {
-    const auto& qi = params.ring()->basis().modulus(i);
-    const std::span<u64> limb = out.limb(i);
-    vec::lift_centred(m.coeffs, t, limb, qi);
-    vec::multiply_scalar(limb, lv.delta[i], limb, qi);
-    vec::lift_centred(fix, t, lifted, qi);
-    vec::add(limb, lifted, limb, qi);
-  }
+  // Δ_l·m_c + fix_c over Q_l (both lifted centred from Z_t), where the plaintext is needed.
+  RnsPoly out(params.ring(), l + 1, PolyForm::kCoefficient, device);
+  set_signed(detail::centred(m.coeffs, t), out);
+  out.multiply_scalar(lv.delta);
+  RnsPoly correction(params.ring(), l + 1, PolyForm::kCoefficient, device);
+  set_signed(detail::centred(fix, t), correction);
+  out.add(correction);
   return out;
 }
 
@@ -172,7 +170,7 @@ const BatchEncoder& Context::batch_encoder() const {
 
 Ciphertext bfv_encrypt(const Context& ctx, rlwe::Encryptor& encryptor, const Plaintext& m) {
   check_plaintext(ctx, m, "bfv_encrypt");
-  return encryptor.encrypt(scaled_plaintext(ctx, m, ctx.params()->max_level()));
+  return encryptor.encrypt(scaled_plaintext(ctx, m, ctx.params()->max_level(), encryptor.device()));
 }
 
 Plaintext bfv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
@@ -180,7 +178,8 @@ Plaintext bfv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::Secr
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
   x.to_coefficient();
   Plaintext out{std::vector<u64>(ctx.n())};
-  ctx.level(ct.level()).rounder.round(x.data(), out.coeffs);
+  // The rounding to Z_t is decoding: on the host.
+  ctx.level(ct.level()).rounder.round(x.to_host().data(), out.coeffs);
   return out;
 }
 
@@ -223,7 +222,7 @@ Ciphertext BfvEvaluator::negate(const Ciphertext& a) const {
 Ciphertext BfvEvaluator::add_plain(const Ciphertext& a, const Plaintext& m) const {
   check(a, "add_plain");
   check_plaintext(*ctx_, m, "add_plain");
-  RnsPoly s = scaled_plaintext(*ctx_, m, a.level());
+  RnsPoly s = scaled_plaintext(*ctx_, m, a.level(), a.device());
   s.to_evaluation();
   Ciphertext out = a;
   out.parts()[0].add(s);
@@ -233,7 +232,7 @@ Ciphertext BfvEvaluator::add_plain(const Ciphertext& a, const Plaintext& m) cons
 Ciphertext BfvEvaluator::sub_plain(const Ciphertext& a, const Plaintext& m) const {
   check(a, "sub_plain");
   check_plaintext(*ctx_, m, "sub_plain");
-  RnsPoly s = scaled_plaintext(*ctx_, m, a.level());
+  RnsPoly s = scaled_plaintext(*ctx_, m, a.level(), a.device());
   s.to_evaluation();
   Ciphertext out = a;
   out.parts()[0].sub(s);
@@ -243,7 +242,7 @@ Ciphertext BfvEvaluator::sub_plain(const Ciphertext& a, const Plaintext& m) cons
 Ciphertext BfvEvaluator::multiply_plain(const Ciphertext& a, const Plaintext& m) const {
   check(a, "multiply_plain");
   check_plaintext(*ctx_, m, "multiply_plain");
-  return detail::multiply_parts(a, lifted_plaintext(*ctx_, m, a.level()));
+  return detail::multiply_parts(a, lifted_plaintext(*ctx_, m, a.level(), a.device()));
 }
 
 Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
@@ -257,65 +256,18 @@ Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
     throw InvalidParameter("multiply: operands must be relinearised (size 2), got sizes " +
                            std::to_string(a.size()) + " and " + std::to_string(b.size()));
   }
-  const auto& params = *ctx_->params();
-  const std::size_t n = params.n();
-  const std::size_t l = a.level();
-  const std::size_t ql = l + 1;
-  const Context::Level& lv = ctx_->level(l);
-  const std::size_t kr = lv.aux;
-  const std::size_t ext = ql + kr;
-  std::vector<Modulus<u64>> moduli;
-  std::vector<const NttPlan<u64>*> plans;
-  for (std::size_t i = 0; i < ql; ++i) {
-    moduli.push_back(params.ring()->basis().modulus(i));
-    plans.push_back(&params.ring()->plan(i));
+  if (a.device() != b.device()) {
+    throw MismatchedContext(
+        "multiply: the operands live in different places (move one with to_device() / "
+        "to_host())");
   }
-  for (std::size_t i = 0; i < kr; ++i) {
-    moduli.push_back(ctx_->aux_ring()->basis().modulus(i));
-    plans.push_back(&ctx_->aux_ring()->plan(i));
-  }
-  const std::span<const NttPlan<u64>* const> plans_q(plans.data(), ql);
-  const std::span<const NttPlan<u64>* const> plans_r(plans.data() + ql, kr);
-  // One per-thread workspace (no allocation or page faults per call): the four extended parts,
-  // the coefficient scratch, the three tensor parts and the scaled output over R_l.
-  thread_local AlignedVector<u64> work;
-  const std::size_t words = 4 * ext * n + ql * n + 3 * ext * n + kr * n;
-  if (work.size() < words) work.resize(words);
-  u64* cursor = work.data();
-  const auto take = [&cursor](std::size_t count) {
-    const std::span<u64> s(cursor, count);
-    cursor += count;
-    return s;
-  };
-  const std::span<u64> coef = take(ql * n);
-  // Each input part over Q_l ∪ R_l in evaluation form: Q_l's limbs as they are; R_l's from the
-  // exact (centred) conversion of the coefficients.
-  const auto extend = [&](const RnsPoly& p) {
-    const std::span<u64> e = take(ext * n);
-    std::copy(p.data().begin(), p.data().end(), e.begin());
-    std::copy(p.data().begin(), p.data().end(), coef.begin());
-    inverse_batch<u64>(coef, plans_q);
-    const std::span<u64> r_part = e.subspan(ql * n);
-    lv.q_to_r.convert_exact(coef, r_part);
-    forward_batch<u64>(r_part, plans_r);
-    return e;
-  };
-  const std::span<u64> a0 = extend(a[0]), a1 = extend(a[1]);
-  const std::span<u64> b0 = extend(b[0]), b1 = extend(b[1]);
-  const std::span<u64> d = take(3 * ext * n);
-  const std::span<u64> d0 = d.first(ext * n), d1 = d.subspan(ext * n, ext * n),
-                       d2 = d.subspan(2 * ext * n);
-  vec::tensor(a0, a1, b0, b1, d0, d1, d2, moduli);
-  Ciphertext out(ctx_->params(), l, 3, 1.0, RnsPoly::kForOverwrite);
-  const std::span<u64> scaled = take(kr * n);
-  for (std::size_t j = 0; j < 3; ++j) {
-    const std::span<u64> dj = d.subspan(j * ext * n, ext * n);
-    inverse_batch<u64>(dj, plans);
-    lv.scale.round(dj, scaled);  // round(t·d/Q_l) over R_l
-    RnsPoly& part = out.parts()[j];
-    lv.r_to_q.convert_exact(scaled, part.data());
-    forward_batch<u64>(part.data(), plans_q);
-  }
+  const Context::Level& lv = ctx_->level(a.level());
+  const ScaleInvariantTables tables{ctx_->aux_ring(), lv.aux, &lv.q_to_r, &lv.r_to_q, &lv.scale};
+  TensorProduct t = scale_invariant_tensor(tables, a[0], a[1], b[0], b[1]);
+  Ciphertext out(ctx_->params(), a.level(), 3, 1.0, RnsPoly::kForOverwrite, a.device());
+  out[0] = std::move(t.c0);
+  out[1] = std::move(t.c1);
+  out[2] = std::move(t.c2);
   return out;
 }
 

@@ -14,15 +14,12 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/core/thread_pool.hpp"
-#include "polyhe/cpu/convert_kernel.hpp"
-#include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
-#include "polyhe/cpu/features.hpp"
-#include "polyhe/ntt/batch.hpp"
+#include "polyhe/ring/key_switching.hpp"
+#include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 #include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rns/bigint.hpp"
+#include "polyhe/rns/plain_reducer.hpp"
 
 namespace polyhe::bgv {
 
@@ -79,7 +76,7 @@ Ciphertext bgv_encrypt(const Context& ctx, rlwe::Encryptor& encryptor, const Pla
   Ciphertext ct = encryptor.encrypt_zero(top);
   rlwe::check_same_params(ctx.params(), ct.params(), "bgv_encrypt");
   for (RnsPoly& part : ct.parts()) part.multiply_scalar(ctx.t().value());
-  ct.parts()[0].add(lifted_plaintext(ctx, m, top));
+  ct.parts()[0].add(lifted_plaintext(ctx, m, top, ct.device()));
   return ct;
 }
 
@@ -88,73 +85,10 @@ Plaintext bgv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::Secr
   check_factor(ctx, ct, "bgv_decrypt");
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
   x.to_coefficient();
-  const std::size_t n = ctx.n();
-  const std::size_t limbs = ct.limbs();
-  const u64 t = ctx.t().value();
-  // The HPS conversion of the centred residue to Z_t (rns/base_converter.hpp, convert_exact; t
-  // need not be prime here, so RnsBasis cannot hold it): with y_i = [x_i·q̂_i^−1]_{q_i},
-  // v = round(Σ_i y_i/q_i), x_c ≡ Σ_i y_i·q̂_i − v·Q (mod t).
-  const RnsBasis ql = ctx.params()->q_basis().prefix(limbs);
-  // Every constant multiplication mod t is a Shoup product (valid for any 64-bit operand, as
-  // len(t) ≤ 60): no division in the loop.
-  std::vector<ShoupOperand<u64>> hat_inv(limbs);
-  std::vector<ShoupOperand<u64>> hat_mod_t(limbs);
-  std::vector<double> inv_q(limbs);
-  for (std::size_t i = 0; i < limbs; ++i) {
-    hat_inv[i] = ql.q_hat_inverse(i);
-    hat_mod_t[i] = make_shoup(ql.q_hat_mod(i, t), t);
-    inv_q[i] = 1.0 / static_cast<double>(ql.prime(i));
-  }
-  const ShoupOperand<u64> q_mod_t = make_shoup(ql.product_mod(t), t);
-  const ShoupOperand<u64> f_inv = make_shoup(inverse_mod(ct.factor(), t), t);
-  // The IFMA52 weighted sum (cpu/convert_kernel.hpp) where it serves: t below 2^50 and every
-  // prime of Q_l below 2^52; the same words as the scalar sum.
-  const CpuPath path = cpu_path();
-  bool narrow = cpu::ifma_serves(t) && limbs <= cpu::kWeightedSumMaxTerms;
-  for (std::size_t i = 0; i < limbs; ++i) narrow = narrow && ql.prime(i) < (u64{1} << 52);
-  const cpu::WeightedSumKernel ifma =
-      narrow && path == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
-  const cpu::WeightedSumModulus t_consts =
-      ifma != nullptr ? cpu::make_weighted_sum_modulus(t) : cpu::WeightedSumModulus{};
-  std::vector<u64> hat_raw(limbs);
-  for (std::size_t i = 0; i < limbs; ++i) hat_raw[i] = hat_mod_t[i].w;
-  Plaintext out{std::vector<u64>(n)};
-  constexpr std::size_t kBlock = 256;
-  parallel_for((n + kBlock - 1) / kBlock, [&](std::size_t b) {
-    const std::size_t k0 = b * kBlock;
-    const std::size_t len = std::min(n, k0 + kBlock) - k0;
-    std::vector<u64> y(limbs * len);
-    std::vector<const u64*> terms(limbs);
-    for (std::size_t i = 0; i < limbs; ++i) {
-      const u64 qi = ql.prime(i);
-      cpu::elementwise_kernels(path, qi).multiply_scalar(x.limb(i).data() + k0, hat_inv[i],
-                                                         y.data() + i * len, len, qi);
-      terms[i] = y.data() + i * len;
-    }
-    u64 acc[kBlock];
-    double frac[kBlock] = {};
-    for (std::size_t i = 0; i < limbs; ++i) {
-      for (std::size_t k = 0; k < len; ++k) frac[k] += static_cast<double>(terms[i][k]) * inv_q[i];
-    }
-    if (ifma != nullptr) {
-      ifma(terms.data(), limbs, hat_raw.data(), acc, len, t_consts);
-    } else {
-      for (std::size_t k = 0; k < len; ++k) {
-        u64 sum = 0;
-        for (std::size_t i = 0; i < limbs; ++i) {
-          sum += mul_shoup(terms[i][k], hat_mod_t[i], t);
-          if (sum >= t) sum -= t;
-        }
-        acc[k] = sum;
-      }
-    }
-    for (std::size_t k = 0; k < len; ++k) {
-      const auto v = static_cast<u64>(frac[k] + 0.5);  // round(Σ y_i/q_i) ∈ [0, limbs]
-      const u64 sub = mul_shoup(v, q_mod_t, t);
-      const u64 r = acc[k] >= sub ? acc[k] - sub : acc[k] + t - sub;
-      out.coeffs[k0 + k] = mul_shoup(r, f_inv, t);
-    }
-  });
+  // The conversion to Z_t is decoding: on the host (rns/plain_reducer.hpp).
+  Plaintext out{std::vector<u64>(ctx.n())};
+  const PlainReducer reducer(ctx.params()->q_basis().prefix(ct.limbs()), ctx.t().value());
+  reducer.reduce(x.to_host().data(), inverse_mod(ct.factor(), ctx.t().value()), out.coeffs);
   return out;
 }
 
@@ -177,16 +111,7 @@ BgvEvaluator::BgvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin,
   const auto& q = ctx_->params()->q_primes();
   const u64 t = ctx_->t().value();
   // Every q_i is a prime that does not divide t (Context checks), so t and q_l are units.
-  for (std::size_t l = 1; l < q.size(); ++l) {
-    Switch s;
-    for (std::size_t i = 0; i < l; ++i) {
-      s.q_last_inv.push_back(inverse_mod(q[l] % q[i], q[i]));
-      s.t_mod.push_back(t % q[i]);
-    }
-    s.t_inv_last = inverse_mod(t % q[l], q[l]);
-    s.q_last_inv_t = inverse_mod(q[l] % t, t);
-    switch_.push_back(std::move(s));
-  }
+  for (std::size_t l = 1; l < q.size(); ++l) q_last_inv_t_.push_back(inverse_mod(q[l] % t, t));
 }
 
 void BgvEvaluator::check(const Ciphertext& a, const char* op) const {
@@ -272,7 +197,7 @@ Ciphertext BgvEvaluator::add_or_sub_plain(const Ciphertext& a, const Plaintext& 
     scaled.emplace(Plaintext{std::vector<u64>(m.coeffs.size())});
     for (std::size_t i = 0; i < m.coeffs.size(); ++i) scaled->coeffs[i] = mulmod(m.coeffs[i], f, t);
   }
-  const RnsPoly p = lifted_plaintext(*ctx_, scaled ? *scaled : m, a.level());
+  const RnsPoly p = lifted_plaintext(*ctx_, scaled ? *scaled : m, a.level(), a.device());
   Ciphertext out = a;
   if (sub) {
     out.parts()[0].sub(p);
@@ -296,7 +221,7 @@ Ciphertext BgvEvaluator::sub_plain(const Ciphertext& a, const Plaintext& m) cons
 Ciphertext BgvEvaluator::multiply_plain(const Ciphertext& a, const Plaintext& m) const {
   check(a, "multiply_plain");
   check_plaintext(*ctx_, m, "multiply_plain");
-  return detail::multiply_parts(a, lifted_plaintext(*ctx_, m, a.level()));
+  return detail::multiply_parts(a, lifted_plaintext(*ctx_, m, a.level(), a.device()));
 }
 
 Ciphertext BgvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
@@ -316,12 +241,16 @@ Ciphertext BgvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
     lowered.emplace(mod_switch_to(b, a.level()));
     y = &*lowered;
   }
-  const auto& params = ctx_->params();
-  const std::size_t l = x->level();
-  const auto moduli = params->ring()->moduli(l + 1);
-  Ciphertext out(params, l, 3, 1.0, RnsPoly::kForOverwrite);
-  vec::tensor((*x)[0].data(), (*x)[1].data(), (*y)[0].data(), (*y)[1].data(), out[0].data(),
-              out[1].data(), out[2].data(), moduli);
+  if (x->device() != y->device()) {
+    throw MismatchedContext(
+        "multiply: the operands live in different places (move one with to_device() / "
+        "to_host())");
+  }
+  TensorProduct tp = tensor((*x)[0], (*x)[1], (*y)[0], (*y)[1]);
+  Ciphertext out(ctx_->params(), x->level(), 3, 1.0, RnsPoly::kForOverwrite, x->device());
+  out[0] = std::move(tp.c0);
+  out[1] = std::move(tp.c1);
+  out[2] = std::move(tp.c2);
   out.set_factor(mulmod(x->factor(), y->factor(), ctx_->t().value()));
   return out;
 }
@@ -381,34 +310,12 @@ void BgvEvaluator::mod_switch_to_next_inplace(Ciphertext& a) const {
         "mod_switch_to_next: the ciphertext is at level 0, there is no prime left to drop; "
         "decrypt it, or choose a chain with more primes for this depth");
   }
-  const Switch& sw = switch_[l - 1];
-  const auto& params = *ctx_->params();
-  const auto& ring = params.ring();
-  const std::size_t n = params.n();
-  const u64 q_last = params.q_primes()[l];
-  const Modulus<u64>& mod_last = ring->basis().modulus(l);
-  const auto moduli = ring->moduli(l);
-  const auto plans = ring->plans(l);
-  for (RnsPoly& part : a.parts()) {
-    const std::span<u64> x = part.data();
-    // w = [c·t^−1]_{q_l} in coefficient form; δ = t·w (centred) ≡ c mod q_l, ≡ 0 mod t.
-    const std::span<u64> w = rlwe::scratch(rlwe::kScratchCoef, n);
-    std::memcpy(w.data(), x.data() + l * n, n * sizeof(u64));
-    inverse_batch<u64>(w, ring->plans(l + 1).subspan(l, 1));
-    vec::multiply_scalar(w, sw.t_inv_last, w, mod_last);
-    // Limb by limb, so that the lifted limb stays in cache between its passes:
-    // c'_i = (c_i − NTT(t·w mod q_i))·q_l^−1 mod q_i.
-    parallel_for(l, [&](std::size_t i) {
-      const std::span<u64> delta = rlwe::scratch(rlwe::kScratchConv, n);
-      vec::lift_centred(w, q_last, delta, moduli[i]);
-      vec::multiply_scalar(delta, sw.t_mod[i], delta, moduli[i]);
-      forward_batch<u64>(delta, plans.subspan(i, 1), kDefaultNttVariant, 1);
-      const std::span<u64> xi = x.subspan(i * n, n);
-      vec::sub_multiply_scalar(xi, delta, sw.q_last_inv[i], xi, moduli[i]);
-    });
-    part.drop_last_limb();
-  }
-  a.set_factor(mulmod(a.factor(), sw.q_last_inv_t, ctx_->t().value()));
+  // c' = (c − δ)·q_l^−1 with δ = t·[c·t^−1]_centred ≡ c mod q_l and ≡ 0 mod t: the message
+  // survives, times q_l^−1 mod t (ring/key_switching.hpp, error multiple t).
+  std::vector<RnsPoly*> parts;
+  for (RnsPoly& part : a.parts()) parts.push_back(&part);
+  rescale_by_last_prime_inplace(parts, ctx_->t().value());
+  a.set_factor(mulmod(a.factor(), q_last_inv_t_[l - 1], ctx_->t().value()));
 }
 
 Ciphertext BgvEvaluator::mod_switch_to_next(const Ciphertext& a) const {

@@ -12,7 +12,7 @@
 
 #include "polyhe/bgv/bfv.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rns/bigint.hpp"
 
@@ -21,12 +21,9 @@ namespace polyhe::bgv::detail {
 /// Every part of a times p (evaluation form, a's limbs) into a new ciphertext, one pass per part
 /// (no copy of a first); a's scale and factor kept.
 inline Ciphertext multiply_parts(const Ciphertext& a, const RnsPoly& p) {
-  Ciphertext out(a.params(), a.level(), a.size(), a.scale(), RnsPoly::kForOverwrite);
+  Ciphertext out(a.params(), a.level(), a.size(), a.scale(), RnsPoly::kForOverwrite, a.device());
   out.set_factor(a.factor());
-  const auto moduli = a.params()->ring()->moduli(a.limbs());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    vec::multiply(a[i].data(), p.data(), out.parts()[i].data(), moduli);
-  }
+  for (std::size_t i = 0; i < a.size(); ++i) out.parts()[i] = product(a[i], p);
   return out;
 }
 
@@ -46,6 +43,7 @@ inline int noise_budget_bits(const Context& ctx, const Ciphertext& ct, const rlw
                              std::uint64_t multiplier) {
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
   x.to_coefficient();
+  x = x.to_host();  // the exact budget runs on the host (GMP)
   const RnsBasis ql = ctx.params()->q_basis().prefix(ct.limbs());
   const std::vector<mpz_class> values = to_bigint(x.data(), ql);
   const mpz_class& big_q = ql.product();

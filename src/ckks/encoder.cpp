@@ -38,7 +38,6 @@
 
 #include "polyhe/arith/add.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/ntt/batch.hpp"
 #include "polyhe/rns/bigint.hpp"
 
 namespace polyhe::ckks {
@@ -380,6 +379,13 @@ void write_residues(std::span<const Complex> buf, double max,
 }  // namespace
 
 void Encoder::encode_buffer(std::vector<Complex>& buf, double scale, RnsPoly& out) const {
+  if (out.on_device()) {
+    // Encoding runs on the host; the plaintext then moves to out's device.
+    RnsPoly host(out.context(), out.limbs(), out.form());
+    encode_buffer(buf, scale, host);
+    out = host.to_device(out.device());
+    return;
+  }
   const std::size_t n = slots_;
   const std::size_t limbs = out.limbs();
   transform<true>(buf);
@@ -396,13 +402,13 @@ void Encoder::encode_buffer(std::vector<Complex>& buf, double scale, RnsPoly& ou
          "smaller values, or encode at a higher level (more limbs)";
     throw InvalidParameter(s.str());
   }
-  write_residues(buf, max, context_->moduli(limbs), out);
-  // The words are coefficients now whatever out's recorded form: transform them in place.
+  // The residues are coefficients: written into a polynomial in coefficient form (out itself when
+  // it is in that form, as encode() makes it), then transformed.
   if (out.form() == PolyForm::kEvaluation) {
-    forward_batch<std::uint64_t>(out.data(), context_->plans(limbs));
-  } else {
-    out.to_evaluation();
+    out = RnsPoly(out.context(), limbs, PolyForm::kCoefficient, RnsPoly::kForOverwrite);
   }
+  write_residues(buf, max, context_->moduli(limbs), out);
+  out.to_evaluation();
 }
 
 void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coeffs) const {
@@ -461,6 +467,12 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
 std::vector<Complex> Encoder::decode(const RnsPoly& p, double scale) const {
   check_context(p, "decode");
   check_scale(scale, "decode");
+  if (p.on_device()) {
+    // Decoding runs on the host: the coefficients come back after the device's inverse NTT.
+    RnsPoly coefficients = p;
+    if (coefficients.form() == PolyForm::kEvaluation) coefficients.to_coefficient();
+    return decode(coefficients.to_host(), scale);
+  }
   std::optional<RnsPoly> copy;
   const RnsPoly* src = &p;
   if (p.form() == PolyForm::kEvaluation) {

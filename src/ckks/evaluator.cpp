@@ -1,13 +1,15 @@
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ckks/ckks.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/core/thread_pool.hpp"
-#include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/plan.hpp"
+#include "polyhe/ring/key_switching.hpp"
+#include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 #include "polyhe/rlwe/operations.hpp"
 
@@ -80,7 +82,7 @@ Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk, const Decrypt
       throw InvalidParameter("decrypt: flooding_bits = " + std::to_string(options.flooding_bits) +
                              " is outside [1, 60]");
     }
-    RnsPoly noise(m.context(), m.limbs());
+    RnsPoly noise(m.context(), m.limbs(), PolyForm::kCoefficient, m.device());
     Prng prng(random_seed());
     sample_uniform_bounded(prng, options.flooding_bits, noise);
     noise.to_evaluation();
@@ -106,9 +108,18 @@ void Evaluator::check_params(const Ciphertext& a, const char* op) const {
   rlwe::check_same_params(params_, a.params(), op);
 }
 
+void Evaluator::check_placement(const Ciphertext& a, const Ciphertext& b, const char* op) const {
+  if (a.device() != b.device()) {
+    throw MismatchedContext(std::string(op) +
+                            ": the operands live in different places (move one with to_device() "
+                            "/ to_host())");
+  }
+}
+
 void Evaluator::check_pair(const Ciphertext& a, const Ciphertext& b, const char* op) const {
   check_params(a, op);
   check_params(b, op);
+  check_placement(a, b, op);
   if (a.level() != b.level()) {
     throw InvalidParameter(std::string(op) + ": operands are at different levels (" +
                            std::to_string(a.level()) + " and " + std::to_string(b.level()) +
@@ -226,20 +237,11 @@ std::pair<std::uint64_t, std::uint64_t> Evaluator::constant_slots(std::uint64_t 
 
 void Evaluator::add_scaled_const(Ciphertext& ct, std::complex<double> c, double scale) const {
   const std::size_t limbs = ct.limbs();
-  const std::size_t n = params_->n();
   const auto re = residues(c.real() * scale, limbs);
   const auto im = residues(c.imag() * scale, limbs);
-  RnsPoly& c0 = ct[0];
-  for (std::size_t i = 0; i < limbs; ++i) {
-    const std::uint64_t q = params_->q_primes()[i];
-    const auto [lo, hi] = constant_slots(re[i], im[i], i);
-    auto limb = c0.limb(i);
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::uint64_t add = j < n / 2 ? lo : hi;
-      const std::uint64_t s = limb[j] + add;
-      limb[j] = s >= q ? s - q : s;
-    }
-  }
+  std::vector<std::uint64_t> lo(limbs), hi(limbs);
+  for (std::size_t i = 0; i < limbs; ++i) std::tie(lo[i], hi[i]) = constant_slots(re[i], im[i], i);
+  ct[0].add_split_constant(lo, hi);
 }
 
 Ciphertext Evaluator::add_const(const Ciphertext& a, std::complex<double> c) const {
@@ -276,12 +278,13 @@ void Evaluator::check_product(const Ciphertext& a, const Ciphertext& b, const ch
 
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   check_product(a, b, "multiply");
+  check_placement(a, b, "multiply");
   const double scale = a.scale() * b.scale();
-  const std::size_t limbs = a.limbs();
-  const auto moduli = params_->ring()->moduli(limbs);
-  Ciphertext out(params_, a.level(), 3, scale, RnsPoly::kForOverwrite);
-  vec::tensor(a[0].data(), a[1].data(), b[0].data(), b[1].data(), out[0].data(), out[1].data(),
-              out[2].data(), moduli);
+  TensorProduct t = tensor(a[0], a[1], b[0], b[1]);
+  Ciphertext out(params_, a.level(), 3, scale, RnsPoly::kForOverwrite, a.device());
+  out[0] = std::move(t.c0);
+  out[1] = std::move(t.c1);
+  out[2] = std::move(t.c2);
   return out;
 }
 
@@ -303,14 +306,14 @@ Ciphertext Evaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) c
         "multiply_relin: this evaluator has no relinearization key (pass one made by "
         "KeyGenerator::relinearization_key to the Evaluator)");
   }
+  check_placement(a, b, "multiply_relin");
   // (a_0·b_0, a_0·b_1 + a_1·b_0) straight into the result, and a_1·b_1's key switch added to it:
   // no size-3 ciphertext, no separate switched pair.
-  const auto moduli = params_->ring()->moduli(a.limbs());
-  Ciphertext out(params_, a.level(), 2, a.scale() * b.scale(), RnsPoly::kForOverwrite);
-  RnsPoly d2(params_->ring(), a.limbs(), PolyForm::kEvaluation, RnsPoly::kForOverwrite);
-  vec::tensor(a[0].data(), a[1].data(), b[0].data(), b[1].data(), out[0].data(), out[1].data(),
-              d2.data(), moduli);
-  rlwe::key_switch(d2, *relin_, out[0], out[1], /*accumulate=*/true);
+  TensorProduct t = tensor(a[0], a[1], b[0], b[1]);
+  Ciphertext out(params_, a.level(), 2, a.scale() * b.scale(), RnsPoly::kForOverwrite, a.device());
+  out[0] = std::move(t.c0);
+  out[1] = std::move(t.c1);
+  rlwe::key_switch(t.c2, *relin_, out[0], out[1], /*accumulate=*/true);
   return out;
 }
 
@@ -339,23 +342,17 @@ Ciphertext Evaluator::multiply_const(const Ciphertext& a, std::complex<double> c
                            " must be positive and finite");
   }
   const std::size_t limbs = a.limbs();
-  const std::size_t n = params_->n();
   const auto re = residues(c.real() * const_scale, limbs);
   Ciphertext out = a;
   out.set_scale(a.scale() * const_scale);
-  const auto moduli = params_->ring()->moduli(limbs);
   if (c.imag() == 0) {
     for (RnsPoly& part : out.parts()) part.multiply_scalar(re);
     return out;
   }
   const auto im = residues(c.imag() * const_scale, limbs);
-  RnsPoly k(params_->ring(), limbs, PolyForm::kEvaluation);
-  for (std::size_t i = 0; i < limbs; ++i) {
-    const auto [lo, hi] = constant_slots(re[i], im[i], i);
-    auto limb = k.limb(i);
-    for (std::size_t j = 0; j < n; ++j) limb[j] = j < n / 2 ? lo : hi;
-  }
-  for (RnsPoly& part : out.parts()) part.multiply(k);
+  std::vector<std::uint64_t> lo(limbs), hi(limbs);
+  for (std::size_t i = 0; i < limbs; ++i) std::tie(lo[i], hi[i]) = constant_slots(re[i], im[i], i);
+  for (RnsPoly& part : out.parts()) part.multiply_split_constant(lo, hi);
   return out;
 }
 
@@ -380,57 +377,6 @@ Ciphertext Evaluator::multiply_integer(const Ciphertext& a, std::int64_t c) cons
   return out;
 }
 
-namespace {
-
-// The largest N whose rescale transforms in the output limb itself (rescale_parts).
-constexpr std::size_t kRescaleInOutMax = std::size_t{1} << 14;
-
-// One part of a ciphertext being rescaled: x at level l (l + 1 limbs, evaluation form) and out
-// (l limbs, evaluation form; it may be x's first l limbs).
-struct RescaleJob {
-  std::span<const std::uint64_t> x;
-  std::span<std::uint64_t> out;
-};
-
-// round(x/q_l) for each part x at level l into its out: round(x/q_l) = (x − [x_l]_centred)·q_l^−1,
-// where [x_l]_centred is the centred representative of x mod q_l — the rounding offset ⌊q_l/2⌋
-// added and taken away again. Only the last limb leaves evaluation form; its centred lift to
-// each q_i is transformed under q_i, with the lift and (x_i − ·)·q_l^−1 fused into the
-// transform (NttPlan::forward_lifted: one pass over x_i and out_i). Limb by limb, all parts
-// of a limb together: they share q_i's twiddle tables, which then come from L2 once.
-void rescale_parts(const rlwe::Parameters& params, std::size_t l,
-                   std::span<const std::uint64_t> q_l_inv, std::span<const RescaleJob> jobs) {
-  const std::size_t n = params.n();
-  const auto& ring = params.ring();
-  const std::uint64_t ql = params.q_primes()[l];
-  const std::span<std::uint64_t> last = rlwe::scratch(rlwe::kScratchCoef, jobs.size() * n);
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    ring->plans(l + 1)[l]->inverse(jobs[j].x.subspan(l * n, n), last.subspan(j * n, n));
-  }
-  const auto plans = ring->plans(l);
-  parallel_for(l, [&](std::size_t i) {
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      const std::span<std::uint64_t> out_i = jobs[j].out.subspan(i * n, n);
-      const std::span<const std::uint64_t> x_i = jobs[j].x.subspan(i * n, n);
-      // The transform runs in out_i itself where it can (out of place) and the limb is small
-      // enough for out_i's lines to stay in L2 next to the twiddles (measured: N = 2^14
-      // 6 % faster than in a scratch, 2^16 15 % slower); otherwise in a scratch.
-      const bool in_out = out_i.data() != x_i.data() && n <= kRescaleInOutMax;
-      plans[i]->forward_lifted(last.subspan(j * n, n), ql, x_i, q_l_inv[i], out_i,
-                               in_out ? out_i : rlwe::scratch(rlwe::kScratchConv, n));
-    }
-  });
-}
-
-std::vector<std::uint64_t> last_prime_inverses(const rlwe::Parameters& params, std::size_t l) {
-  const auto q = params.q_primes();
-  std::vector<std::uint64_t> inv(l);
-  for (std::size_t i = 0; i < l; ++i) inv[i] = inverse_mod(q[l] % q[i], q[i]);
-  return inv;
-}
-
-}  // namespace
-
 void Evaluator::check_rescalable(const Ciphertext& a) const {
   check_params(a, "rescale");
   if (a.level() == 0) {
@@ -443,24 +389,24 @@ void Evaluator::check_rescalable(const Ciphertext& a) const {
 void Evaluator::rescale_inplace(Ciphertext& a) const {
   check_rescalable(a);
   const std::size_t l = a.level();
-  const std::vector<std::uint64_t> inv = last_prime_inverses(*params_, l);
-  std::vector<RescaleJob> jobs;
-  for (RnsPoly& part : a.parts())
-    jobs.push_back({part.data(), part.data().first(l * params_->n())});
-  rescale_parts(*params_, l, inv, jobs);
-  for (RnsPoly& part : a.parts()) part.drop_last_limb();
+  std::vector<RnsPoly*> parts;
+  for (RnsPoly& part : a.parts()) parts.push_back(&part);
+  rescale_by_last_prime_inplace(parts);
   a.set_scale(a.scale() / static_cast<double>(params_->q_primes()[l]));
 }
 
 Ciphertext Evaluator::rescale(const Ciphertext& a) const {
   check_rescalable(a);
   const std::size_t l = a.level();
-  const std::vector<std::uint64_t> inv = last_prime_inverses(*params_, l);
   Ciphertext out(params_, l - 1, a.size(), a.scale() / static_cast<double>(params_->q_primes()[l]),
-                 RnsPoly::kForOverwrite);
-  std::vector<RescaleJob> jobs;
-  for (std::size_t i = 0; i < a.size(); ++i) jobs.push_back({a[i].data(), out[i].data()});
-  rescale_parts(*params_, l, inv, jobs);
+                 RnsPoly::kForOverwrite, a.device());
+  std::vector<const RnsPoly*> in;
+  std::vector<RnsPoly*> parts;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    in.push_back(&a[i]);
+    parts.push_back(&out.parts()[i]);
+  }
+  rescale_by_last_prime(in, parts);
   return out;
 }
 

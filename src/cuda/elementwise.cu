@@ -1,5 +1,5 @@
 // The limb-wide element-wise operations: validation on the host, then one grid-stride kernel
-// applying a body of elementwise_body.hpp to every word of the flattened limbs.
+// (for_each.cuh) applying a body of elementwise_body.hpp to every word of the flattened limbs.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/elementwise_body.hpp"
+#include "cuda/for_each.cuh"
 #include "polyhe/backend/cuda/elementwise.hpp"
 #include "polyhe/core/error.hpp"
 
@@ -20,30 +21,9 @@ namespace polyhe::cuda {
 
 namespace {
 
-constexpr unsigned kThreads = 256;
-// Resident blocks per SM that cover the SM's 2048 threads (sm_80/sm_90) at 256 threads each; a
-// larger grid only adds block scheduling, a smaller one leaves SMs idle on small inputs.
-constexpr std::size_t kBlocksPerSm = 8;
-
-/// Applies body to every index in [0, count). The body is a grid constant: read from the
-/// parameter space in place (InlineScalars indexes it by limb), never copied per thread.
-template <class Body>
-__global__ void __launch_bounds__(kThreads)
-    elementwise_kernel(const __grid_constant__ Body body, std::size_t count) {
-  const std::size_t stride = static_cast<std::size_t>(blockDim.x) * gridDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += stride) {
-    body(i);
-  }
-}
-
 template <class Body>
 void launch(const Context& ctx, const Body& body, std::size_t count, Stream s, const char* name) {
-  const std::size_t sms = static_cast<std::size_t>(std::max(1, ctx.info().multiprocessors));
-  const std::size_t blocks = std::min((count + kThreads - 1) / kThreads, sms * kBlocksPerSm);
-  elementwise_kernel<<<static_cast<unsigned>(blocks), kThreads, 0,
-                       static_cast<cudaStream_t>(s.native())>>>(body, count);
-  detail::check_launch(name);
+  detail::for_each(ctx, body, count, s, name);
 }
 
 template <Word W>

@@ -72,6 +72,12 @@ std::span<const std::uint32_t> RingContext::automorphism_table(std::uint64_t k) 
 
 RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
   check_galois_element(k, n(), "RnsPoly::automorphism");
+  if (device_) {
+    RnsPoly out(context_, limbs_, form_, kForOverwrite, device_);
+    device_->automorphism(*context_, range(), device_words(), out.device_words(), k,
+                          form_ == PolyForm::kEvaluation, false);
+    return out;
+  }
   RnsPoly out(context_, limbs_, form_);
   // Limbs are independent: spread them over the default pool when the work is worth it (the
   // threshold of the element-wise kernels).
@@ -94,8 +100,17 @@ RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
 void RnsPoly::add_automorphism(const RnsPoly& a, std::uint64_t k) {
   check_compatible(a, "add_automorphism");
   check_galois_element(k, n(), "RnsPoly::add_automorphism");
-  if (form_ == PolyForm::kCoefficient || &a == this) {
+  if (&a == this) {
     add(a.automorphism(k));  // the permutation cannot run in place
+    return;
+  }
+  if (device_) {
+    device_->automorphism(*context_, range(), a.device_words(), device_words(), k,
+                          form_ == PolyForm::kEvaluation, true);
+    return;
+  }
+  if (form_ == PolyForm::kCoefficient) {
+    add(a.automorphism(k));
     return;
   }
   const std::span<const std::uint32_t> source = context_->automorphism_table(k);

@@ -27,20 +27,81 @@ void check_shape(const std::shared_ptr<const RingContext>& context, std::size_t 
 
 }  // namespace
 
-RnsPoly::RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form)
-    : context_(std::move(context)), limbs_(limbs), form_(form) {
-  check_shape(context_, limbs_);
-  data_.assign(limbs_ * context_->n(), 0);
+const char* to_string(DeviceKind k) {
+  return k == DeviceKind::cuda ? "cuda" : "cuda-emulated";
 }
 
 RnsPoly::RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form,
-                 ForOverwrite)
-    : context_(std::move(context)), limbs_(limbs), form_(form) {
+                 std::shared_ptr<Device> device)
+    : context_(std::move(context)), limbs_(limbs), form_(form), device_(std::move(device)) {
   check_shape(context_, limbs_);
-  data_.resize(limbs_ * context_->n());  // default-initialised by Storage: not zeroed
+  if (device_) {
+    device_words_ = DeviceWords(device_, limbs_ * context_->n());
+    device_->zero(device_words_.data(), limbs_ * context_->n());
+  } else {
+    data_.assign(limbs_ * context_->n(), 0);
+  }
+}
+
+RnsPoly::RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form,
+                 ForOverwrite, std::shared_ptr<Device> device)
+    : context_(std::move(context)), limbs_(limbs), form_(form), device_(std::move(device)) {
+  check_shape(context_, limbs_);
+  if (device_) {
+    device_words_ = DeviceWords(device_, limbs_ * context_->n());
+  } else {
+    data_.resize(limbs_ * context_->n());  // default-initialised by Storage: not zeroed
+  }
+}
+
+RnsPoly::RnsPoly(const RnsPoly& other)
+    : context_(other.context_),
+      limbs_(other.limbs_),
+      form_(other.form_),
+      device_(other.device_),
+      data_(other.data_) {
+  if (device_) {
+    const std::size_t words = limbs_ * context_->n();
+    device_words_ = DeviceWords(device_, words);
+    device_->copy(other.device_words_.data(), device_words_.data(), words);
+  }
+}
+
+RnsPoly& RnsPoly::operator=(const RnsPoly& other) {
+  if (this != &other) *this = RnsPoly(other);
+  return *this;
+}
+
+RnsPoly RnsPoly::to_device(const std::shared_ptr<Device>& device) const {
+  if (!device) return to_host();
+  if (device == device_) return *this;
+  if (device_) return to_host().to_device(device);
+  RnsPoly out(context_, limbs_, form_, kForOverwrite, device);
+  device->upload(data_, out.device_words_.data());
+  return out;
+}
+
+RnsPoly RnsPoly::to_host() const {
+  if (!device_) return *this;
+  RnsPoly out(context_, limbs_, form_, kForOverwrite);
+  device_->download(device_words_.data(), out.data_);
+  return out;
+}
+
+std::uint64_t* RnsPoly::device_words() const {
+  if (!device_) {
+    throw InvalidParameter("RnsPoly::device_words: the polynomial is in host memory");
+  }
+  return device_words_.data();
+}
+
+void RnsPoly::throw_on_device(const char* op) const {
+  throw InvalidParameter(std::string("RnsPoly::") + op + ": the words live on the device " +
+                         device_->name() + "; read them through to_host()");
 }
 
 std::span<std::uint64_t> RnsPoly::limb(std::size_t i) {
+  if (device_) throw_on_device("limb");
   if (i >= limbs_) {
     throw InvalidParameter("RnsPoly: limb " + std::to_string(i) + " out of range; it has " +
                            std::to_string(limbs_));
@@ -65,6 +126,14 @@ void RnsPoly::check_compatible(const RnsPoly& b, const char* op) const {
                             std::to_string(limbs_) + " vs " + std::to_string(b.limbs_) +
                             "); drop limbs to bring both to one level");
   }
+  if (device_ != b.device_) {
+    auto where = [](const RnsPoly& p) {
+      return p.device_ ? "on the device " + p.device_->name() : std::string("in host memory");
+    };
+    throw MismatchedContext(std::string("RnsPoly::") + op + ": one operand is " + where(*this) +
+                            ", the other " + where(b) +
+                            "; move one with to_device() or to_host() first");
+  }
   if (form_ != b.form_) {
     throw InvalidParameter(std::string("RnsPoly::") + op + ": forms differ (" + to_string(form_) +
                            " vs " + to_string(b.form_) +
@@ -84,7 +153,11 @@ void RnsPoly::to_evaluation() {
   if (form_ == PolyForm::kEvaluation) {
     throw InvalidParameter("RnsPoly::to_evaluation: already in evaluation form");
   }
-  forward_batch<std::uint64_t>(data(), context_->plans(limbs_));
+  if (device_) {
+    device_->ntt(*context_, range(), device_words(), device_words(), false);
+  } else {
+    forward_batch<std::uint64_t>(data(), context_->plans(limbs_));
+  }
   form_ = PolyForm::kEvaluation;
 }
 
@@ -92,27 +165,50 @@ void RnsPoly::to_coefficient() {
   if (form_ == PolyForm::kCoefficient) {
     throw InvalidParameter("RnsPoly::to_coefficient: already in coefficient form");
   }
-  inverse_batch<std::uint64_t>(data(), context_->plans(limbs_));
+  if (device_) {
+    device_->ntt(*context_, range(), device_words(), device_words(), true);
+  } else {
+    inverse_batch<std::uint64_t>(data(), context_->plans(limbs_));
+  }
   form_ = PolyForm::kCoefficient;
 }
 
 void RnsPoly::add(const RnsPoly& b) {
   check_compatible(b, "add");
+  if (device_) {
+    device_->binary(Device::Binary::add, *context_, range(), device_words(), b.device_words(),
+                    device_words());
+    return;
+  }
   vec::add(data(), b.data(), data(), context_->moduli(limbs_));
 }
 
 void RnsPoly::sub(const RnsPoly& b) {
   check_compatible(b, "sub");
+  if (device_) {
+    device_->binary(Device::Binary::sub, *context_, range(), device_words(), b.device_words(),
+                    device_words());
+    return;
+  }
   vec::sub(data(), b.data(), data(), context_->moduli(limbs_));
 }
 
 void RnsPoly::negate() {
+  if (device_) {
+    device_->negate(*context_, range(), device_words(), device_words());
+    return;
+  }
   vec::negate(data(), data(), context_->moduli(limbs_));
 }
 
 void RnsPoly::multiply(const RnsPoly& b) {
   check_compatible(b, "multiply");
   require_evaluation("multiply");
+  if (device_) {
+    device_->binary(Device::Binary::multiply, *context_, range(), device_words(), b.device_words(),
+                    device_words());
+    return;
+  }
   vec::multiply(data(), b.data(), data(), context_->moduli(limbs_));
 }
 
@@ -120,21 +216,72 @@ void RnsPoly::multiply_accumulate(const RnsPoly& a, const RnsPoly& b) {
   check_compatible(a, "multiply_accumulate");
   check_compatible(b, "multiply_accumulate");
   require_evaluation("multiply_accumulate");
+  if (device_) {
+    device_->multiply_add(*context_, range(), a.device_words(), b.device_words(), device_words(),
+                          device_words());
+    return;
+  }
   vec::multiply_accumulate(a.data(), b.data(), data(), context_->moduli(limbs_));
 }
 
-void RnsPoly::multiply_scalar(std::span<const std::uint64_t> residues) {
+void RnsPoly::check_residues(std::span<const std::uint64_t> residues, const char* op) const {
   if (residues.size() != limbs_) {
-    throw InvalidParameter("RnsPoly::multiply_scalar: " + std::to_string(residues.size()) +
+    throw InvalidParameter(std::string("RnsPoly::") + op + ": " + std::to_string(residues.size()) +
                            " residues given for " + std::to_string(limbs_) + " limbs");
   }
   for (std::size_t i = 0; i < limbs_; ++i) {
     const std::uint64_t q = context_->basis().prime(i);
     if (residues[i] >= q) {
-      throw InvalidParameter("RnsPoly::multiply_scalar: residue " + std::to_string(i) + " = " +
-                             std::to_string(residues[i]) + " is not below q_" + std::to_string(i) +
-                             " = " + std::to_string(q));
+      throw InvalidParameter(std::string("RnsPoly::") + op + ": residue " + std::to_string(i) +
+                             " = " + std::to_string(residues[i]) + " is not below q_" +
+                             std::to_string(i) + " = " + std::to_string(q));
     }
+  }
+}
+
+void RnsPoly::add_split_constant(std::span<const std::uint64_t> lo,
+                                 std::span<const std::uint64_t> hi) {
+  require_evaluation("add_split_constant");
+  check_residues(lo, "add_split_constant");
+  check_residues(hi, "add_split_constant");
+  if (device_) {
+    device_->split_constant(*context_, range(), device_words(), lo, hi, device_words(), false);
+    return;
+  }
+  const std::size_t half = n() / 2;
+  for (std::size_t i = 0; i < limbs_; ++i) {
+    const std::uint64_t q = context_->basis().prime(i);
+    const std::span<std::uint64_t> words = limb(i);
+    for (std::size_t j = 0; j < words.size(); ++j) {
+      const std::uint64_t s = words[j] + (j < half ? lo[i] : hi[i]);
+      words[j] = s >= q ? s - q : s;
+    }
+  }
+}
+
+void RnsPoly::multiply_split_constant(std::span<const std::uint64_t> lo,
+                                      std::span<const std::uint64_t> hi) {
+  require_evaluation("multiply_split_constant");
+  check_residues(lo, "multiply_split_constant");
+  check_residues(hi, "multiply_split_constant");
+  if (device_) {
+    device_->split_constant(*context_, range(), device_words(), lo, hi, device_words(), true);
+    return;
+  }
+  const std::size_t half = n() / 2;
+  for (std::size_t i = 0; i < limbs_; ++i) {
+    const Modulus<std::uint64_t>& q = context_->basis().modulus(i);
+    const std::span<std::uint64_t> words = limb(i);
+    vec::multiply_scalar(words.first(half), lo[i], words.first(half), q);
+    vec::multiply_scalar(words.subspan(half), hi[i], words.subspan(half), q);
+  }
+}
+
+void RnsPoly::multiply_scalar(std::span<const std::uint64_t> residues) {
+  check_residues(residues, "multiply_scalar");
+  if (device_) {
+    device_->multiply_scalar(*context_, range(), device_words(), residues, device_words());
+    return;
   }
   vec::multiply_scalar(data(), residues, data(), context_->moduli(limbs_));
 }
@@ -150,7 +297,7 @@ void RnsPoly::drop_last_limb() {
     throw InvalidParameter("RnsPoly::drop_last_limb: a polynomial of 1 limb has none to drop");
   }
   --limbs_;
-  data_.resize(limbs_ * n());
+  if (!device_) data_.resize(limbs_ * n());  // device words stay allocated, the last unused
 }
 
 }  // namespace polyhe

@@ -84,6 +84,19 @@ void bitonic_sort(std::span<std::uint64_t> a) {
 
 /// The previous content of `out` is replaced: a polynomial in evaluation form becomes a fresh
 /// one (zero, coefficient form) of the same context and limb count.
+/// Sampling runs on the host (the samplers are libsodium's stream and constant-time host code):
+/// a polynomial on a device is filled through a host copy of its shape, then uploaded.
+template <class Fill>
+void fill_on_host(RnsPoly& out, Fill&& fill) {
+  if (!out.on_device()) {
+    fill(out);
+    return;
+  }
+  RnsPoly host(out.context(), out.limbs(), out.form());
+  fill(host);
+  out = host.to_device(out.device());
+}
+
 void reset_to_coefficient(RnsPoly& out) {
   if (out.form() != PolyForm::kCoefficient) out = RnsPoly(out.context(), out.limbs());
 }
@@ -206,6 +219,10 @@ std::uint64_t Prng::next_u64() {
 // --- writing signed coefficients ----------------------------------------------------------------
 
 void set_signed(std::span<const std::int64_t> coeffs, RnsPoly& out) {
+  if (out.on_device()) {
+    fill_on_host(out, [&](RnsPoly& host) { set_signed(coeffs, host); });
+    return;
+  }
   if (coeffs.size() != out.n()) {
     throw InvalidParameter("set_signed: " + std::to_string(coeffs.size()) +
                            " coefficients given; the ring has N = " + std::to_string(out.n()) +
@@ -215,10 +232,20 @@ void set_signed(std::span<const std::int64_t> coeffs, RnsPoly& out) {
   for (std::size_t i = 0; i < out.limbs(); ++i) {
     const std::uint64_t q = out.context()->basis().prime(i);
     const std::span<std::uint64_t> dst = out.limb(i);
-    for (std::size_t j = 0; j < coeffs.size(); ++j) {
-      const std::int64_t x = coeffs[j];
-      POLYHE_DEBUG_ASSERT(x > -static_cast<std::int64_t>(q) && x < static_cast<std::int64_t>(q));
-      dst[j] = static_cast<std::uint64_t>(x) + (q & mask_negative(x));
+    // |x| < q for every coefficient (always so for secrets and errors, whose bound is far below
+    // every prime): one masked addition each. Evaluated without short cuts over all of them.
+    bool small = true;
+    for (const std::int64_t x : coeffs) {
+      small &= (x > -static_cast<std::int64_t>(q)) & (x < static_cast<std::int64_t>(q));
+    }
+    if (small) {
+      for (std::size_t j = 0; j < coeffs.size(); ++j) {
+        const std::int64_t x = coeffs[j];
+        dst[j] = static_cast<std::uint64_t>(x) + (q & mask_negative(x));
+      }
+    } else {
+      const std::uint64_t mu = ~std::uint64_t{0} / q;
+      for (std::size_t j = 0; j < coeffs.size(); ++j) dst[j] = reduce_signed(coeffs[j], q, mu);
     }
   }
 }
@@ -226,6 +253,10 @@ void set_signed(std::span<const std::int64_t> coeffs, RnsPoly& out) {
 // --- uniform ------------------------------------------------------------------------------------
 
 void sample_uniform(Prng& prng, RnsPoly& out) {
+  if (out.on_device()) {
+    fill_on_host(out, [&](RnsPoly& host) { sample_uniform(prng, host); });
+    return;
+  }
   for (std::size_t i = 0; i < out.limbs(); ++i) {
     const std::uint64_t q = out.context()->basis().prime(i);
     const std::uint64_t mask = (std::uint64_t{1} << bit_length(q)) - 1;  // len(q) ≤ 62
@@ -320,6 +351,10 @@ void sample_uniform_bounded(Prng& prng, int bits, std::span<std::int64_t> out) {
 }
 
 void sample_uniform_bounded(Prng& prng, int bits, RnsPoly& out) {
+  if (out.on_device()) {
+    fill_on_host(out, [&](RnsPoly& host) { sample_uniform_bounded(prng, bits, host); });
+    return;
+  }
   SecretVector<std::int64_t> s(out.n());
   sample_uniform_bounded(prng, bits, s.v);
   reset_to_coefficient(out);

@@ -2,23 +2,18 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "polyhe/core/error.hpp"
-#include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/ntt/batch.hpp"
-#include "polyhe/rlwe/key_switch.hpp"
+#include "polyhe/ring/key_switching.hpp"
+#include "polyhe/ring/poly_ops.hpp"
 
 namespace polyhe::rlwe {
 
 RnsPoly prefix(const RnsPoly& p, std::size_t limbs) {
-  if (limbs == 0 || limbs > p.limbs()) {
-    throw InvalidParameter("prefix: " + std::to_string(limbs) +
-                           " limbs requested of a polynomial with " + std::to_string(p.limbs()));
-  }
-  RnsPoly out(p.context(), limbs, p.form());
-  std::memcpy(out.data().data(), p.data().data(), limbs * p.n() * sizeof(std::uint64_t));
-  return out;
+  return polyhe::prefix(p, limbs);
 }
 
 Encryptor::Encryptor(const PublicKey& pk, std::optional<Seed> seed) : params_(pk.params), pk_(&pk) {
@@ -36,12 +31,16 @@ Seed Encryptor::next_seed() {
   return s;
 }
 
+const std::shared_ptr<Device>& Encryptor::device() const {
+  return pk_ != nullptr ? pk_->b.device() : sk_->s.device();
+}
+
 Ciphertext Encryptor::encrypt_zero(std::size_t level) {
   if (level > params_->max_level()) {
     throw InvalidParameter("encrypt: level " + std::to_string(level) + " exceeds the top level " +
                            std::to_string(params_->max_level()));
   }
-  RnsPoly zero(params_->ring(), level + 1, PolyForm::kEvaluation);
+  RnsPoly zero(params_->ring(), level + 1, PolyForm::kEvaluation, device());
   return encrypt(zero);
 }
 
@@ -57,111 +56,93 @@ Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
   }
   const auto& ring = params_->ring();
   const std::size_t n = params_->n();
-  const auto moduli = ring->moduli(limbs);
-  const std::size_t words = limbs * n;
-  Ciphertext ct(params_, limbs - 1, 2);
-  RnsPoly& c0 = ct[0];
-  RnsPoly& c1 = ct[1];
+  // The ciphertext is made where the key lives; a message in host memory is uploaded there
+  // (encoding runs on the host), one on another device refused.
+  const std::shared_ptr<Device>& dev = device();
+  if (m_in.on_device() && m_in.device() != dev) {
+    throw MismatchedContext("encrypt: the message lives on " + m_in.device()->name() +
+                            ", the key " + (dev ? "on " + dev->name() : "in host memory"));
+  }
+  std::optional<RnsPoly> m_placed;
+  if (m_in.device() != dev) m_placed = m_in.to_device(dev);
+  const RnsPoly* m = m_placed ? &*m_placed : &m_in;
+  Ciphertext ct(params_, limbs - 1, 2, 1.0, RnsPoly::kForOverwrite, dev);
   if (pk_ != nullptr) {
-    // Over Q_l ∪ P: (v·b + e_0 + P·m, v·a + e_1), then ModDown divides by P, leaving
-    // m + (v·e + e_0 + e_1·s)/P + rounding ≈ a few units of noise (SEAL's encryption). Only v is
-    // transformed: the errors (and a message in coefficient form, times P) are small
-    // coefficient-form addends that ModDown takes in with its own transforms.
-    const QpLayout layout(*params_, limbs - 1);
-    const std::size_t qp = layout.q_limbs + layout.p_limbs;
-    const std::size_t big_l = params_->max_level();
+    // (v·b + e_0 + P·m, v·a + e_1) over Q_l ∪ P, then ModDown (ring/key_switching.hpp): v, e_0,
+    // e_1 drawn in that order from one stream.
     Prng prng(next_seed());
-    std::vector<std::int64_t> small(n);
-    const std::span<std::uint64_t> v = scratch(kScratchEncV, qp * n);
-    const std::span<std::uint64_t> acc0 = scratch(kScratchAcc0, qp * n);
-    const std::span<std::uint64_t> acc1 = scratch(kScratchAcc1, qp * n);
-    const std::span<std::uint64_t> add0 = scratch(kScratchAdd0, qp * n);
-    const std::span<std::uint64_t> add1 = scratch(kScratchAdd1, qp * n);
-    auto lift = [&](std::span<std::uint64_t> out) {
-      for (std::size_t i = 0; i < qp; ++i) {
-        const std::uint64_t q = layout.moduli[i].value();
-        std::uint64_t* limb = out.data() + i * n;
-        for (std::size_t j = 0; j < n; ++j) {
-          const auto x = static_cast<std::uint64_t>(small[j]);
-          limb[j] = x + (q & (std::uint64_t{0} - (x >> 63)));  // x mod q for |x| < q
-        }
-      }
-    };
-    sample_ternary(prng, small);
-    lift(v);
-    forward_batch<std::uint64_t>(v, std::span<const NttPlan<std::uint64_t>* const>(layout.plans));
-    sample_error(prng, small);
-    lift(add0);
-    sample_error(prng, small);
-    lift(add1);
-    std::fill(small.begin(), small.end(), 0);
-    const auto mod_q = layout.mod_q();
-    const auto mod_p = layout.mod_p();
-    const bool m_coefficient = m_in.form() == PolyForm::kCoefficient;
-    if (m_coefficient) {
-      // P·m over Q_l (it is 0 mod P): added to e_0's Q limbs.
-      const std::span<std::uint64_t> pm = scratch(kScratchConv, words);
-      vec::multiply_scalar(m_in.data(), params_->p_mod_q().first(limbs), pm, mod_q);
-      vec::add(add0.first(words), pm, add0.first(words), mod_q);
-    }
-    const std::span<std::uint64_t> vq(v.data(), words), vp(v.data() + words, layout.p_limbs * n);
-    const std::size_t p_at = (big_l + 1) * n;
-    for (int part = 0; part < 2; ++part) {
-      const RnsPoly& key = part == 0 ? pk_->b : pk_->a;
-      const std::span<std::uint64_t> acc = part == 0 ? acc0 : acc1;
-      vec::multiply(vq, key.data().first(words), acc.first(words), mod_q);
-      vec::multiply(vp, key.data().subspan(p_at), acc.subspan(words), mod_p);
-    }
-    mod_down(*params_, limbs - 1, acc0, c0, add0);
-    mod_down(*params_, limbs - 1, acc1, c1, add1);
-    if (!m_coefficient) c0.add(m_in);
+    std::vector<std::int64_t> v(n), e0(n), e1(n);
+    sample_ternary(prng, v);
+    sample_error(prng, e0);
+    sample_error(prng, e1);
+    const bool m_coefficient = m->form() == PolyForm::kCoefficient;
+    encrypt_with_public_key(params_->key_switching(), limbs - 1, v, e0, e1, pk_->b, pk_->a,
+                            m_coefficient ? m : nullptr, ct[0], ct[1]);
+    for (auto* secret : {&v, &e0, &e1}) std::fill(secret->begin(), secret->end(), 0);
+    if (!m_coefficient) ct[0].add(*m);
     return ct;
   }
-  RnsPoly m = m_in;
-  if (m.form() == PolyForm::kCoefficient) m.to_evaluation();
+  RnsPoly m_eval = *m;
+  if (m_eval.form() == PolyForm::kCoefficient) m_eval.to_evaluation();
   const Seed a_seed = next_seed();
-  RnsPoly a(ring, limbs, PolyForm::kEvaluation);
+  RnsPoly a(ring, limbs, PolyForm::kEvaluation, dev);
   Prng a_prng(a_seed, kStreamCiphertextA);
   sample_uniform(a_prng, a);
   Prng e_prng(next_seed());
-  RnsPoly e(ring, limbs);
+  RnsPoly e(ring, limbs, PolyForm::kCoefficient, dev);
   sample_error(e_prng, e);
   e.to_evaluation();
-  // c0 = e + m − a·s, c1 = a.
-  vec::multiply(a.data(), sk_->s.data().first(words), c0.data(), moduli);
-  vec::sub(e.data(), c0.data(), c0.data(), moduli);
-  vec::add(c0.data(), m.data(), c0.data(), moduli);
-  c1 = std::move(a);
+  // c0 = e − a·s + m, c1 = a.
+  e.sub(multiply_by_prefix(a, sk_->s));
+  e.add(m_eval);
+  ct[0] = std::move(e);
+  ct[1] = std::move(a);
   ct.set_seed(a_seed);
   return ct;
 }
 
 RnsPoly decrypt_poly(const Ciphertext& ct, const SecretKey& sk) {
   check_same_params(ct.params(), sk.params, "decrypt");
-  const std::size_t limbs = ct.limbs();
-  const std::size_t words = limbs * ct.params()->n();
-  const auto moduli = ct.params()->ring()->moduli(limbs);
-  const auto s = sk.s.data().first(words);
-  RnsPoly m(ct.params()->ring(), limbs, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+  if (ct.device() != sk.s.device()) {
+    throw MismatchedContext(
+        "decrypt: the ciphertext and the secret key live in different places (move one with "
+        "to_device() / to_host())");
+  }
   if (ct.size() == 3) {
     // c0 + s·(c1 + s·c2), Horner.
-    vec::multiply_add(ct[2].data(), s, ct[1].data(), m.data(), moduli);
-    vec::multiply_add(m.data(), s, ct[0].data(), m.data(), moduli);
-  } else {
-    // One pass: m = c0 + c1·s (no copy of c0 first).
-    vec::multiply_add(ct[1].data(), s, ct[0].data(), m.data(), moduli);
+    const RnsPoly inner = multiply_add_by_prefix(ct[2], sk.s, ct[1]);
+    return multiply_add_by_prefix(inner, sk.s, ct[0]);
   }
-  return m;
-}
-
-Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale)
-    : Ciphertext(std::move(params), level, size, scale, RnsPoly::kForOverwrite) {
-  for (RnsPoly& p : parts_) std::fill(p.data().begin(), p.data().end(), 0);
+  // One pass: m = c0 + c1·s (no copy of c0 first).
+  return multiply_add_by_prefix(ct[1], sk.s, ct[0]);
 }
 
 Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale,
-                       RnsPoly::ForOverwrite)
+                       std::shared_ptr<Device> device)
     : params_(std::move(params)), scale_(scale) {
+  check_shape(level, size);
+  for (std::size_t i = 0; i < size; ++i) {
+    parts_.emplace_back(params_->ring(), level + 1, PolyForm::kEvaluation, device);
+  }
+}
+
+Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale,
+                       RnsPoly::ForOverwrite, std::shared_ptr<Device> device)
+    : params_(std::move(params)), scale_(scale) {
+  check_shape(level, size);
+  for (std::size_t i = 0; i < size; ++i) {
+    parts_.emplace_back(params_->ring(), level + 1, PolyForm::kEvaluation, RnsPoly::kForOverwrite,
+                        device);
+  }
+}
+
+Ciphertext Ciphertext::to_device(const std::shared_ptr<Device>& device) const {
+  Ciphertext out = *this;
+  for (RnsPoly& p : out.parts_) p = p.to_device(device);
+  return out;
+}
+
+void Ciphertext::check_shape(std::size_t level, std::size_t size) const {
   if (!params_) throw InvalidParameter("Ciphertext: null parameters");
   if (level > params_->max_level()) {
     throw InvalidParameter("Ciphertext: level " + std::to_string(level) +
@@ -169,9 +150,6 @@ Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size
   }
   if (size != 2 && size != 3) {
     throw InvalidParameter("Ciphertext: size " + std::to_string(size) + " is not 2 or 3");
-  }
-  for (std::size_t i = 0; i < size; ++i) {
-    parts_.emplace_back(params_->ring(), level + 1, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
   }
 }
 

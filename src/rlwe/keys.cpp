@@ -4,7 +4,7 @@
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/ring/poly_ops.hpp"
 
 namespace polyhe::rlwe {
 
@@ -54,6 +54,29 @@ Seed KeyGenerator::next_seed() {
 
 void KeyGenerator::check(const SecretKey& sk) const {
   check_same_params(params_, sk.params, "key generation");
+  if (sk.s.on_device()) {
+    throw InvalidParameter(
+        "key generation: the secret key lives on the device " + sk.s.device()->name() +
+        "; keys are generated in host memory (pass the host secret key, move the keys after)");
+  }
+}
+
+SecretKey SecretKey::to_device(const std::shared_ptr<Device>& device) const {
+  return SecretKey{params, s.to_device(device)};
+}
+
+PublicKey PublicKey::to_device(const std::shared_ptr<Device>& device) const {
+  return PublicKey{params, b.to_device(device), a.to_device(device), seed};
+}
+
+KeySwitchKey KeySwitchKey::to_device(const std::shared_ptr<Device>& device) const {
+  return KeySwitchKey{params, parts.to_device(device), seed, galois_element};
+}
+
+GaloisKeys GaloisKeys::to_device(const std::shared_ptr<Device>& device) const {
+  GaloisKeys out{params, {}};
+  for (const auto& [k, key] : keys) out.keys.emplace(k, key.to_device(device));
+  return out;
 }
 
 SecretKey KeyGenerator::secret_key() {
@@ -82,10 +105,7 @@ PublicKey KeyGenerator::public_key(const SecretKey& sk) {
   sample_error(e_prng, pk.b);
   pk.b.to_evaluation();
   // b = e − a·s.
-  const auto moduli = ring->moduli(limbs);
-  std::vector<std::uint64_t> as(pk.a.data().size());
-  vec::multiply(pk.a.data(), sk.s.data(), as, moduli);
-  vec::sub(pk.b.data(), as, pk.b.data(), moduli);
+  pk.b.sub(multiply_by_prefix(pk.a, sk.s));
   return pk;
 }
 
@@ -98,13 +118,15 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
         "switching_key: the source key must be a polynomial of this ring over all of Q ∪ P (" +
         std::to_string(ring->max_limbs()) + " limbs) in evaluation form");
   }
+  if (from.on_device()) {
+    throw InvalidParameter(
+        "switching_key: the source key lives on a device; keys are generated "
+        "in host memory");
+  }
   const std::size_t total = ring->max_limbs();
-  const std::size_t n = params_->n();
-  const auto moduli = ring->moduli(total);
   const KeySwitchBasis& ks = params_->key_switch_basis();
   const std::size_t dnum = ks.digit_count(params_->max_level());
   KeySwitchKey key{params_, KeySwitchParts(ring, dnum), next_seed(), 0};
-  std::vector<std::uint64_t> tmp(total * n);
   for (std::size_t j = 0; j < dnum; ++j) {
     RnsPoly a(ring, total, PolyForm::kEvaluation);
     Prng a_prng(key.seed, kStreamKeySwitchA + j);
@@ -113,15 +135,17 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
     Prng e_prng(next_seed());
     sample_error(e_prng, b);
     b.to_evaluation();
-    vec::multiply(a.data(), sk.s.data(), tmp, moduli);
-    vec::sub(b.data(), tmp, b.data(), moduli);
-    // + (P mod q_i)·s' on the limbs of digit j.
+    b.sub(multiply_by_prefix(a, sk.s));
+    // + (P mod q_i)·s' on the limbs of digit j (0 on every other limb).
+    std::vector<std::uint64_t> scalars(total, 0);
     const RnsBasis& digit = ks.digit(params_->max_level(), j);
     for (std::size_t t = 0; t < digit.size(); ++t) {
       const std::size_t i = params_->q_basis().find(digit.prime(t));
-      vec::multiply_scalar(from.limb(i), params_->p_mod_q()[i], std::span(tmp).first(n), moduli[i]);
-      vec::add(b.limb(i), std::span<const std::uint64_t>(tmp).first(n), b.limb(i), moduli[i]);
+      scalars[i] = params_->p_mod_q()[i];
     }
+    RnsPoly share = from;
+    share.multiply_scalar(scalars);
+    b.add(share);
     key.parts.set(j, b, a);
   }
   return key;

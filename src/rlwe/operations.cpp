@@ -7,7 +7,7 @@
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 
 namespace polyhe::rlwe {
@@ -16,6 +16,11 @@ namespace {
 
 void check_pair(const Ciphertext& a, const Ciphertext& b, const char* op) {
   check_same_params(a.params(), b.params(), op);
+  if (a.device() != b.device()) {
+    throw MismatchedContext(std::string(op) +
+                            ": the operands live in different places (move one with to_device() "
+                            "/ to_host())");
+  }
   if (a.level() != b.level()) {
     throw InvalidParameter(std::string(op) + ": operands are at different levels (" +
                            std::to_string(a.level()) + " and " + std::to_string(b.level()) +
@@ -25,7 +30,7 @@ void check_pair(const Ciphertext& a, const Ciphertext& b, const char* op) {
 
 void grow_to(Ciphertext& a, std::size_t size) {
   while (a.size() < size) {
-    a.parts().emplace_back(a.params()->ring(), a.limbs(), PolyForm::kEvaluation);
+    a.parts().emplace_back(a.params()->ring(), a.limbs(), PolyForm::kEvaluation, a.device());
   }
 }
 
@@ -56,27 +61,20 @@ void switch_with_multiple(const RnsPoly& d, const KeySwitchKey& key, std::uint64
   u1.multiply_scalar(mu_mod);
 }
 
-// a + b or a − b into a new ciphertext of the larger size.
+// a + b or a − b into a new ciphertext of the larger size, each part in one pass.
 Ciphertext combine(const Ciphertext& a, const Ciphertext& b, bool subtract, const char* op) {
   check_pair(a, b, op);
   const std::size_t size = std::max(a.size(), b.size());
-  Ciphertext out(a.params(), a.level(), size, a.scale(), RnsPoly::kForOverwrite);
+  Ciphertext out(a.params(), a.level(), size, a.scale(), RnsPoly::kForOverwrite, a.device());
   out.set_factor(a.factor());
-  const auto moduli = a.params()->ring()->moduli(a.limbs());
   for (std::size_t i = 0; i < size; ++i) {
-    const std::span<std::uint64_t> c = out.parts()[i].data();
+    RnsPoly& c = out.parts()[i];
     if (i < a.size() && i < b.size()) {
-      if (subtract) {
-        vec::sub(a[i].data(), b[i].data(), c, moduli);
-      } else {
-        vec::add(a[i].data(), b[i].data(), c, moduli);
-      }
+      c = subtract ? difference(a[i], b[i]) : sum(a[i], b[i]);
     } else if (i < a.size()) {
-      std::ranges::copy(a[i].data(), c.begin());
-    } else if (subtract) {
-      vec::negate(b[i].data(), c, moduli);
+      c = a[i];
     } else {
-      std::ranges::copy(b[i].data(), c.begin());
+      c = subtract ? negation(b[i]) : b[i];
     }
   }
   return out;
@@ -116,7 +114,7 @@ Ciphertext relinearize(const Ciphertext& a, const KeySwitchKey& key, std::uint64
                            std::to_string(key.galois_element) +
                            "), not a relinearisation key (KeyGenerator::relinearization_key)");
   }
-  Ciphertext out(a.params(), a.level(), 2, a.scale(), RnsPoly::kForOverwrite);
+  Ciphertext out(a.params(), a.level(), 2, a.scale(), RnsPoly::kForOverwrite, a.device());
   out.set_factor(a.factor());
   switch_with_multiple(a[2], key, error_multiple, out.parts()[0], out.parts()[1], "relinearize");
   out.parts()[0].add(a[0]);
@@ -136,7 +134,7 @@ Ciphertext apply_galois(const Ciphertext& a, const KeySwitchKey& key,
     throw InvalidParameter(
         "apply_galois: the key given is the relinearisation key, not a Galois key");
   }
-  Ciphertext out(a.params(), a.level(), 2, a.scale(), RnsPoly::kForOverwrite);
+  Ciphertext out(a.params(), a.level(), 2, a.scale(), RnsPoly::kForOverwrite, a.device());
   out.set_factor(a.factor());
   switch_with_multiple(a[1].automorphism(k), key, error_multiple, out.parts()[0], out.parts()[1],
                        "apply_galois");

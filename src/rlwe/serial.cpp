@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "polyhe/core/error.hpp"
@@ -47,7 +48,11 @@ void write_poly(Writer& w, const RnsPoly& p, const Parameters& params, std::size
         std::to_string(limbs) + " limbs in evaluation form (it has " + std::to_string(p.limbs()) +
         " limbs in " + to_string(p.form()) + " form)");
   }
-  w.words(p.data());
+  if (p.on_device()) {
+    w.words(p.to_host().data());  // a device object is written from a host copy
+  } else {
+    w.words(p.data());
+  }
 }
 
 void read_poly(Reader& r, RnsPoly& p, const std::string& field) {
@@ -157,8 +162,12 @@ void write_ksk_payload(Writer& w, const KeySwitchKey& key) {
   w.u64(dnum);
   w.u64(limbs);
   write_seed(w, key.seed);
+  // A key on a device is written from one host copy.
+  const std::optional<KeySwitchParts> downloaded =
+      key.parts.device() ? std::optional<KeySwitchParts>(key.parts.to_host()) : std::nullopt;
+  const KeySwitchParts& parts = downloaded ? *downloaded : key.parts;
   for (std::size_t j = 0; j < dnum; ++j) {
-    write_poly(w, key.parts.b(j), params, limbs, "key-switching key part b_j");
+    write_poly(w, parts.b(j), params, limbs, "key-switching key part b_j");
   }
 }
 

@@ -1,6 +1,7 @@
 #include "polyhe/rns/base_converter.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -21,6 +22,11 @@ namespace {
 // Coefficients per task: the block's |B| inputs and its 128-bit accumulators stay in L1/L2.
 constexpr std::size_t kBlock = 256;
 
+std::uint64_t next_converter_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 bool overlap(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
   if (a.empty() || b.empty()) return false;
   const std::less<const std::uint64_t*> lt;
@@ -30,7 +36,7 @@ bool overlap(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b)
 }  // namespace
 
 BaseConverter::BaseConverter(RnsBasis from, RnsBasis to)
-    : from_(std::move(from)), to_(std::move(to)) {
+    : from_(std::move(from)), to_(std::move(to)), id_(next_converter_id()) {
   const std::size_t nb = from_.size();
   const std::size_t nc = to_.size();
   std::uint64_t q_max = 0;

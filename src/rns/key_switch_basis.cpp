@@ -122,6 +122,16 @@ void KeySwitchBasis::mod_up_centred(std::size_t level, std::size_t j,
   mod_up_impl(level, j, in, out, true, threads);
 }
 
+const BaseConverter& KeySwitchBasis::up_converter(std::size_t level, std::size_t j) const {
+  static_cast<void>(digit(level, j));  // validates level and j
+  return impl_->levels[level].up[j];
+}
+
+std::span<const std::size_t> KeySwitchBasis::up_limbs(std::size_t level, std::size_t j) const {
+  static_cast<void>(digit(level, j));
+  return impl_->levels[level].up_limbs[j];
+}
+
 void KeySwitchBasis::mod_up_impl(std::size_t level, std::size_t j,
                                  std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
                                  bool centred, unsigned threads) const {

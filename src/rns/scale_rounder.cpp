@@ -3,6 +3,7 @@
 #include <gmpxx.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -21,8 +22,13 @@ namespace {
 // L1.
 constexpr std::size_t kBlock = 256;
 
+std::uint64_t next_rounder_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 // x_i = a_i·2^kSplit + b_i: both halves below 2^31 for primes of up to 62 bits.
-constexpr int kSplit = 31;
+constexpr int kSplit = ScaleRounder::kSplit;
 constexpr std::uint64_t kLowMask = (std::uint64_t{1} << kSplit) - 1;
 
 bool overlap(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
@@ -66,7 +72,11 @@ double nearest_fraction(std::uint64_t num, std::uint64_t q) {
 }  // namespace
 
 ScaleRounder::ScaleRounder(RnsBasis q, RnsBasis p, std::uint64_t t)
-    : q_(std::move(q)), p_(std::move(p)), qp_(checked_union(q_, p_)), t_(check_plain_modulus(t)) {
+    : q_(std::move(q)),
+      p_(std::move(p)),
+      qp_(checked_union(q_, p_)),
+      t_(check_plain_modulus(t)),
+      id_(next_rounder_id()) {
   const std::size_t nq = q_.size();
   const std::size_t np = p_.size();
   const mpz_class& big_p = p_.product();

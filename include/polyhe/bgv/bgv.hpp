@@ -124,14 +124,6 @@ class BgvEvaluator {
   [[nodiscard]] const ContextPtr& context() const { return ctx_; }
 
  private:
-  // The constants of dropping q_l (index l − 1 for level l ≥ 1).
-  struct Switch {
-    std::vector<std::uint64_t> q_last_inv;  // q_l^−1 mod q_i, i < l
-    std::vector<std::uint64_t> t_mod;       // t mod q_i, i < l
-    std::uint64_t t_inv_last;               // t^−1 mod q_l
-    std::uint64_t q_last_inv_t;             // q_l^−1 mod t
-  };
-
   void check(const Ciphertext& a, const char* op) const;
   void check_size2(const Ciphertext& a, const char* op) const;
   // Copies of a and b at the lower of their levels.
@@ -146,7 +138,7 @@ class BgvEvaluator {
   ContextPtr ctx_;
   const rlwe::KeySwitchKey* relin_;
   const rlwe::GaloisKeys* galois_;
-  std::vector<Switch> switch_;
+  std::vector<std::uint64_t> q_last_inv_t_;  // q_l^−1 mod t, at index l − 1 for level l ≥ 1
 };
 
 }  // namespace polyhe::bgv

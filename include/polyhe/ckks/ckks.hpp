@@ -23,11 +23,16 @@ using rlwe::Ciphertext;
 using rlwe::ParametersPtr;
 
 /// An encoded message: a polynomial over Q_l in evaluation form and its scale Δ.
+/// Encoding and decoding run on the host; to_device() moves a plaintext where the ciphertexts it
+/// meets live (multiply_plain and add_plain need both in one place).
 struct Plaintext {
   ParametersPtr params;
   RnsPoly poly;
   double scale;
   [[nodiscard]] std::size_t level() const { return poly.level(); }
+  [[nodiscard]] Plaintext to_device(const std::shared_ptr<Device>& device) const {
+    return Plaintext{params, poly.to_device(device), scale};
+  }
 };
 
 /// Encodes with `encoder` (built on params->ring()) at `level` (≤ L, checked) and scale Δ.
@@ -109,6 +114,7 @@ class Evaluator {
  private:
   void check_params(const Ciphertext& a, const char* op) const;
   void check_pair(const Ciphertext& a, const Ciphertext& b, const char* op) const;
+  void check_placement(const Ciphertext& a, const Ciphertext& b, const char* op) const;
   void check_plain(const Ciphertext& a, const Plaintext& p, const char* op) const;
   /// Same parameters and a prime left to divide by (level ≥ 1).
   void check_rescalable(const Ciphertext& a) const;

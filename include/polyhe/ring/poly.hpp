@@ -1,5 +1,5 @@
 // RnsPoly: an element of Z_Q[x]/(x^N + 1) as RNS limbs, with its form (coefficient or
-// evaluation) tracked.
+// evaluation) and its placement (host memory or a Device) tracked.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +11,7 @@
 
 #include "polyhe/ntt/plan.hpp"
 #include "polyhe/ring/context.hpp"
+#include "polyhe/ring/device.hpp"
 
 namespace polyhe {
 
@@ -23,24 +24,36 @@ enum class PolyForm { kCoefficient, kEvaluation };
 /// N·L words, limb-major and contiguous (limb i at [i·N, (i+1)·N)), 64-byte aligned, every word
 /// of limb i in [0, q_i) (DESIGN.md, data layout); L limbs = level L − 1 of its context.
 ///
-/// Binary operations check (in every build) that both operands share the context object and
-/// the limb count (MismatchedContext, naming both) and the form where it matters
-/// (InvalidParameter). Element-wise work runs on the polyhe::vec kernels, transforms on the
-/// batched NTT; both spread the limbs over the default thread pool.
+/// Binary operations check (in every build) that both operands share the context object, the
+/// limb count and the placement (MismatchedContext, naming both) and the form where it matters
+/// (InvalidParameter).
+///
+/// Placement: the words live in host memory (device() is null) or on one Device. Every operation
+/// below runs where the words are — on the host the polyhe::vec kernels and the batched NTT,
+/// spread over the default thread pool; on a device its kernels, asynchronously on its compute
+/// stream — and gives the same words either way. Moving is explicit: to_device(), to_host().
+/// The host accessors (data(), limb()) refuse a polynomial on a device (InvalidParameter naming
+/// it): its words are read through to_host().
 class RnsPoly {
  public:
   /// The tag of the for-overwrite constructor.
   struct ForOverwrite {};
   static constexpr ForOverwrite kForOverwrite{};
 
-  /// The zero polynomial with `limbs` limbs (1 ≤ limbs ≤ max_limbs(), checked) in form `form`.
+  /// The zero polynomial with `limbs` limbs (1 ≤ limbs ≤ max_limbs(), checked) in form `form`,
+  /// on `device` (null: host memory).
   RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs,
-          PolyForm form = PolyForm::kCoefficient);
+          PolyForm form = PolyForm::kCoefficient, std::shared_ptr<Device> device = nullptr);
   /// The same shape with unspecified words (not zeroed: no pass over the memory), for an output
   /// the caller overwrites entirely before anything reads it (as C++20's
   /// make_unique_for_overwrite). Same checks.
   RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form,
-          ForOverwrite);
+          ForOverwrite, std::shared_ptr<Device> device = nullptr);
+  RnsPoly(const RnsPoly& other);
+  RnsPoly& operator=(const RnsPoly& other);
+  RnsPoly(RnsPoly&&) noexcept = default;
+  RnsPoly& operator=(RnsPoly&&) noexcept = default;
+  ~RnsPoly() = default;
   /// The zero polynomial at a level.
   explicit RnsPoly(const RingLevel& level, PolyForm form = PolyForm::kCoefficient)
       : RnsPoly(level.context, level.limbs, form) {}
@@ -51,12 +64,30 @@ class RnsPoly {
   [[nodiscard]] std::size_t level() const { return limbs_ - 1; }
   [[nodiscard]] PolyForm form() const { return form_; }
 
-  /// Limb i (i < limbs(), checked): the residues mod q_i.
+  /// Where the words live: null for host memory, else the device.
+  [[nodiscard]] const std::shared_ptr<Device>& device() const { return device_; }
+  [[nodiscard]] bool on_device() const { return device_ != nullptr; }
+  /// A copy of this polynomial on `device` (null: host memory), the transfer ordered before the
+  /// device's later operations. From one device to another it passes through host memory.
+  [[nodiscard]] RnsPoly to_device(const std::shared_ptr<Device>& device) const;
+  /// A copy in host memory (waits for the device's words); a host polynomial is copied.
+  [[nodiscard]] RnsPoly to_host() const;
+  /// The device words (limbs()·n() of them, limb-major) of a polynomial on a device, for the
+  /// ring layer's device operations; InvalidParameter for a host polynomial.
+  [[nodiscard]] std::uint64_t* device_words() const;
+
+  /// Limb i (i < limbs(), checked): the residues mod q_i. Host memory only (checked).
   [[nodiscard]] std::span<std::uint64_t> limb(std::size_t i);
   [[nodiscard]] std::span<const std::uint64_t> limb(std::size_t i) const;
-  /// All limbs, flattened.
-  [[nodiscard]] std::span<std::uint64_t> data() { return data_; }
-  [[nodiscard]] std::span<const std::uint64_t> data() const { return data_; }
+  /// All limbs, flattened. Host memory only (checked).
+  [[nodiscard]] std::span<std::uint64_t> data() {
+    if (device_) throw_on_device("data");
+    return data_;
+  }
+  [[nodiscard]] std::span<const std::uint64_t> data() const {
+    if (device_) throw_on_device("data");
+    return data_;
+  }
 
   /// Coefficient → evaluation form (forward NTT of every limb). InvalidParameter if already there.
   void to_evaluation();
@@ -77,6 +108,14 @@ class RnsPoly {
   /// this = this · s, s reduced mod each q_i. Either form.
   void multiply_scalar(std::uint64_t s);
 
+  /// In evaluation form, the constant whose value is lo[i] on the first N/2 slots of limb i and
+  /// hi[i] on the last N/2 (bit-reversed order: CKKS's complex constants, X^{N/2} evaluating to
+  /// ι there and −ι here): this += it, this ·= it. One residue per limb, each below its prime
+  /// (checked), evaluation form (checked).
+  void add_split_constant(std::span<const std::uint64_t> lo, std::span<const std::uint64_t> hi);
+  void multiply_split_constant(std::span<const std::uint64_t> lo,
+                               std::span<const std::uint64_t> hi);
+
   /// Drops the last limb (level l → l − 1, without rescaling). InvalidParameter at one limb.
   void drop_last_limb();
 
@@ -87,13 +126,22 @@ class RnsPoly {
   /// possibly this itself; in evaluation form one gather-add pass without a temporary.
   void add_automorphism(const RnsPoly& a, std::uint64_t k);
 
- private:
+  /// Throws unless b shares this polynomial's context, limb count and placement
+  /// (MismatchedContext) and form (InvalidParameter), naming `op` (RnsPoly::<op>).
   void check_compatible(const RnsPoly& b, const char* op) const;
+  /// Throws InvalidParameter naming `op` unless in evaluation form.
   void require_evaluation(const char* op) const;
+
+ private:
+  [[noreturn]] void throw_on_device(const char* op) const;
+  void check_residues(std::span<const std::uint64_t> residues, const char* op) const;
+  [[nodiscard]] LimbRange range() const { return LimbRange{0, limbs_}; }
 
   std::shared_ptr<const RingContext> context_;
   std::size_t limbs_;
   PolyForm form_;
+  std::shared_ptr<Device> device_;  // null: the words are data_
+  DeviceWords device_words_;        // on a device: at least limbs_·N words
   // 64-byte aligned; new words are default-initialised (left as they are), so only the
   // for-overwrite constructor skips the zeroing every other path asks for explicitly.
   template <class W>

@@ -108,10 +108,11 @@ void sample_error(Prng& prng, RnsPoly& out);
 void sample_uniform_bounded(Prng& prng, int bits, std::span<std::int64_t> out);
 void sample_uniform_bounded(Prng& prng, int bits, RnsPoly& out);
 
-/// Writes x mod q_i, computed branch-free as x + (q_i & −[x < 0]), into every limb i of `out`
-/// for the signed coefficients x = coeffs (coeffs.size() must equal N, checked). |x| < q_i for
-/// every limb is a precondition (debug-asserted only). The previous content is replaced and `out`
-/// ends in coefficient form.
+/// Writes x mod q_i into every limb i of `out` for the signed coefficients x = coeffs
+/// (coeffs.size() must equal N, checked; |x| < 2^63): branch-free as x + (q_i & −[x < 0]) where
+/// every |x| < q_i, else by a constant-time reduction (plaintexts of a modulus t > q_i). The
+/// previous content is replaced and `out` ends in coefficient form; on a device, the words are
+/// made on the host and uploaded.
 void set_signed(std::span<const std::int64_t> coeffs, RnsPoly& out);
 
 }  // namespace polyhe

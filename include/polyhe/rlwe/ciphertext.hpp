@@ -22,14 +22,23 @@ namespace polyhe::rlwe {
 /// [c_0 + c_1·s]_{Q_l} = f·m + t·e, and decryption multiplies by f^−1 mod t (bgv/bgv.hpp). It is
 /// 1 for a fresh BGV ciphertext and for every CKKS or BFV ciphertext, which ignore it. rlwe only
 /// carries it (through copies, rlwe's operations and serialisation); BGV checks it against t.
+///
+/// Placement: every part lives in host memory or on one Device (ring/device.hpp), and the
+/// operations on a ciphertext run there. to_device() / to_host() move a copy.
 class Ciphertext {
  public:
-  /// Zero parts at `level` (≤ L, checked), `size` ∈ {2, 3} (checked).
-  Ciphertext(ParametersPtr params, std::size_t level, std::size_t size = 2, double scale = 1.0);
+  /// Zero parts at `level` (≤ L, checked), `size` ∈ {2, 3} (checked), on `device` (null: host).
+  Ciphertext(ParametersPtr params, std::size_t level, std::size_t size = 2, double scale = 1.0,
+             std::shared_ptr<Device> device = nullptr);
   /// The same shape with unspecified words (RnsPoly's for-overwrite parts), for a result the
   /// caller writes entirely before anything reads it.
   Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale,
-             RnsPoly::ForOverwrite);
+             RnsPoly::ForOverwrite, std::shared_ptr<Device> device = nullptr);
+  /// Where the parts live (null: host memory).
+  [[nodiscard]] const std::shared_ptr<Device>& device() const { return parts_[0].device(); }
+  /// A copy whose parts live on `device` (null: host memory); scale, factor and seed kept.
+  [[nodiscard]] Ciphertext to_device(const std::shared_ptr<Device>& device) const;
+  [[nodiscard]] Ciphertext to_host() const { return to_device(nullptr); }
 
   [[nodiscard]] const ParametersPtr& params() const { return params_; }
   [[nodiscard]] std::size_t level() const { return parts_[0].level(); }
@@ -57,6 +66,8 @@ class Ciphertext {
   void set_seed(const Seed& s) { seed_ = s; }
 
  private:
+  void check_shape(std::size_t level, std::size_t size) const;
+
   ParametersPtr params_;
   std::vector<RnsPoly> parts_;
   double scale_;

@@ -27,6 +27,10 @@ class Encryptor {
   [[nodiscard]] Ciphertext encrypt(const RnsPoly& m);
   /// An encryption of zero at `level`.
   [[nodiscard]] Ciphertext encrypt_zero(std::size_t level);
+  /// Where the key lives, and so the ciphertexts this encryptor makes (null: host memory). A
+  /// message in host memory is uploaded there; one on another device is refused
+  /// (MismatchedContext).
+  [[nodiscard]] const std::shared_ptr<Device>& device() const;
 
  private:
   Seed next_seed();
@@ -36,8 +40,8 @@ class Encryptor {
   std::optional<Prng> master_;
 };
 
-/// c_0 + c_1·s (+ c_2·s²) at the ciphertext's level, evaluation form. Checks the key and the
-/// ciphertext share Parameters (MismatchedContext).
+/// c_0 + c_1·s (+ c_2·s²) at the ciphertext's level, evaluation form, where both live. Checks
+/// the key and the ciphertext share Parameters and placement (MismatchedContext).
 [[nodiscard]] RnsPoly decrypt_poly(const Ciphertext& ct, const SecretKey& sk);
 
 /// The first `limbs` limbs of p, as a new polynomial in p's form (1 ≤ limbs ≤ p.limbs(), checked).

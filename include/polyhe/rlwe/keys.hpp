@@ -27,6 +27,9 @@ inline constexpr std::uint64_t kStreamKeySwitchA = 16;  // + digit j
 struct SecretKey {
   ParametersPtr params;
   RnsPoly s;
+  /// A copy on `device` (null: host memory), for decryption there.
+  [[nodiscard]] SecretKey to_device(const std::shared_ptr<Device>& device) const;
+  [[nodiscard]] const std::shared_ptr<Device>& device() const { return s.device(); }
 };
 
 /// (b, a) = (−a·s + e, a) over all of Q ∪ P (L + 1 + k limbs) in evaluation form, a expanded
@@ -37,6 +40,9 @@ struct PublicKey {
   RnsPoly b;
   RnsPoly a;
   Seed seed;
+  /// A copy on `device` (null: host memory): an Encryptor of it encrypts there.
+  [[nodiscard]] PublicKey to_device(const std::shared_ptr<Device>& device) const;
+  [[nodiscard]] const std::shared_ptr<Device>& device() const { return b.device(); }
 };
 
 /// Switches a ciphertext part from s' to s (hybrid key switching, Han–Ki; the RNS-CKKS paper's
@@ -52,6 +58,9 @@ struct KeySwitchKey {
   Seed seed;
   /// The automorphism x → x^k this key undoes (its s' = σ_k(s)); 0 for a relinearisation key.
   std::uint64_t galois_element = 0;
+  /// A copy whose parts live on `device` in its layout (null: host memory, the packed layout).
+  [[nodiscard]] KeySwitchKey to_device(const std::shared_ptr<Device>& device) const;
+  [[nodiscard]] const std::shared_ptr<Device>& device() const { return parts.device(); }
 };
 
 /// Galois keys by Galois element k (x → x^k, k odd in [1, 2N)).
@@ -62,6 +71,8 @@ struct GaloisKeys {
   /// serves when it was not generated.
   [[nodiscard]] const KeySwitchKey& at(std::uint64_t k) const;
   [[nodiscard]] bool contains(std::uint64_t k) const { return keys.count(k) != 0; }
+  /// A copy with every key on `device` (null: host memory).
+  [[nodiscard]] GaloisKeys to_device(const std::shared_ptr<Device>& device) const;
 };
 
 /// The Galois element of a slot rotation by `step` (left for step > 0): 5^step mod 2N, step

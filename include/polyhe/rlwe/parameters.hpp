@@ -10,6 +10,7 @@
 
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ring/context.hpp"
+#include "polyhe/ring/key_switching.hpp"
 #include "polyhe/rlwe/security.hpp"
 #include "polyhe/rns/base_converter.hpp"
 #include "polyhe/rns/basis.hpp"
@@ -74,6 +75,10 @@ class Parameters {
   [[nodiscard]] const Rescaler& rescaler(std::size_t level) const { return rescalers_[level - 1]; }
   /// FastBConv P → Q_l, for ModDown in evaluation form (unchecked level).
   [[nodiscard]] const BaseConverter& p_to_q(std::size_t level) const { return p_to_q_[level]; }
+  /// The tables of hybrid key switching (ring/key_switching.hpp), pointing into these parameters.
+  [[nodiscard]] HybridKeySwitch key_switching() const {
+    return HybridKeySwitch{ring_, &ks_, p_to_q_, p_inv_mod_q_, p_mod_q_};
+  }
   /// P^−1 mod q_i (i ≤ L) with Shoup companions, and P mod q_i.
   [[nodiscard]] std::span<const std::uint64_t> p_inv_mod_q() const { return p_inv_mod_q_; }
   [[nodiscard]] std::span<const std::uint64_t> p_mod_q() const { return p_mod_q_; }

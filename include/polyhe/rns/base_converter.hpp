@@ -63,6 +63,15 @@ class BaseConverter {
   /// δ, a bound on |Σ_i t_i/q_i computed in double − the exact sum|: |B|·(|B| + 3)·2^−53.
   [[nodiscard]] double exact_error_bound() const;
 
+  /// The conversion's tables, for the device backends that upload them and run the same sums:
+  /// q̂_i mod c_j at [j·|B| + i], v·Q mod c_j at [j·(|B| + 1) + v], 1/q_i (double).
+  [[nodiscard]] std::span<const std::uint64_t> q_hat_mod_targets() const { return hat_mod_c_; }
+  [[nodiscard]] std::span<const std::uint64_t> q_multiples_mod_targets() const { return q_mod_c_; }
+  [[nodiscard]] std::span<const double> inverse_primes() const { return inv_q_; }
+  /// Distinct for every converter constructed (copies share it, their tables being equal): the
+  /// key under which a device keeps its upload of the tables.
+  [[nodiscard]] std::uint64_t id() const { return id_; }
+
  private:
   void convert(std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
                std::span<const std::size_t> out_limbs, bool exact, unsigned threads) const;
@@ -71,6 +80,7 @@ class BaseConverter {
 
   RnsBasis from_;
   RnsBasis to_;
+  std::uint64_t id_;
   std::vector<std::uint64_t> hat_mod_c_;  // [j·|B| + i] = q̂_i mod c_j
   std::vector<std::uint64_t> q_mod_c_;    // [j·(|B| + 1) + v] = v·Q mod c_j, v = 0..|B|
   std::vector<double> inv_q_;             // 1/q_i

@@ -79,6 +79,11 @@ class KeySwitchBasis {
   /// over Q_l, x/P rounded as `mode` says. out may not overlap in.
   void mod_down(std::size_t level, std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
                 ModDownMode mode = ModDownMode::floor, unsigned threads = 0) const;
+  /// The converter mod_up_centred uses for digit j at level l (digit j's primes → the other
+  /// primes of Q_l and P) and the positions of its targets in the Q_l ∪ P layout; the device
+  /// backends upload its tables and run the same conversion. Checked as digit().
+  [[nodiscard]] const BaseConverter& up_converter(std::size_t level, std::size_t j) const;
+  [[nodiscard]] std::span<const std::size_t> up_limbs(std::size_t level, std::size_t j) const;
 
  private:
   struct Level {

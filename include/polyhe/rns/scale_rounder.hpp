@@ -76,6 +76,17 @@ class ScaleRounder {
   void round(std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
              unsigned threads = 0) const;
 
+  /// The split of each residue x_i = a_i·2^kSplit + b_i, and the tables of the algorithm above,
+  /// for the device backends that run the same sums: μ_i, λ_i, ρ_i (i < L) and the rows of
+  /// [ω_i]_{p_k} (i < L) followed by t·θ_{L+k}·P/p_k mod p_k, L + 1 words per p_k.
+  static constexpr int kSplit = 31;
+  [[nodiscard]] std::span<const std::uint64_t> mu() const { return mu_; }
+  [[nodiscard]] std::span<const double> lambda() const { return lambda_; }
+  [[nodiscard]] std::span<const double> rho() const { return rho_; }
+  [[nodiscard]] std::span<const std::uint64_t> omega() const { return omega_; }
+  /// Distinct per rounder constructed (copies share it): the key of a device's upload.
+  [[nodiscard]] std::uint64_t id() const { return id_; }
+
  private:
   void round_block(const std::uint64_t* x, std::size_t n, std::size_t k0, std::size_t k1,
                    std::uint64_t* out) const;
@@ -84,6 +95,7 @@ class ScaleRounder {
   RnsBasis p_;
   RnsBasis qp_;
   std::uint64_t t_;
+  std::uint64_t id_;
   std::vector<std::uint64_t> mu_;     // μ_i = ⌊2^31·λ_i⌋
   std::vector<double> lambda_;        // λ_i = frac(t·θ_i·P/q_i)
   std::vector<double> rho_;           // ρ_i = frac(2^31·λ_i)

@@ -1,13 +1,14 @@
-#include "polyhe/rlwe/key_parts.hpp"
+#include "polyhe/ring/key_parts.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "polyhe/core/error.hpp"
 
-namespace polyhe::rlwe {
+namespace polyhe {
 
 namespace {
 
@@ -42,6 +43,81 @@ KeySwitchParts::KeySwitchParts(std::shared_ptr<const RingContext> ring, std::siz
   storage_.assign((offset_.back() + 7) / 8, 0);
 }
 
+KeySwitchParts::KeySwitchParts(const KeySwitchParts& other)
+    : ring_(other.ring_),
+      count_(other.count_),
+      group_(other.group_),
+      width_(other.width_),
+      offset_(other.offset_),
+      storage_(other.storage_),
+      device_(other.device_) {
+  if (device_) {
+    const std::size_t words = other.device_words_.words();
+    device_words_ = DeviceWords(device_, words);
+    device_->copy(other.device_words_.data(), device_words_.data(), words);
+  }
+}
+
+KeySwitchParts& KeySwitchParts::operator=(const KeySwitchParts& other) {
+  if (this != &other) *this = KeySwitchParts(other);
+  return *this;
+}
+
+KeySwitchParts KeySwitchParts::to_device(const std::shared_ptr<Device>& device) const {
+  if (device == device_) return *this;
+  if (device_ && device) return to_host().to_device(device);
+  if (!ring_) throw InvalidParameter("KeySwitchParts::to_device: an empty key has no parts");
+  const std::size_t n = ring_->n();
+  const std::size_t limbs = ring_->max_limbs();
+  KeySwitchParts out(ring_, count_);
+  if (device_) {
+    // Device → host: download the GPU layout and pack it.
+    std::vector<std::uint64_t> staging(device_words_.words());
+    device_->download(device_words_.data(), staging);
+    for (std::size_t j = 0; j < count_; ++j) {
+      RnsPoly b(ring_, limbs, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+      RnsPoly a(ring_, limbs, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+      for (std::size_t t = 0; t < limbs; ++t) {
+        const std::uint64_t* at = staging.data() + (t * count_ + j) * 2 * n;
+        std::copy(at, at + n, b.limb(t).begin());
+        std::copy(at + n, at + 2 * n, a.limb(t).begin());
+      }
+      out.set(j, b, a);
+    }
+    return out;
+  }
+  // Host → device: unpack into the GPU layout, upload once.
+  std::vector<std::uint64_t> staging(limbs * count_ * 2 * n);
+  for (std::size_t j = 0; j < count_; ++j) {
+    for (std::size_t half = 0; half < 2; ++half) {
+      const RnsPoly p = part(j, half);
+      for (std::size_t t = 0; t < limbs; ++t) {
+        std::ranges::copy(p.limb(t), staging.begin() + static_cast<std::ptrdiff_t>(
+                                                           ((t * count_ + j) * 2 + half) * n));
+      }
+    }
+  }
+  out.storage_ = {};
+  out.device_ = device;
+  out.device_words_ = DeviceWords(device, staging.size());
+  device->upload(staging, out.device_words_.data());
+  return out;
+}
+
+const std::uint64_t* KeySwitchParts::device_words() const {
+  if (!device_)
+    throw InvalidParameter("KeySwitchParts::device_words: the parts are in host memory");
+  return device_words_.data();
+}
+
+void KeySwitchParts::require_host(const char* op) const {
+  if (device_) {
+    throw InvalidParameter(std::string("KeySwitchParts::") + op +
+                           ": the parts live on the device " + device_->name() +
+                           "; use to_host() first");
+  }
+}
+
 void KeySwitchParts::check_part(std::size_t j, const char* op) const {
   if (j >= count_) {
     throw InvalidParameter(std::string("KeySwitchParts::") + op + ": part " + std::to_string(j) +
@@ -59,6 +135,7 @@ void KeySwitchParts::check_limb(std::size_t t, const char* op) const {
 
 RnsPoly KeySwitchParts::part(std::size_t j, std::size_t half) const {
   check_part(j, half == 0 ? "b" : "a");
+  if (device_) return to_host().part(j, half);
   const std::size_t n = ring_->n();
   RnsPoly p(ring_, ring_->max_limbs(), PolyForm::kEvaluation, RnsPoly::kForOverwrite);
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(storage_.data());
@@ -76,6 +153,7 @@ RnsPoly KeySwitchParts::part(std::size_t j, std::size_t half) const {
 
 void KeySwitchParts::set(std::size_t j, const RnsPoly& b, const RnsPoly& a) {
   check_part(j, "set");
+  require_host("set");
   for (const RnsPoly* p : {&b, &a}) {
     if (p->context() != ring_) {
       throw MismatchedContext("KeySwitchParts::set: a part of another ring");
@@ -110,6 +188,7 @@ void KeySwitchParts::set(std::size_t j, const RnsPoly& b, const RnsPoly& a) {
 
 std::span<const std::uint8_t> KeySwitchParts::limb(std::size_t t) const {
   check_limb(t, "limb");
+  require_host("limb");
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(storage_.data());
   return {bytes + offset_[t], offset_[t + 1] - offset_[t]};
 }
@@ -119,4 +198,4 @@ std::size_t KeySwitchParts::width(std::size_t t) const {
   return width_[t];
 }
 
-}  // namespace polyhe::rlwe
+}  // namespace polyhe

@@ -1,0 +1,18 @@
+// The CUDA backend as a ring Device (ring/device.hpp): RnsPolys, ciphertexts and keys moved to it
+// with to_device() run every ring operation as CUDA kernels on the context's GPU — the same
+// kernel bodies and block programs the emulated device (backend/emulated.hpp) runs on the host.
+#pragma once
+
+#include <memory>
+
+#include "polyhe/backend/cuda/context.hpp"
+#include "polyhe/ring/device.hpp"
+
+namespace polyhe::cuda {
+
+/// The Device of `ctx` (InvalidParameter for a null context). Its operations run in order on
+/// the context's compute stream, asynchronously; its memory comes from the context's pool;
+/// per-ring constants (moduli, NTT tables, automorphism maps) are uploaded once per ring.
+[[nodiscard]] std::shared_ptr<Device> make_device(std::shared_ptr<const Context> ctx);
+
+}  // namespace polyhe::cuda

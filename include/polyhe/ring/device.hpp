@@ -1,0 +1,175 @@
+// Device: a place other than host memory where the words of RnsPolys live and the ring operations
+// run (DESIGN.md, layer 6). The ring layer dispatches on it: an RnsPoly on a device hands each
+// operation to its Device, one on the host runs the CPU kernels, and the schemes above never see
+// which. Implementations: the CUDA backend (backend/cuda/device.hpp) and the emulated device
+// (backend/emulated.hpp), which runs the very same kernel bodies on the host, thread by thread,
+// the proof of the device path where there is no GPU.
+//
+// The interface is word-level and unchecked: RnsPoly validates shapes, forms and placement before
+// it calls a Device, so the functions here only state their preconditions. Pointers are the
+// device's memory (from allocate()); operations are asynchronous on the device's compute stream
+// and ordered with each other; download() and synchronize() wait.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace polyhe {
+
+class RingContext;
+class BaseConverter;
+class KeySwitchParts;
+class ScaleRounder;
+
+enum class DeviceKind {
+  cuda,           // a CUDA GPU
+  cuda_emulated,  // the CUDA kernel bodies run on the host, thread by thread (tests, CI)
+};
+
+[[nodiscard]] const char* to_string(DeviceKind k);
+
+/// Limbs [first, first + count) of a ring's basis, stored one after the other (N words each).
+struct LimbRange {
+  std::size_t first;
+  std::size_t count;
+};
+
+class Device {
+ public:
+  Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  virtual ~Device() = default;
+
+  [[nodiscard]] virtual DeviceKind kind() const = 0;
+  /// For messages and benchmark rows: "cuda:0 (NVIDIA H100 80GB HBM3)", "cuda-emulated".
+  [[nodiscard]] virtual std::string name() const = 0;
+
+  // --- Memory (64-bit words) -------------------------------------------------------------------
+  /// Uninitialised words; DeviceError when the device is out of memory.
+  [[nodiscard]] virtual std::uint64_t* allocate(std::size_t words) = 0;
+  virtual void deallocate(std::uint64_t* p, std::size_t words) noexcept = 0;
+  /// Host → device, ordered before every later operation; `host` may be reused on return.
+  virtual void upload(std::span<const std::uint64_t> host, std::uint64_t* device) = 0;
+  /// Device → host after every earlier operation; waits for the words.
+  virtual void download(const std::uint64_t* device, std::span<std::uint64_t> host) = 0;
+  virtual void copy(const std::uint64_t* src, std::uint64_t* dst, std::size_t words) = 0;
+  virtual void zero(std::uint64_t* dst, std::size_t words) = 0;
+  /// Waits for every operation submitted so far; DeviceError if one failed.
+  virtual void synchronize() = 0;
+
+  // --- Ring operations --------------------------------------------------------------------------
+  // Over limbs r of `ring` (limb j of an operand at words [j·N, (j+1)·N) is ring limb r.first + j,
+  // modulo its prime q). Preconditions (RnsPoly checks them): every input word in [0, q); an
+  // output is exactly an input or disjoint from all inputs unless said otherwise. Outputs in
+  // [0, q), the same words the CPU kernels give.
+
+  /// dst = the negacyclic NTT of src (natural → bit-reversed), or its inverse (1/N included).
+  virtual void ntt(const RingContext& ring, LimbRange r, const std::uint64_t* src,
+                   std::uint64_t* dst, bool inverse) = 0;
+  enum class Binary { add, sub, multiply };
+  /// c = a + b, a − b, a·b (the product slot-wise: operands in evaluation form).
+  virtual void binary(Binary op, const RingContext& ring, LimbRange r, const std::uint64_t* a,
+                      const std::uint64_t* b, std::uint64_t* c) = 0;
+  /// c = −a.
+  virtual void negate(const RingContext& ring, LimbRange r, const std::uint64_t* a,
+                      std::uint64_t* c) = 0;
+  /// c = d + a·b; c may be d.
+  virtual void multiply_add(const RingContext& ring, LimbRange r, const std::uint64_t* a,
+                            const std::uint64_t* b, const std::uint64_t* d, std::uint64_t* c) = 0;
+  /// Limb j of c = limb j of a times residues[j] (residues[j] < q of limb j; host memory).
+  virtual void multiply_scalar(const RingContext& ring, LimbRange r, const std::uint64_t* a,
+                               std::span<const std::uint64_t> residues, std::uint64_t* c) = 0;
+  /// The degree-2 product of (a0, a1) and (b0, b1) in evaluation form: c0 = a0·b0,
+  /// c1 = a0·b1 + a1·b0, c2 = a1·b1; the outputs disjoint from the inputs and each other.
+  virtual void tensor(const RingContext& ring, LimbRange r, const std::uint64_t* a0,
+                      const std::uint64_t* a1, const std::uint64_t* b0, const std::uint64_t* b1,
+                      std::uint64_t* c0, std::uint64_t* c1, std::uint64_t* c2) = 0;
+  /// c = σ_k(a) (x → x^k, k odd in [1, 2N)) in the form the words are in, or c += σ_k(a) when
+  /// `accumulate`; c disjoint from a.
+  virtual void automorphism(const RingContext& ring, LimbRange r, const std::uint64_t* a,
+                            std::uint64_t* c, std::uint64_t k, bool evaluation_form,
+                            bool accumulate) = 0;
+  /// The split constant of RnsPoly::add_split_constant: c = a + k or c = a·k (`multiply`) for k
+  /// taking lo[j] on the first N/2 words of limb j and hi[j] on the rest; c may be a.
+  virtual void split_constant(const RingContext& ring, LimbRange r, const std::uint64_t* a,
+                              std::span<const std::uint64_t> lo, std::span<const std::uint64_t> hi,
+                              std::uint64_t* c, bool multiply) = 0;
+  /// Limb j of c = (a − b)·residues[j] (residues on the host, each below its prime); c may be a.
+  virtual void sub_multiply_scalar(const RingContext& ring, LimbRange r, const std::uint64_t* a,
+                                   const std::uint64_t* b, std::span<const std::uint64_t> residues,
+                                   std::uint64_t* c) = 0;
+  /// Limb j of c = the centred lift of x (N words modulo p, every word < p, 2 ≤ p < 2^62) to the
+  /// prime of limb j: x − p where x > ⌊p/2⌋, x elsewhere, reduced modulo q (vec::lift_centred).
+  /// c disjoint from x.
+  virtual void lift_centred(const RingContext& ring, LimbRange r, const std::uint64_t* x,
+                            std::uint64_t p, std::uint64_t* c) = 0;
+  /// Limb j of c = small[i] mod q for N signed coefficients |small[i]| < q (host memory).
+  virtual void lift_signed(const RingContext& ring, LimbRange r,
+                           std::span<const std::int64_t> small, std::uint64_t* c) = 0;
+  /// BaseConverter::convert_exact (exact) or convert_approx of x (|B| limbs of n words, every
+  /// word below its prime) into c: target j to limb out_limbs[j] of c, the other limbs untouched;
+  /// the same words as the CPU's. c disjoint from x.
+  virtual void convert(const BaseConverter& conv, std::size_t n, const std::uint64_t* x,
+                       std::uint64_t* c, std::span<const std::size_t> out_limbs, bool exact) = 0;
+  /// ScaleRounder::round: x over Q ∪ P (the rounder's bases, n words per limb) to
+  /// round(t·x/Q) over P in c; the same words as the CPU's. c disjoint from x.
+  virtual void scale_round(const ScaleRounder& rounder, std::size_t n, const std::uint64_t* x,
+                           std::uint64_t* c) = 0;
+  /// The key-switching inner product over Q_l ∪ P (ring/key_switching.hpp's layout: q_limbs
+  /// limbs of Q_l, then p_limbs of P numbered from p_first in the ring): with up holding
+  /// `digits` such buffers one after another (each (q_limbs + p_limbs)·N words, evaluation
+  /// form), acc0 = Σ_j up_j·b_j and acc1 = Σ_j up_j·a_j limb by limb, (b_j, a_j) the key's parts
+  /// (on this device, digits ≤ its count).
+  virtual void key_inner_products(const RingContext& ring, std::size_t q_limbs, std::size_t p_first,
+                                  std::size_t p_limbs, const std::uint64_t* up, std::size_t digits,
+                                  const KeySwitchParts& key, std::uint64_t* acc0,
+                                  std::uint64_t* acc1) = 0;
+};
+
+/// Device memory of `words` words, freed on destruction (move-only).
+class DeviceWords {
+ public:
+  DeviceWords() = default;
+  DeviceWords(std::shared_ptr<Device> device, std::size_t words)
+      : device_(std::move(device)), words_(words) {
+    if (words_ != 0) data_ = device_->allocate(words_);
+  }
+  DeviceWords(DeviceWords&& o) noexcept
+      : device_(std::move(o.device_)), data_(o.data_), words_(o.words_) {
+    o.data_ = nullptr;
+    o.words_ = 0;
+  }
+  DeviceWords& operator=(DeviceWords&& o) noexcept {
+    if (this != &o) {
+      release();
+      device_ = std::move(o.device_);
+      data_ = o.data_;
+      words_ = o.words_;
+      o.data_ = nullptr;
+      o.words_ = 0;
+    }
+    return *this;
+  }
+  DeviceWords(const DeviceWords&) = delete;
+  DeviceWords& operator=(const DeviceWords&) = delete;
+  ~DeviceWords() { release(); }
+
+  [[nodiscard]] std::uint64_t* data() const { return data_; }
+  [[nodiscard]] std::size_t words() const { return words_; }
+  [[nodiscard]] const std::shared_ptr<Device>& device() const { return device_; }
+
+ private:
+  void release() noexcept {
+    if (data_ != nullptr) device_->deallocate(data_, words_);
+    data_ = nullptr;
+  }
+  std::shared_ptr<Device> device_;
+  std::uint64_t* data_ = nullptr;
+  std::size_t words_ = 0;
+};
+
+}  // namespace polyhe

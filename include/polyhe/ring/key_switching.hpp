@@ -1,0 +1,72 @@
+// Hybrid key switching, ModDown, public-key encryption's ModDown and rescaling as ring operations
+// (RNS-CKKS paper, Alg. 7/17 ModUp, Alg. 8/18 ModDown, Alg. 9/19 rescale; Han–Ki hybrid key
+// switching). Each runs where its polynomials live: on the host the CPU kernels (fused where the
+// CPU gains by it: ModUp with the inner product limb by limb, the lift with the transform), on a
+// device the device's kernels in the order the paper gives them — the same words either way. The
+// schemes (rlwe, ckks, bgv) call these; they never touch a kernel.
+//
+// Layout of a polynomial over Q_l ∪ P (the working basis of key switching): Q_l's l + 1 limbs,
+// then P's k limbs; the ring numbers P's primes L + 1 … L + k (they follow Q's in the basis).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "polyhe/ring/key_parts.hpp"
+#include "polyhe/ring/poly.hpp"
+#include "polyhe/rns/base_converter.hpp"
+#include "polyhe/rns/key_switch_basis.hpp"
+
+namespace polyhe {
+
+/// What key switching needs of a parameter set (rlwe::Parameters::key_switching() makes it; the
+/// pointed-to tables live as long as those parameters). The ring holds Q = q_0..q_L, then P.
+struct HybridKeySwitch {
+  std::shared_ptr<const RingContext> ring;
+  const KeySwitchBasis* basis = nullptr;
+  /// P → Q_l for each level l (the exact, centred conversion of ModDown).
+  std::span<const BaseConverter> p_to_q;
+  /// P^−1 mod q_i and P mod q_i, i ≤ L.
+  std::span<const std::uint64_t> p_inv_mod_q;
+  std::span<const std::uint64_t> p_mod_q;
+  [[nodiscard]] std::size_t max_level() const { return basis->max_level(); }
+  [[nodiscard]] std::size_t p_count() const { return basis->p().size(); }
+};
+
+/// For d at level l (evaluation form, l + 1 limbs) and a key switching s' → s, (u_0, u_1) at level
+/// l, evaluation form, with u_0 + u_1·s ≈ d·s' (error about Σ_j D_j·‖e_j‖·√N / P plus ModDown's
+/// rounding): the centred ModUp of each digit D_j of Q_l to Q_l ∪ P, the forward transform of the
+/// limbs that are not the digit's own (those are d's), the inner product with the key over
+/// Q_l ∪ P, and ModDown in evaluation form (only the k special limbs leave it). accumulate:
+/// (u_0, u_1) += the switched pair (both at d's level and placement, evaluation form, checked).
+/// Checks: d, the key and the outputs of ks.ring and one placement (MismatchedContext), d in
+/// evaluation form with at most L + 1 limbs, the key's count ≥ the digits at d's level.
+void key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key, RnsPoly& u0,
+                RnsPoly& u1, bool accumulate = false);
+
+/// Public-key encryption over Q_l ∪ P (SEAL's): with v ternary and e_0, e_1 small (signed
+/// coefficients, N each, |x| < every prime), (c_0, c_1) = ModDown((v·b + e_0 + P·m, v·a + e_1)):
+/// only v is transformed; the errors (and a coefficient-form message m at level l, times P) enter
+/// ModDown as coefficient-form addends. (b, a) over all of Q ∪ P in evaluation form; m null or at
+/// level l in coefficient form. The results at level l, evaluation form, where the key lives.
+/// Checks: the key over ks.ring's L + 1 + k limbs, level ≤ L, sizes N, m's ring, level, form and
+/// placement.
+void encrypt_with_public_key(const HybridKeySwitch& ks, std::size_t level,
+                             std::span<const std::int64_t> v, std::span<const std::int64_t> e0,
+                             std::span<const std::int64_t> e1, const RnsPoly& b, const RnsPoly& a,
+                             const RnsPoly* m, RnsPoly& c0, RnsPoly& c1);
+
+/// Division by the last prime q_l of each polynomial x at level l ≥ 1 (evaluation form), into out
+/// (a new polynomial at level l − 1 where x lives) or, in place, x itself dropping its last limb:
+/// (x − δ)·q_l^−1 limb by limb with δ ≡ x mod q_l, δ = μ·[x_l·μ^−1]_centred, transformed under
+/// each q_i. Error multiple μ = 1: round(x/q_l), CKKS's rescale. μ = t: BGV's modulus switch,
+/// whose correction δ is ≡ 0 mod t so the message survives (times q_l^−1 mod t). Checks: level
+/// ≥ 1, evaluation form, all alike (context, level, placement), μ invertible mod q_l.
+void rescale_by_last_prime(std::span<const RnsPoly* const> in, std::span<RnsPoly* const> out,
+                           std::uint64_t error_multiple = 1);
+void rescale_by_last_prime_inplace(std::span<RnsPoly* const> polys,
+                                   std::uint64_t error_multiple = 1);
+
+}  // namespace polyhe

@@ -1,0 +1,370 @@
+// DeviceRing<Exec>: the ring operations of ring/device.hpp written once over an executor that
+// either launches CUDA kernels (cuda_device.cu) or runs the same bodies and block programs on the
+// host, thread by thread (emulated_device.cpp). What is device-specific (memory, copies, how a body
+// or a block program runs) is Exec's; which kernels run in which order, with which constants, is
+// here, so the emulated device checks the very sequence the GPU runs.
+//
+// Exec provides:
+//   template <class T> using Buffer;            owning, .data() → T*, movable
+//   template <class T> Buffer<T> upload_table(std::span<const T>);   constants (a temporary
+//                                              one is freed after the work that reads it)
+//   Buffer<std::uint64_t> raw(std::size_t words);                    scratch, freed after the
+//                                                                    work that uses it
+//   std::uint64_t* allocate(std::size_t), void deallocate(std::uint64_t*, std::size_t)
+//   void upload(span<const u64>, u64*), download(const u64*, span<u64>), copy(src, dst, words),
+//   void zero(u64*, words), synchronize()
+//   template <class Body> void for_each(const Body&, std::size_t count);  body(i) for every i
+//   template <class Program> void run(const Program&, const char* name);   a block program
+//   NttPolicies make_ntt_policies(std::span<const NttPlan<u64>* const>);  .data() → const P*
+//   DeviceKind kind() const; std::string name() const;
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/elementwise_body.hpp"
+#include "cuda/ntt_programs.hpp"
+#include "cuda/ring_bodies.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/ring/context.hpp"
+#include "polyhe/ring/device.hpp"
+#include "polyhe/ring/key_parts.hpp"
+#include "polyhe/rns/base_converter.hpp"
+#include "polyhe/rns/scale_rounder.hpp"
+#include "polyhe/rns/wide_reduce.hpp"
+
+namespace polyhe::cuda::detail {
+
+using u64 = std::uint64_t;
+
+/// The butterfly policy every device transform runs: the CPU's default (ntt/butterfly.hpp), so
+/// the words agree with NttPlan's.
+using RingButterfly = ShoupLazyButterfly<u64>;
+inline constexpr NttVariant kRingVariant = NttVariant::shoup_lazy;
+static_assert(kRingVariant == kDefaultNttVariant);
+
+template <class Exec>
+class DeviceRing final : public Device {
+ public:
+  explicit DeviceRing(Exec exec) : exec_(std::move(exec)) {}
+
+  [[nodiscard]] DeviceKind kind() const override { return exec_.kind(); }
+  [[nodiscard]] std::string name() const override { return exec_.name(); }
+
+  u64* allocate(std::size_t words) override { return exec_.allocate(words); }
+  void deallocate(u64* p, std::size_t words) noexcept override { exec_.deallocate(p, words); }
+  void upload(std::span<const u64> host, u64* device) override { exec_.upload(host, device); }
+  void download(const u64* device, std::span<u64> host) override { exec_.download(device, host); }
+  void copy(const u64* src, u64* dst, std::size_t words) override { exec_.copy(src, dst, words); }
+  void zero(u64* dst, std::size_t words) override { exec_.zero(dst, words); }
+  void synchronize() override { exec_.synchronize(); }
+
+  void ntt(const RingContext& ring, LimbRange r, const u64* src, u64* dst, bool inverse) override {
+    const Tables& t = tables(ring);
+    // The default options: radix 8, one block up to 2^11 words, two passes above.
+    const NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
+                                           static_cast<unsigned>(r.count), 64, NttOptions{});
+    static_assert(NttOptions{}.radix == 8);
+    const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt"); };
+    run_transform<3>(layout, t.ntt.data() + r.first, src, dst, inverse, run);
+  }
+
+  void binary(Binary op, const RingContext& ring, LimbRange r, const u64* a, const u64* b,
+              u64* c) override {
+    const LimbModulus<u64>* m = moduli(ring, r);
+    const int log_n = ring.log_n();
+    const std::size_t count = r.count * ring.n();
+    switch (op) {
+      case Binary::add: exec_.for_each(AddBody<u64>{m, a, b, c, log_n}, count); return;
+      case Binary::sub: exec_.for_each(SubBody<u64>{m, a, b, c, log_n}, count); return;
+      case Binary::multiply: exec_.for_each(MultiplyBody<u64>{m, a, b, c, log_n}, count); return;
+    }
+  }
+
+  void negate(const RingContext& ring, LimbRange r, const u64* a, u64* c) override {
+    exec_.for_each(NegateBody<u64>{moduli(ring, r), a, c, ring.log_n()}, r.count * ring.n());
+  }
+
+  void multiply_add(const RingContext& ring, LimbRange r, const u64* a, const u64* b, const u64* d,
+                    u64* c) override {
+    exec_.for_each(MultiplyAddBody<u64>{moduli(ring, r), a, b, d, c, ring.log_n()},
+                   r.count * ring.n());
+  }
+
+  void multiply_scalar(const RingContext& ring, LimbRange r, const u64* a,
+                       std::span<const u64> residues, u64* c) override {
+    const auto ops = shoup_operands(ring, r, residues);
+    with_scalars(ops, r.count * ring.n(), [&](auto scalars) {
+      using S = decltype(scalars);
+      return MultiplyScalarBody<u64, S>{moduli(ring, r), a, c, ring.log_n(), scalars};
+    });
+  }
+
+  void tensor(const RingContext& ring, LimbRange r, const u64* a0, const u64* a1, const u64* b0,
+              const u64* b1, u64* c0, u64* c1, u64* c2) override {
+    exec_.for_each(TensorBody<u64>{moduli(ring, r), a0, a1, b0, b1, c0, c1, c2, ring.log_n()},
+                   r.count * ring.n());
+  }
+
+  void automorphism(const RingContext& ring, LimbRange r, const u64* a, u64* c, std::uint64_t k,
+                    bool evaluation_form, bool accumulate) override {
+    const LimbModulus<u64>* m = moduli(ring, r);
+    const std::size_t count = r.count * ring.n();
+    if (evaluation_form) {
+      exec_.for_each(GatherBody<u64>{m, a, c, automorphism_map(ring, k), ring.log_n(), accumulate},
+                     count);
+    } else {
+      exec_.for_each(CoefficientAutomorphismBody<u64>{m, a, c, k, ring.log_n(), accumulate}, count);
+    }
+  }
+
+  void split_constant(const RingContext& ring, LimbRange r, const u64* a, std::span<const u64> lo,
+                      std::span<const u64> hi, u64* c, bool multiply) override {
+    const auto lo_ops = shoup_operands(ring, r, lo);
+    const auto hi_ops = shoup_operands(ring, r, hi);
+    const std::size_t count = r.count * ring.n();
+    const LimbModulus<u64>* m = moduli(ring, r);
+    if (r.count <= kInlineScalarLimbs) {
+      InlineScalars<u64> l{}, h{};
+      for (std::size_t j = 0; j < r.count; ++j) {
+        l.op[j] = lo_ops[j];
+        h.op[j] = hi_ops[j];
+      }
+      exec_.for_each(
+          SplitConstantBody<u64, InlineScalars<u64>>{m, a, c, ring.log_n(), l, h, multiply}, count);
+    } else {
+      const auto l = exec_.template upload_table<ShoupOperand<u64>>(lo_ops);
+      const auto h = exec_.template upload_table<ShoupOperand<u64>>(hi_ops);
+      exec_.for_each(SplitConstantBody<u64, const ShoupOperand<u64>*>{m, a, c, ring.log_n(),
+                                                                      l.data(), h.data(), multiply},
+                     count);
+    }
+  }
+
+  void sub_multiply_scalar(const RingContext& ring, LimbRange r, const u64* a, const u64* b,
+                           std::span<const u64> residues, u64* c) override {
+    const auto ops = shoup_operands(ring, r, residues);
+    with_scalars(ops, r.count * ring.n(), [&](auto scalars) {
+      using S = decltype(scalars);
+      return SubMultiplyScalarBody<u64, S>{moduli(ring, r), a, b, c, ring.log_n(), scalars};
+    });
+  }
+
+  void lift_centred(const RingContext& ring, LimbRange r, const u64* x, u64 p, u64* c) override {
+    const Tables& t = tables(ring);
+    exec_.for_each(
+        LiftCentredBody{t.moduli.data() + r.first, t.wide.data() + r.first, x, p, c, ring.log_n()},
+        r.count * ring.n());
+  }
+
+  void lift_signed(const RingContext& ring, LimbRange r, std::span<const std::int64_t> small,
+                   u64* c) override {
+    const auto device_small = exec_.template upload_table<std::int64_t>(small);
+    exec_.for_each(LiftSignedBody{moduli(ring, r), device_small.data(), c, ring.log_n()},
+                   r.count * ring.n());
+  }
+
+  void convert(const BaseConverter& conv, std::size_t n, const u64* x, u64* c,
+               std::span<const std::size_t> out_limbs, bool exact) override {
+    const Converter& t = converter(conv, out_limbs);
+    const std::size_t sources = conv.from().size();
+    const int log_n = std::countr_zero(n);
+    auto scratch = exec_.raw(sources * n);
+    // Step 1: t_i = [x_i·q̂_i^−1]_{q_i} (Shoup), as the CPU's vec::multiply_scalar.
+    exec_.for_each(
+        MultiplyScalarBody<u64, const ShoupOperand<u64>*>{t.from_moduli.data(), x, scratch.data(),
+                                                          log_n, t.q_hat_inv.data()},
+        sources * n);
+    const Buffer<std::uint32_t>& positions =
+        t.positions.at(std::vector<std::size_t>(out_limbs.begin(), out_limbs.end()));
+    exec_.for_each(ConvertBody{scratch.data(), sources, t.hat.data(), t.qmod.data(), t.inv.data(),
+                               t.wide.data(), positions.data(), c, log_n, exact},
+                   conv.to().size() * n);
+  }
+
+  void scale_round(const ScaleRounder& rounder, std::size_t n, const u64* x, u64* c) override {
+    const Rounder& t = rounder_tables(rounder);
+    exec_.for_each(
+        ScaleRoundBody{x, rounder.q_basis().size(), t.mu.data(), t.lambda.data(), t.rho.data(),
+                       t.omega.data(), t.wide.data(), c, std::countr_zero(n)},
+        rounder.p_basis().size() * n);
+  }
+
+  void key_inner_products(const RingContext& ring, std::size_t q_limbs, std::size_t p_first,
+                          std::size_t p_limbs, const u64* up, std::size_t digits,
+                          const KeySwitchParts& key, u64* acc0, u64* acc1) override {
+    const std::size_t limbs = q_limbs + p_limbs;
+    exec_.for_each(
+        KeyInnerProductBody{tables(ring).moduli.data(), up, key.device_words(), acc0, acc1, digits,
+                            key.count(), q_limbs, p_first, limbs, ring.log_n()},
+        limbs * ring.n());
+  }
+
+ private:
+  using NttPolicies = typename Exec::NttPolicies;
+  template <class T>
+  using Buffer = typename Exec::template Buffer<T>;
+
+  /// The constants of one ring on this device, uploaded once: the Alg. 4 moduli, the 128-bit
+  /// Barrett constants and the NTT policies (with their twiddle tables) of every limb, the
+  /// evaluation-form automorphism maps built on first use.
+  struct Tables {
+    std::weak_ptr<const RingContext> owner;
+    Buffer<LimbModulus<u64>> moduli;
+    Buffer<WideBarrett> wide;
+    NttPolicies ntt;
+    std::map<std::uint64_t, Buffer<std::uint32_t>> maps;
+  };
+
+  /// A BaseConverter's tables on this device (its id keys them: copies share them), with the
+  /// target positions each caller used.
+  struct Converter {
+    Buffer<LimbModulus<u64>> from_moduli;
+    Buffer<ShoupOperand<u64>> q_hat_inv;
+    Buffer<u64> hat;
+    Buffer<u64> qmod;
+    Buffer<double> inv;
+    Buffer<WideBarrett> wide;
+    std::map<std::vector<std::size_t>, Buffer<std::uint32_t>> positions;
+  };
+
+  /// A ScaleRounder's tables on this device, by its id.
+  struct Rounder {
+    Buffer<u64> mu;
+    Buffer<double> lambda;
+    Buffer<double> rho;
+    Buffer<u64> omega;
+    Buffer<WideBarrett> wide;
+  };
+
+  const Rounder& rounder_tables(const ScaleRounder& r) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = rounders_[r.id()];
+    if (!slot) {
+      slot = std::make_unique<Rounder>();
+      std::vector<WideBarrett> wide;
+      for (std::size_t j = 0; j < r.p_basis().size(); ++j) {
+        wide.push_back(make_wide_barrett(r.p_basis().prime(j)));
+      }
+      slot->mu = exec_.template upload_table<u64>(r.mu());
+      slot->lambda = exec_.template upload_table<double>(r.lambda());
+      slot->rho = exec_.template upload_table<double>(r.rho());
+      slot->omega = exec_.template upload_table<u64>(r.omega());
+      slot->wide = exec_.template upload_table<WideBarrett>(wide);
+    }
+    return *slot;
+  }
+
+  std::vector<ShoupOperand<u64>> shoup_operands(const RingContext& ring, LimbRange r,
+                                                std::span<const u64> residues) {
+    std::vector<ShoupOperand<u64>> ops(r.count);
+    for (std::size_t j = 0; j < r.count; ++j) {
+      ops[j] = make_shoup(residues[j], ring.basis().prime(r.first + j));
+    }
+    return ops;
+  }
+
+  /// Runs make(scalars)'s body over count words with the Shoup scalars inside the kernel's
+  /// parameters (up to kInlineScalarLimbs) or, beyond, in a temporary device table.
+  template <class Make>
+  void with_scalars(const std::vector<ShoupOperand<u64>>& ops, std::size_t count, Make&& make) {
+    if (ops.size() <= kInlineScalarLimbs) {
+      InlineScalars<u64> inline_ops{};
+      for (std::size_t j = 0; j < ops.size(); ++j) inline_ops.op[j] = ops[j];
+      exec_.for_each(make(inline_ops), count);
+    } else {
+      const auto device_ops = exec_.template upload_table<ShoupOperand<u64>>(ops);
+      exec_.for_each(make(static_cast<const ShoupOperand<u64>*>(device_ops.data())), count);
+    }
+  }
+
+  const Converter& converter(const BaseConverter& conv, std::span<const std::size_t> out_limbs) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = converters_[conv.id()];
+    if (!slot) {
+      slot = std::make_unique<Converter>();
+      const RnsBasis& from = conv.from();
+      const RnsBasis& to = conv.to();
+      std::vector<LimbModulus<u64>> fm;
+      for (std::size_t i = 0; i < from.size(); ++i) fm.push_back(make_limb_modulus(from.prime(i)));
+      std::vector<ShoupOperand<u64>> qhi;
+      for (std::size_t i = 0; i < from.size(); ++i) {
+        qhi.push_back(make_shoup(from.q_hat_inverses()[i], from.prime(i)));
+      }
+      std::vector<WideBarrett> wide;
+      for (std::size_t j = 0; j < to.size(); ++j) wide.push_back(make_wide_barrett(to.prime(j)));
+      slot->from_moduli = exec_.template upload_table<LimbModulus<u64>>(fm);
+      slot->q_hat_inv = exec_.template upload_table<ShoupOperand<u64>>(qhi);
+      slot->hat = exec_.template upload_table<u64>(conv.q_hat_mod_targets());
+      slot->qmod = exec_.template upload_table<u64>(conv.q_multiples_mod_targets());
+      slot->inv = exec_.template upload_table<double>(conv.inverse_primes());
+      slot->wide = exec_.template upload_table<WideBarrett>(wide);
+    }
+    std::vector<std::size_t> key(out_limbs.begin(), out_limbs.end());
+    if (!slot->positions.contains(key)) {
+      const std::vector<std::uint32_t> pos(out_limbs.begin(), out_limbs.end());
+      slot->positions.emplace(key, exec_.template upload_table<std::uint32_t>(pos));
+    }
+    return *slot;
+  }
+
+  /// The tables of `ring`, built on first use. Entries of rings that no longer exist are dropped
+  /// (their device memory freed) when a new ring's tables are built.
+  Tables& tables(const RingContext& ring) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto it = tables_.find(&ring);
+    if (it != tables_.end()) {
+      const auto owner = it->second->owner.lock();
+      if (owner.get() == &ring) return *it->second;
+      tables_.erase(it);  // a dead ring's address reused
+    }
+    std::erase_if(tables_, [](const auto& e) { return e.second->owner.expired(); });
+    auto t = std::make_unique<Tables>();
+    t->owner = ring.weak_from_this();
+    std::vector<LimbModulus<u64>> host;
+    for (std::size_t i = 0; i < ring.max_limbs(); ++i) {
+      host.push_back(make_limb_modulus(ring.basis().prime(i)));
+    }
+    t->moduli = exec_.template upload_table<LimbModulus<u64>>(host);
+    std::vector<WideBarrett> wide;
+    for (std::size_t i = 0; i < ring.max_limbs(); ++i) {
+      wide.push_back(make_wide_barrett(ring.basis().prime(i)));
+    }
+    t->wide = exec_.template upload_table<WideBarrett>(wide);
+    t->ntt = exec_.make_ntt_policies(ring.plans(ring.max_limbs()));
+    Tables& ref = *t;
+    tables_.emplace(&ring, std::move(t));
+    return ref;
+  }
+
+  const LimbModulus<u64>* moduli(const RingContext& ring, LimbRange r) {
+    return tables(ring).moduli.data() + r.first;
+  }
+
+  const std::uint32_t* automorphism_map(const RingContext& ring, std::uint64_t k) {
+    Tables& t = tables(ring);
+    const std::span<const std::uint32_t> host = ring.automorphism_table(k);  // checks k
+    const std::lock_guard<std::mutex> lock(mutex_);
+    auto it = t.maps.find(k);
+    if (it == t.maps.end()) {
+      it = t.maps.emplace(k, exec_.template upload_table<std::uint32_t>(host)).first;
+    }
+    return it->second.data();
+  }
+
+  Exec exec_;
+  std::mutex mutex_;
+  std::map<const RingContext*, std::unique_ptr<Tables>> tables_;
+  std::map<std::uint64_t, std::unique_ptr<Converter>> converters_;  // by BaseConverter::id()
+  std::map<std::uint64_t, std::unique_ptr<Rounder>> rounders_;      // by ScaleRounder::id()
+};
+
+}  // namespace polyhe::cuda::detail

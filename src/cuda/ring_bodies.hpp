@@ -1,0 +1,276 @@
+// The per-word arithmetic of the device ring operations that elementwise_body.hpp does not cover:
+// the degree-2 tensor product, the automorphisms σ_k, and the RNS steps of key switching and
+// rescaling (centred and signed lifts, base conversion, the key inner product, (a − b)·s). One
+// functor per operation, applied to
+// index i of the flattened limbs (limb i >> log_n); POLYHE_HD, so the CUDA device (device_ring.hpp
+// through a grid-stride kernel) and the emulated device run the very same code. Preconditions as
+// ring/device.hpp states them; the functors validate nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "polyhe/arith/add.hpp"
+#include "polyhe/arith/barrett.hpp"
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/arith/word.hpp"
+#include "polyhe/backend/cuda/elementwise.hpp"
+#include "polyhe/rns/wide_reduce.hpp"
+
+namespace polyhe::cuda {
+
+/// (c0, c1, c2) = (a0·b0, a0·b1 + a1·b0, a1·b1) slot-wise with Alg. 4 Barrett reductions; the
+/// middle term as a0·b1 + (a1·b0 mod q) ≤ (q−1)² + q − 1 < q² ≤ 2^(2m), inside Alg. 4's input
+/// range (the unreduced sum of two products, up to 2(q−1)², would not be).
+template <Word W>
+struct TensorBody {
+  const LimbModulus<W>* moduli;
+  const W* a0;
+  const W* a1;
+  const W* b0;
+  const W* b1;
+  W* c0;
+  W* c1;
+  W* c2;
+  int log_n;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const LimbModulus<W>& m = moduli[i >> log_n];
+    const W x0 = a0[i], x1 = a1[i], y0 = b0[i], y1 = b1[i];
+    c0[i] = mul_mod(x0, y0, m.barrett);
+    c1[i] = barrett_alg4_reduce(mul_wide(x0, y1) + mul_mod(x1, y0, m.barrett), m.barrett);
+    c2[i] = mul_mod(x1, y1, m.barrett);
+  }
+};
+
+/// σ_k in evaluation form: slot t of every limb takes slot map[t] of the source (the permutation
+/// RingContext::automorphism_table gives), c = σ_k(a) or, accumulating, c += σ_k(a).
+template <Word W>
+struct GatherBody {
+  const LimbModulus<W>* moduli;
+  const W* a;
+  W* c;
+  const std::uint32_t* map;  // N entries
+  int log_n;
+  bool accumulate;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t mask = (std::size_t{1} << log_n) - 1;
+    const std::size_t base = i & ~mask;
+    const W x = a[base + map[i & mask]];
+    c[i] = accumulate ? add_mod(c[i], x, moduli[i >> log_n].q) : x;
+  }
+};
+
+/// σ_k in coefficient form, by source index: coefficient j of every limb moves to j·k mod 2N,
+/// negated when that is ≥ N (x^N = −1). k odd makes j → j·k mod 2N a bijection, so each output
+/// word has exactly one writer. Accumulating: c += σ_k(a).
+template <Word W>
+struct CoefficientAutomorphismBody {
+  const LimbModulus<W>* moduli;
+  const W* a;
+  W* c;
+  std::uint64_t k;
+  int log_n;
+  bool accumulate;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t n = std::size_t{1} << log_n;
+    const std::size_t base = i & ~(n - 1);
+    const W q = moduli[i >> log_n].q;
+    const std::uint64_t j = (static_cast<std::uint64_t>(i & (n - 1)) * k) & (2 * n - 1);
+    const W x = j < n ? a[i] : neg_mod(a[i], q);
+    W& out = c[base + (j & (n - 1))];
+    out = accumulate ? add_mod(out, x, q) : x;
+  }
+};
+
+/// c = (a − b)·s_l mod q_l (Shoup), s_l = scalars[l]; Scalars as in MultiplyScalarBody.
+template <Word W, class Scalars>
+struct SubMultiplyScalarBody {
+  const LimbModulus<W>* moduli;
+  const W* a;
+  const W* b;
+  W* c;
+  int log_n;
+  Scalars scalars;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t limb = i >> log_n;
+    const W q = moduli[limb].q;
+    c[i] = mul_shoup(sub_mod(a[i], b[i], q), scalars[limb], q);
+  }
+};
+
+/// c = a + k or a·k for the split constant k: lo[l] on the first N/2 words of limb l, hi[l] on
+/// the rest (the residue in .w; Shoup for the product).
+template <Word W, class Scalars>
+struct SplitConstantBody {
+  const LimbModulus<W>* moduli;
+  const W* a;
+  W* c;
+  int log_n;
+  Scalars lo;
+  Scalars hi;
+  bool multiply;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t limb = i >> log_n;
+    const bool low = (i & ((std::size_t{1} << log_n) - 1)) < (std::size_t{1} << (log_n - 1));
+    const ShoupOperand<W>& k = low ? lo[limb] : hi[limb];
+    const W q = moduli[limb].q;
+    c[i] = multiply ? mul_shoup(a[i], k, q) : add_mod(a[i], k.w, q);
+  }
+};
+
+/// Limb l of c = the centred lift of x (one limb of N words modulo p) to q_l: x − p where
+/// x > ⌊p/2⌋, else x, reduced modulo q_l exactly (wide_reduce takes any x < 2^128).
+struct LiftCentredBody {
+  const LimbModulus<std::uint64_t>* moduli;
+  const WideBarrett* wide;
+  const std::uint64_t* x;
+  std::uint64_t p;
+  std::uint64_t* c;
+  int log_n;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t limb = i >> log_n;
+    const std::uint64_t v = x[i & ((std::size_t{1} << log_n) - 1)];
+    const WideBarrett& w = wide[limb];
+    c[i] = v > p / 2 ? neg_mod(wide_reduce(u128{p - v}, w), w.q) : wide_reduce(u128{v}, w);
+  }
+};
+
+/// Limb l of c = small[k] mod q_l for signed |small[k]| < q_l (secrets and errors: no branch on
+/// the value, q added under a mask where it is negative).
+struct LiftSignedBody {
+  const LimbModulus<std::uint64_t>* moduli;
+  const std::int64_t* small;
+  std::uint64_t* c;
+  int log_n;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const auto v = static_cast<std::uint64_t>(small[i & ((std::size_t{1} << log_n) - 1)]);
+    c[i] = v + (moduli[i >> log_n].q & (std::uint64_t{0} - (v >> 63)));
+  }
+};
+
+/// s + x·y rounded twice, never fused: the CPU's double arithmetic (ISO C++ contracts nothing),
+/// so the HPS correction below agrees bit for bit (nvcc would otherwise fuse into an FMA).
+POLYHE_HD inline double add_product_rn(double s, double x, double y) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(s, __dmul_rn(x, y));
+#else
+  return s + x * y;
+#endif
+}
+
+/// Step 2 of BaseConverter (step 1, t_i = [x_i·q̂_i^−1]_{q_i}, ran before into t): target j,
+/// coefficient k of
+///   y_j = Σ_i t_i·(q̂_i mod c_j) mod c_j                    (approximate, FastBConv)
+///   y_j = Σ_i t_i·(q̂_i mod c_j) − v·Q mod c_j, v = round(Σ_i t_i/q_i)   (exact, HPS),
+/// v summed in double in the CPU's order and capped at |B| as it does; the 128-bit sum reduced
+/// every 8 products (each below 2^124). Written to limb positions[j] of out.
+struct ConvertBody {
+  const std::uint64_t* t;     // |B| limbs of N words
+  std::size_t sources;        // |B|
+  const std::uint64_t* hat;   // [j·|B| + i] = q̂_i mod c_j
+  const std::uint64_t* qmod;  // [j·(|B| + 1) + v] = v·Q mod c_j
+  const double* inv;          // 1/q_i
+  const WideBarrett* wide;    // per target c_j
+  const std::uint32_t* positions;
+  std::uint64_t* out;
+  int log_n;
+  bool exact;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t j = i >> log_n;
+    const std::size_t n = std::size_t{1} << log_n;
+    const std::size_t k = i & (n - 1);
+    const WideBarrett& w = wide[j];
+    const std::uint64_t* h = hat + j * sources;
+    u128 acc = 0;
+    for (std::size_t s = 0; s < sources; ++s) {
+      acc += mul_wide(t[s * n + k], h[s]);
+      if ((s & 7) == 7) acc = wide_reduce(acc, w);
+    }
+    std::uint64_t y = wide_reduce(acc, w);
+    if (exact) {
+      double sum = 0;
+      for (std::size_t s = 0; s < sources; ++s) {
+        sum = add_product_rn(sum, static_cast<double>(t[s * n + k]), inv[s]);
+      }
+      std::uint64_t v = static_cast<std::uint64_t>(sum + 0.5);
+      if (v > sources) v = sources;
+      y = sub_mod(y, qmod[j * (sources + 1) + v], w.q);
+    }
+    out[static_cast<std::size_t>(positions[j]) * n + k] = y;
+  }
+};
+
+/// ScaleRounder::round at word (j, k): start = Σ_i a_i·μ_i + ⌊G + 1/2⌋ with
+/// G = Σ_i (a_i·ρ_i + b_i·λ_i) summed in double in the CPU's order (x_i = a_i·2^31 + b_i), then
+/// start + Σ_i x_i·[ω_i]_{p_j} + y_j·[t·θ_j·P/p_j]_{p_j} reduced mod p_j (the 128-bit sum reduced
+/// every 8 products).
+struct ScaleRoundBody {
+  const std::uint64_t* x;  // Q's limbs, then P's
+  std::size_t q_limbs;
+  const std::uint64_t* mu;
+  const double* lambda;
+  const double* rho;
+  const std::uint64_t* omega;  // [j·(L + 1) + i]
+  const WideBarrett* wide;     // per p_j
+  std::uint64_t* out;
+  int log_n;
+  POLYHE_HD void operator()(std::size_t idx) const {
+    const std::size_t n = std::size_t{1} << log_n;
+    const std::size_t j = idx >> log_n;
+    const std::size_t k = idx & (n - 1);
+    u128 start = 0;
+    double g = 0;
+    for (std::size_t i = 0; i < q_limbs; ++i) {
+      const std::uint64_t xi = x[i * n + k];
+      const std::uint64_t a = xi >> 31;
+      const std::uint64_t b = xi & ((std::uint64_t{1} << 31) - 1);
+      start += mul_wide(a, mu[i]);
+      g = add_product_rn(g, static_cast<double>(static_cast<std::int64_t>(a)), rho[i]);
+      g = add_product_rn(g, static_cast<double>(static_cast<std::int64_t>(b)), lambda[i]);
+    }
+    start += static_cast<std::uint64_t>(g + 0.5);
+    const WideBarrett& w = wide[j];
+    const std::uint64_t* row = omega + j * (q_limbs + 1);
+    u128 acc = wide_reduce(start, w);
+    for (std::size_t i = 0; i < q_limbs; ++i) {
+      acc += mul_wide(x[i * n + k], row[i]);
+      if ((i & 7) == 7) acc = wide_reduce(acc, w);
+    }
+    acc += mul_wide(x[(q_limbs + j) * n + k], row[q_limbs]);
+    out[idx] = wide_reduce(acc, w);
+  }
+};
+
+/// The key-switching inner product at word (t, k) of Q_l ∪ P: acc0 = Σ_j up_j·b_j, acc1 =
+/// Σ_j up_j·a_j, the key in its device layout (ring/key_parts.hpp) at the ring's limb of t.
+struct KeyInnerProductBody {
+  const LimbModulus<std::uint64_t>* moduli;  // every limb of the ring
+  const std::uint64_t* up;
+  const std::uint64_t* key;
+  std::uint64_t* acc0;
+  std::uint64_t* acc1;
+  std::size_t digits;
+  std::size_t count;    // the key's parts
+  std::size_t q_limbs;  // l + 1
+  std::size_t p_first;  // the ring's limb of p_0
+  std::size_t limbs;    // q_limbs + k
+  int log_n;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t n = std::size_t{1} << log_n;
+    const std::size_t t = i >> log_n;
+    const std::size_t k = i & (n - 1);
+    const std::size_t kt = t < q_limbs ? t : p_first + (t - q_limbs);
+    const LimbModulus<std::uint64_t>& m = moduli[kt];
+    std::uint64_t s0 = 0, s1 = 0;
+    for (std::size_t j = 0; j < digits; ++j) {
+      const std::uint64_t x = up[(j * limbs + t) * n + k];
+      const std::uint64_t* kj = key + (kt * count + j) * 2 * n;
+      s0 = add_mod(s0, mul_mod(x, kj[k], m.barrett), m.q);
+      s1 = add_mod(s1, mul_mod(x, kj[n + k], m.barrett), m.q);
+    }
+    acc0[i] = s0;
+    acc1[i] = s1;
+  }
+};
+
+}  // namespace polyhe::cuda

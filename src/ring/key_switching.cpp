@@ -1,0 +1,633 @@
+// Hybrid key switching, ModDown, public-key encryption's ModDown and rescaling
+// (ring/key_switching.hpp): the CPU path (fused kernels on per-thread scratch, the limbs spread
+// over the default pool) and the device path (the paper's steps as device operations, written
+// once for every Device). Both give the same words: each step's output is the unique residue in
+// [0, q), and the fused CPU steps compute the same functions as the device's separate ones.
+#include "polyhe/ring/key_switching.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/ntt/batch.hpp"
+#include "ring/scratch.hpp"
+
+namespace polyhe {
+
+namespace detail {
+
+std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words) {
+  thread_local std::array<AlignedVector<std::uint64_t>, kScratchSlots> buffers;
+  AlignedVector<std::uint64_t>& b = buffers[slot];
+  if (b.size() < words) b.resize(words);
+  return std::span<std::uint64_t>(b.data(), words);
+}
+
+}  // namespace detail
+
+namespace {
+
+using u64 = std::uint64_t;
+using Plans = std::span<const NttPlan<u64>* const>;
+using detail::scratch;
+
+/// Q_l then P: the plans and moduli of the working basis at level l.
+struct QpLayout {
+  QpLayout(const HybridKeySwitch& ks, std::size_t level)
+      : q_limbs(level + 1), p_limbs(ks.p_count()), p_first(ks.max_level() + 1) {
+    const RingContext& ring = *ks.ring;
+    for (std::size_t i = 0; i < q_limbs; ++i) {
+      plans.push_back(&ring.plan(i));
+      moduli.push_back(ring.basis().modulus(i));
+    }
+    for (std::size_t r = 0; r < p_limbs; ++r) {
+      plans.push_back(&ring.plan(p_first + r));
+      moduli.push_back(ring.basis().modulus(p_first + r));
+    }
+  }
+  [[nodiscard]] std::span<const Modulus<u64>> mod_q() const {
+    return std::span<const Modulus<u64>>(moduli).first(q_limbs);
+  }
+  [[nodiscard]] std::span<const Modulus<u64>> mod_p() const {
+    return std::span<const Modulus<u64>>(moduli).subspan(q_limbs);
+  }
+  [[nodiscard]] std::size_t limbs() const { return q_limbs + p_limbs; }
+  std::size_t q_limbs;
+  std::size_t p_limbs;
+  std::size_t p_first;  // the ring's index of p_0
+  std::vector<const NttPlan<u64>*> plans;
+  std::vector<Modulus<u64>> moduli;
+};
+
+void check_setup(const HybridKeySwitch& ks, const char* op) {
+  if (!ks.ring || ks.basis == nullptr) {
+    throw InvalidParameter(std::string(op) + ": the key-switching setup has no ring or basis");
+  }
+  if (ks.ring->max_limbs() != ks.max_level() + 1 + ks.p_count()) {
+    throw InvalidParameter(std::string(op) + ": the ring's " +
+                           std::to_string(ks.ring->max_limbs()) + " primes are not Q's " +
+                           std::to_string(ks.max_level() + 1) + " and P's " +
+                           std::to_string(ks.p_count()));
+  }
+}
+
+/// u: at level l where `device` lives, evaluation form — made so unless accumulating, when it
+/// must already be so.
+void prepare_output(const HybridKeySwitch& ks, std::size_t ql,
+                    const std::shared_ptr<Device>& device, RnsPoly& u, bool accumulate,
+                    const char* op) {
+  const bool ready = u.context() == ks.ring && u.limbs() == ql &&
+                     u.form() == PolyForm::kEvaluation && u.device() == device;
+  if (accumulate && !ready) {
+    throw InvalidParameter(std::string(op) +
+                           ": accumulating into a polynomial of another ring, level, form or "
+                           "placement");
+  }
+  if (!ready) u = RnsPoly(ks.ring, ql, PolyForm::kEvaluation, RnsPoly::kForOverwrite, device);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU path.
+
+// ModDown in evaluation form (ring/key_switching.hpp's layout): u = round((acc + addend)/P) over
+// Q_l, acc's P limbs overwritten. addend: empty or (l + 1 + k)·N words in coefficient form.
+void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<u64> acc, RnsPoly& u,
+                  std::span<const u64> addend, bool accumulate) {
+  const std::size_t n = ks.ring->n();
+  const std::size_t ql = level + 1;
+  const std::size_t k = ks.p_count();
+  const QpLayout layout(ks, level);
+  const Plans plans_all(layout.plans);
+  const auto mod_q = layout.mod_q();
+  const auto mod_p = layout.mod_p();
+  // u = (acc_Q − NTT([acc_P]_centred))·P^−1 = round(acc/P). The exact (HPS) conversion of the
+  // centred residue: FastBConv's overshoot u·P (0 ≤ u < k) would leave an error of mean
+  // (k − 1)/2 on every coefficient, a constant offset that the canonical embedding concentrates
+  // on the slots near ζ = 1 (measured: 2^-23 instead of 2^-27 at k = 2).
+  const auto p_inv = ks.p_inv_mod_q.first(ql);
+  const std::span<u64> conv = scratch(detail::kScratchConv, ql * n);
+  const std::span<u64> acc_p = acc.subspan(ql * n);
+  inverse_batch<u64>(acc_p, plans_all.subspan(ql));
+  if (k == 1 && addend.empty()) {
+    // One special prime and no addend: per limb, the lift of [acc_P]_centred, its transform and
+    // (acc_i − ·)·P^−1 in one fused call (NttPlan::forward_lifted), into u_i or, to accumulate,
+    // into a scratch limb added to u_i.
+    const u64 p = mod_p[0].value();
+    parallel_for(ql, [&](std::size_t i) {
+      const std::span<u64> out = accumulate ? conv.subspan(i * n, n) : u.limb(i);
+      layout.plans[i]->forward_lifted(acc_p, p, acc.subspan(i * n, n), p_inv[i], out, out);
+      if (accumulate) vec::add(u.limb(i), out, u.limb(i), mod_q[i]);
+    });
+    return;
+  }
+  if (!addend.empty()) vec::add(acc_p, addend.subspan(ql * n), acc_p, mod_p);
+  if (k == 1) {
+    // One special prime: the conversion of a single residue is exact already; centre it.
+    vec::lift_centred(acc_p, mod_p[0].value(), conv, mod_q);
+  } else {
+    ks.p_to_q[level].convert_exact(acc_p, conv);
+  }
+  // (acc_Q + a_Q − conv)·P^−1 = (acc_Q − (conv − a_Q))·P^−1: the addend's Q limbs join the
+  // conversion in coefficient form and ride on its transform.
+  if (!addend.empty()) vec::sub(conv, addend.first(ql * n), conv, mod_q);
+  forward_batch<u64>(conv, plans_all.first(ql));
+  if (accumulate) {
+    vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, conv, mod_q);
+    vec::add(u.data(), conv, u.data(), mod_q);
+    return;
+  }
+  vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, u.data(), mod_q);
+}
+
+// The inner product of the digits with the key, limb by limb: for limb t of Q_l ∪ P (QpLayout
+// order) acc0_t = Σ_j up_j,t·b_j,t and acc1_t = Σ_j up_j,t·a_j,t, both halves in one pass over
+// the digits and one sequential pass over the key's interleaved limb (vec::key_inner_products).
+void accumulate_limb(std::span<const u64* const> up, const KeySwitchParts& key, std::size_t t,
+                     const QpLayout& layout, std::span<u64> acc0, std::span<u64> acc1,
+                     std::size_t n) {
+  // Limb t of the key: Q's limbs keep their index, P's follow Q_L's in the ring.
+  const std::size_t key_limb = t < layout.q_limbs ? t : layout.p_first + (t - layout.q_limbs);
+  vec::key_inner_products(up, key.limb(key_limb), key.count(), key.width(key_limb),
+                          acc0.subspan(t * n, n), acc1.subspan(t * n, n), layout.moduli[t]);
+}
+
+void cpu_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key,
+                    RnsPoly& u0, RnsPoly& u1, bool accumulate) {
+  const std::size_t n = ks.ring->n();
+  const std::size_t l = d.level();
+  const std::size_t ql = l + 1;
+  const std::size_t qp = ql + ks.p_count();
+  const KeySwitchBasis& basis = *ks.basis;
+  const QpLayout layout(ks, l);
+  const Plans plans_all(layout.plans);
+
+  // d in coefficient form, for ModUp.
+  const std::span<u64> d_coef = scratch(detail::kScratchCoef, ql * n);
+  parallel_for(ql, [&](std::size_t i) {  // out of place: no copy of d first
+    layout.plans[i]->inverse(d.limb(i), d_coef.subspan(i * n, n));
+  });
+
+  const std::span<u64> acc0 = scratch(detail::kScratchAcc0, qp * n);
+  const std::span<u64> acc1 = scratch(detail::kScratchAcc1, qp * n);
+  const std::size_t digits = basis.digit_count(l);
+  const std::size_t alpha = basis.alpha();
+  if (alpha == 1) {
+    // One prime per digit (digit j is limb j; SEAL's default shape): build the digits' limb t
+    // for one target limb at a time — the centred lift of each other digit to q_t, transformed
+    // under q_t; a digit's own limb is d's — and take the inner product with the key's limb t
+    // at once. The working set is the digits' copies of one limb, not of the whole of Q_l ∪ P.
+    parallel_for(qp, [&](std::size_t t) {
+      const std::span<u64> lifted = scratch(detail::kScratchUp, digits * n);
+      std::vector<const u64*> up(digits);
+      std::size_t count = 0;
+      for (std::size_t j = 0; j < digits; ++j) {
+        if (j == t) {
+          up[j] = d.data().data() + t * n;
+          continue;
+        }
+        // The centred lift of digit j to q_t read through the transform's first pass.
+        const std::span<u64> dst = lifted.subspan(count * n, n);
+        layout.plans[t]->forward_lifted(std::span<const u64>(d_coef).subspan(j * n, n),
+                                        layout.moduli[j].value(), dst);
+        up[j] = dst.data();
+        ++count;
+      }
+      accumulate_limb(up, key, t, layout, acc0, acc1, n);
+    });
+  } else {
+    // Digits of several primes: ModUp of each digit to all of Q_l ∪ P (exact centred conversion),
+    // its own limbs being d's; then the inner product limb by limb.
+    const std::span<u64> up_all = scratch(detail::kScratchUp, digits * qp * n);
+    for (std::size_t j = 0; j < digits; ++j) {
+      const std::size_t start = j * alpha;
+      const std::size_t size = basis.digit(l, j).size();
+      const std::span<u64> up = up_all.subspan(j * qp * n, qp * n);
+      basis.mod_up_centred(l, j, std::span<const u64>(d_coef).subspan(start * n, size * n), up);
+      std::memcpy(up.data() + start * n, d.data().data() + start * n, size * n * sizeof(u64));
+      if (start > 0) forward_batch<u64>(up.first(start * n), plans_all.first(start));
+      forward_batch<u64>(up.subspan((start + size) * n), plans_all.subspan(start + size));
+    }
+    parallel_for(qp, [&](std::size_t t) {
+      std::vector<const u64*> up(digits);
+      for (std::size_t j = 0; j < digits; ++j) up[j] = up_all.data() + (j * qp + t) * n;
+      accumulate_limb(up, key, t, layout, acc0, acc1, n);
+    });
+  }
+  cpu_mod_down(ks, l, acc0, u0, {}, accumulate);
+  cpu_mod_down(ks, l, acc1, u1, {}, accumulate);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device path: the same steps as device operations, on device scratch.
+
+/// Operations over a Q_l ∪ P buffer: each runs twice, on Q_l's limbs and on P's (contiguous in
+/// the buffer, not in the ring's numbering).
+struct DeviceQp {
+  Device& dev;
+  const RingContext& ring;
+  std::size_t n;
+  std::size_t ql;
+  std::size_t k;
+  std::size_t p_first;
+  DeviceQp(Device& device, const HybridKeySwitch& ks, std::size_t level)
+      : dev(device),
+        ring(*ks.ring),
+        n(ks.ring->n()),
+        ql(level + 1),
+        k(ks.p_count()),
+        p_first(ks.max_level() + 1) {}
+  [[nodiscard]] std::size_t words() const { return (ql + k) * n; }
+  [[nodiscard]] LimbRange q() const { return {0, ql}; }
+  [[nodiscard]] LimbRange p() const { return {p_first, k}; }
+};
+
+/// ModDown on the device (cpu_mod_down's steps one by one): acc over Q_l ∪ P in evaluation form,
+/// addend null or over Q_l ∪ P in coefficient form.
+void device_mod_down(const HybridKeySwitch& ks, std::size_t level, u64* acc, const u64* addend,
+                     RnsPoly& u, bool accumulate) {
+  const DeviceQp s(*u.device(), ks, level);
+  Device& dev = s.dev;
+  u64* const acc_p = acc + s.ql * s.n;
+  dev.ntt(s.ring, s.p(), acc_p, acc_p, true);
+  if (addend != nullptr) {
+    dev.binary(Device::Binary::add, s.ring, s.p(), acc_p, addend + s.ql * s.n, acc_p);
+  }
+  DeviceWords conv(u.device(), s.ql * s.n);
+  if (s.k == 1) {
+    dev.lift_centred(s.ring, s.q(), acc_p, s.ring.basis().prime(s.p_first), conv.data());
+  } else {
+    std::vector<std::size_t> identity(s.ql);
+    std::iota(identity.begin(), identity.end(), std::size_t{0});
+    dev.convert(ks.p_to_q[level], s.n, acc_p, conv.data(), identity, true);
+  }
+  if (addend != nullptr) {
+    dev.binary(Device::Binary::sub, s.ring, s.q(), conv.data(), addend, conv.data());
+  }
+  dev.ntt(s.ring, s.q(), conv.data(), conv.data(), false);
+  const auto p_inv = ks.p_inv_mod_q.first(s.ql);
+  if (accumulate) {
+    dev.sub_multiply_scalar(s.ring, s.q(), acc, conv.data(), p_inv, conv.data());
+    dev.binary(Device::Binary::add, s.ring, s.q(), u.device_words(), conv.data(), u.device_words());
+  } else {
+    dev.sub_multiply_scalar(s.ring, s.q(), acc, conv.data(), p_inv, u.device_words());
+  }
+}
+
+void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key,
+                       RnsPoly& u0, RnsPoly& u1, bool accumulate) {
+  const std::size_t l = d.level();
+  const DeviceQp s(*d.device(), ks, l);
+  Device& dev = s.dev;
+  const std::size_t qp = s.ql + s.k;
+  const KeySwitchBasis& basis = *ks.basis;
+  const std::size_t digits = basis.digit_count(l);
+  const std::size_t alpha = basis.alpha();
+  const u64* const dw = d.device_words();
+
+  DeviceWords d_coef(d.device(), s.ql * s.n);
+  dev.ntt(s.ring, s.q(), dw, d_coef.data(), true);
+  // ModUp of every digit into its own Q_l ∪ P buffer, evaluation form.
+  DeviceWords up(d.device(), digits * qp * s.n);
+  for (std::size_t j = 0; j < digits; ++j) {
+    const std::size_t start = j * alpha;
+    const std::size_t size = basis.digit(l, j).size();
+    u64* const upj = up.data() + j * qp * s.n;
+    const u64* const digit = d_coef.data() + start * s.n;
+    if (alpha == 1) {
+      // A one-prime digit: its centred lift to every other prime.
+      const u64 qj = s.ring.basis().prime(j);
+      dev.lift_centred(s.ring, LimbRange{0, j}, digit, qj, upj);
+      dev.lift_centred(s.ring, LimbRange{j + 1, s.ql - j - 1}, digit, qj, upj + (j + 1) * s.n);
+      dev.lift_centred(s.ring, s.p(), digit, qj, upj + s.ql * s.n);
+    } else {
+      dev.convert(basis.up_converter(l, j), s.n, digit, upj, basis.up_limbs(l, j), true);
+    }
+    dev.copy(dw + start * s.n, upj + start * s.n, size * s.n);  // the digit's own limbs: d's
+    if (start > 0) dev.ntt(s.ring, LimbRange{0, start}, upj, upj, false);
+    if (start + size < s.ql) {
+      dev.ntt(s.ring, LimbRange{start + size, s.ql - start - size}, upj + (start + size) * s.n,
+              upj + (start + size) * s.n, false);
+    }
+    dev.ntt(s.ring, s.p(), upj + s.ql * s.n, upj + s.ql * s.n, false);
+  }
+  DeviceWords acc0(d.device(), s.words()), acc1(d.device(), s.words());
+  dev.key_inner_products(s.ring, s.ql, s.p_first, s.k, up.data(), digits, key, acc0.data(),
+                         acc1.data());
+  device_mod_down(ks, l, acc0.data(), nullptr, u0, accumulate);
+  device_mod_down(ks, l, acc1.data(), nullptr, u1, accumulate);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+void key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key, RnsPoly& u0,
+                RnsPoly& u1, bool accumulate) {
+  check_setup(ks, "key_switch");
+  if (d.context() != ks.ring || key.context() != ks.ring) {
+    throw MismatchedContext(
+        "key_switch: the polynomial and the key belong to different parameters");
+  }
+  if (d.device() != key.device()) {
+    throw MismatchedContext(
+        "key_switch: the polynomial and the key live in different places (move the key or the "
+        "ciphertext with to_device() / to_host())");
+  }
+  if (d.form() != PolyForm::kEvaluation) {
+    throw InvalidParameter("key_switch: the polynomial must be in evaluation form");
+  }
+  if (d.limbs() > ks.max_level() + 1) {
+    throw InvalidParameter("key_switch: the polynomial has " + std::to_string(d.limbs()) +
+                           " limbs; Q has " + std::to_string(ks.max_level() + 1));
+  }
+  const std::size_t digits = ks.basis->digit_count(d.level());
+  if (key.count() < digits) {
+    throw InvalidParameter("key_switch: the key has " + std::to_string(key.count()) +
+                           " parts for " + std::to_string(digits) + " digits");
+  }
+  prepare_output(ks, d.limbs(), d.device(), u0, accumulate, "key_switch");
+  prepare_output(ks, d.limbs(), d.device(), u1, accumulate, "key_switch");
+  if (d.on_device()) {
+    device_key_switch(ks, d, key, u0, u1, accumulate);
+  } else {
+    cpu_key_switch(ks, d, key, u0, u1, accumulate);
+  }
+}
+
+void encrypt_with_public_key(const HybridKeySwitch& ks, std::size_t level,
+                             std::span<const std::int64_t> v, std::span<const std::int64_t> e0,
+                             std::span<const std::int64_t> e1, const RnsPoly& b, const RnsPoly& a,
+                             const RnsPoly* m, RnsPoly& c0, RnsPoly& c1) {
+  check_setup(ks, "encrypt");
+  const std::size_t n = ks.ring->n();
+  if (level > ks.max_level()) {
+    throw InvalidParameter("encrypt: level " + std::to_string(level) +
+                           " exceeds L = " + std::to_string(ks.max_level()));
+  }
+  for (const auto* small : {&v, &e0, &e1}) {
+    if (small->size() != n) {
+      throw InvalidParameter("encrypt: " + std::to_string(small->size()) +
+                             " small coefficients for N = " + std::to_string(n));
+    }
+  }
+  for (const RnsPoly* key : {&b, &a}) {
+    if (key->context() != ks.ring || key->limbs() != ks.ring->max_limbs() ||
+        key->form() != PolyForm::kEvaluation || key->device() != b.device()) {
+      throw InvalidParameter(
+          "encrypt: the public key must cover all of Q ∪ P in evaluation form, both halves in "
+          "one place");
+    }
+  }
+  const std::size_t ql = level + 1;
+  if (m != nullptr && (m->context() != ks.ring || m->limbs() != ql ||
+                       m->form() != PolyForm::kCoefficient || m->device() != b.device())) {
+    throw InvalidParameter(
+        "encrypt: the message must be at the ciphertext's level, in coefficient form, where the "
+        "key lives");
+  }
+  prepare_output(ks, ql, b.device(), c0, false, "encrypt");
+  prepare_output(ks, ql, b.device(), c1, false, "encrypt");
+
+  if (b.on_device()) {
+    const DeviceQp s(*b.device(), ks, level);
+    Device& dev = s.dev;
+    DeviceWords vw(b.device(), s.words()), acc0(b.device(), s.words()), acc1(b.device(), s.words()),
+        add0(b.device(), s.words()), add1(b.device(), s.words());
+    auto lift = [&](std::span<const std::int64_t> small, u64* out) {
+      dev.lift_signed(s.ring, s.q(), small, out);
+      dev.lift_signed(s.ring, s.p(), small, out + s.ql * n);
+    };
+    lift(v, vw.data());
+    dev.ntt(s.ring, s.q(), vw.data(), vw.data(), false);
+    dev.ntt(s.ring, s.p(), vw.data() + s.ql * n, vw.data() + s.ql * n, false);
+    lift(e0, add0.data());
+    lift(e1, add1.data());
+    if (m != nullptr) {
+      // P·m over Q_l (it is 0 mod P): added to e_0's Q limbs.
+      DeviceWords pm(b.device(), s.ql * n);
+      dev.multiply_scalar(s.ring, s.q(), m->device_words(), ks.p_mod_q.first(s.ql), pm.data());
+      dev.binary(Device::Binary::add, s.ring, s.q(), add0.data(), pm.data(), add0.data());
+    }
+    for (int part = 0; part < 2; ++part) {
+      const u64* key = (part == 0 ? b : a).device_words();
+      u64* const acc = part == 0 ? acc0.data() : acc1.data();
+      dev.binary(Device::Binary::multiply, s.ring, s.q(), vw.data(), key, acc);
+      dev.binary(Device::Binary::multiply, s.ring, s.p(), vw.data() + s.ql * n, key + s.p_first * n,
+                 acc + s.ql * n);
+    }
+    device_mod_down(ks, level, acc0.data(), add0.data(), c0, false);
+    device_mod_down(ks, level, acc1.data(), add1.data(), c1, false);
+    return;
+  }
+
+  // Over Q_l ∪ P: (v·b + e_0 + P·m, v·a + e_1), then ModDown divides by P, leaving
+  // m + (v·e + e_0 + e_1·s)/P + rounding ≈ a few units of noise (SEAL's encryption). Only v is
+  // transformed: the errors (and a message in coefficient form, times P) are small
+  // coefficient-form addends that ModDown takes in with its own transforms.
+  const QpLayout layout(ks, level);
+  const std::size_t qp = layout.limbs();
+  const std::size_t words = ql * n;
+  const std::span<u64> vq_all = scratch(detail::kScratchEncV, qp * n);
+  const std::span<u64> acc0 = scratch(detail::kScratchAcc0, qp * n);
+  const std::span<u64> acc1 = scratch(detail::kScratchAcc1, qp * n);
+  const std::span<u64> add0 = scratch(detail::kScratchAdd0, qp * n);
+  const std::span<u64> add1 = scratch(detail::kScratchAdd1, qp * n);
+  auto lift = [&](std::span<const std::int64_t> small, std::span<u64> out) {
+    for (std::size_t i = 0; i < qp; ++i) {
+      const u64 q = layout.moduli[i].value();
+      u64* limb = out.data() + i * n;
+      for (std::size_t j = 0; j < n; ++j) {
+        const auto x = static_cast<u64>(small[j]);
+        limb[j] = x + (q & (u64{0} - (x >> 63)));  // x mod q for |x| < q
+      }
+    }
+  };
+  lift(v, vq_all);
+  forward_batch<u64>(vq_all, Plans(layout.plans));
+  lift(e0, add0);
+  lift(e1, add1);
+  const auto mod_q = layout.mod_q();
+  const auto mod_p = layout.mod_p();
+  if (m != nullptr) {
+    // P·m over Q_l (it is 0 mod P): added to e_0's Q limbs.
+    const std::span<u64> pm = scratch(detail::kScratchConv, words);
+    vec::multiply_scalar(m->data(), ks.p_mod_q.first(ql), pm, mod_q);
+    vec::add(add0.first(words), pm, add0.first(words), mod_q);
+  }
+  const std::span<u64> vq(vq_all.data(), words), vp(vq_all.data() + words, layout.p_limbs * n);
+  const std::size_t p_at = layout.p_first * n;
+  for (int part = 0; part < 2; ++part) {
+    const RnsPoly& key = part == 0 ? b : a;
+    const std::span<u64> acc = part == 0 ? acc0 : acc1;
+    vec::multiply(vq, key.data().first(words), acc.first(words), mod_q);
+    vec::multiply(vp, key.data().subspan(p_at), acc.subspan(words), mod_p);
+  }
+  cpu_mod_down(ks, level, acc0, c0, add0, false);
+  cpu_mod_down(ks, level, acc1, c1, add1, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rescaling.
+
+namespace {
+
+// The largest N whose rescale transforms in the output limb itself (cpu_rescale).
+constexpr std::size_t kRescaleInOutMax = std::size_t{1} << 14;
+
+struct RescaleJob {
+  const RnsPoly* x;
+  std::span<u64> out;  // l limbs (may be x's first l limbs)
+};
+
+/// The constants of a division by q_l with error multiple μ (ring/key_switching.hpp).
+struct RescaleConstants {
+  std::vector<u64> q_l_inv;  // q_l^−1 mod q_i, i < l
+  std::vector<u64> mu_mod;   // μ mod q_i, i < l (μ ≠ 1 only)
+  u64 mu_inv_last = 1;       // μ^−1 mod q_l
+};
+
+RescaleConstants rescale_constants(const RingContext& ring, std::size_t l, u64 mu) {
+  RescaleConstants c;
+  const u64 ql = ring.basis().prime(l);
+  for (std::size_t i = 0; i < l; ++i) {
+    const u64 qi = ring.basis().prime(i);
+    c.q_l_inv.push_back(inverse_mod(ql % qi, qi));
+    if (mu != 1) c.mu_mod.push_back(mu % qi);
+  }
+  if (mu != 1) {
+    if (mu % ql == 0) {
+      throw InvalidParameter("rescale: the error multiple " + std::to_string(mu) +
+                             " is divisible by the prime q = " + std::to_string(ql) +
+                             " being divided by, so it has no inverse there");
+    }
+    c.mu_inv_last = inverse_mod(mu % ql, ql);
+  }
+  return c;
+}
+
+void check_rescale_inputs(std::span<const RnsPoly* const> in, const char* op) {
+  if (in.empty()) return;
+  const RnsPoly& first = *in[0];
+  if (first.limbs() < 2) {
+    throw InvalidParameter(std::string(op) +
+                           ": the polynomial has one limb, there is no prime left to divide by");
+  }
+  for (const RnsPoly* x : in) {
+    first.check_compatible(*x, op);
+    x->require_evaluation(op);
+  }
+}
+
+// μ = 1: round(x/q_l) for each part x at level l: round(x/q_l) = (x − [x_l]_centred)·q_l^−1,
+// where [x_l]_centred is the centred representative of x mod q_l — the rounding offset ⌊q_l/2⌋
+// added and taken away again. Only the last limb leaves evaluation form; its centred lift to each
+// q_i is transformed under q_i, with the lift and (x_i − ·)·q_l^−1 fused into the transform
+// (NttPlan::forward_lifted: one pass over x_i and out_i). Limb by limb, all parts of a limb
+// together: they share q_i's twiddle tables, which then come from L2 once.
+// μ ≠ 1 (BGV): δ = μ·[x_l·μ^−1]_centred ≡ x mod q_l and ≡ 0 mod μ; (x − δ)·q_l^−1 with the
+// lift, the product by μ and the transform in turn.
+void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants& k, u64 mu,
+                 std::span<const RescaleJob> jobs) {
+  const std::size_t n = ring.n();
+  const u64 ql = ring.basis().prime(l);
+  const std::span<u64> last = scratch(detail::kScratchCoef, jobs.size() * n);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const std::span<u64> w = last.subspan(j * n, n);
+    ring.plan(l).inverse(jobs[j].x->data().subspan(l * n, n), w);
+    if (mu != 1) vec::multiply_scalar(w, k.mu_inv_last, w, ring.basis().modulus(l));
+  }
+  const auto plans = ring.plans(l);
+  parallel_for(l, [&](std::size_t i) {
+    const Modulus<u64>& qi = ring.basis().modulus(i);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const std::span<u64> out_i = jobs[j].out.subspan(i * n, n);
+      const std::span<const u64> x_i = jobs[j].x->data().subspan(i * n, n);
+      if (mu != 1) {
+        const std::span<u64> delta = scratch(detail::kScratchConv, n);
+        vec::lift_centred(last.subspan(j * n, n), ql, delta, qi);
+        vec::multiply_scalar(delta, k.mu_mod[i], delta, qi);
+        plans[i]->forward(delta);
+        vec::sub_multiply_scalar(x_i, delta, k.q_l_inv[i], out_i, qi);
+        continue;
+      }
+      // The transform runs in out_i itself where it can (out of place) and the limb is small
+      // enough for out_i's lines to stay in L2 next to the twiddles (measured: N = 2^14
+      // 6 % faster than in a scratch, 2^16 15 % slower); otherwise in a scratch.
+      const bool in_out = out_i.data() != x_i.data() && n <= kRescaleInOutMax;
+      plans[i]->forward_lifted(last.subspan(j * n, n), ql, x_i, k.q_l_inv[i], out_i,
+                               in_out ? out_i : scratch(detail::kScratchConv, n));
+    }
+  });
+}
+
+// The same on a device: per part, the last limb's inverse transform (times μ^−1), its centred
+// lift to every other prime (times μ), their forward transform, and (x_i − ·)·q_l^−1.
+void device_rescale(const RnsPoly& x, u64* out, const RescaleConstants& k, u64 mu) {
+  Device& dev = *x.device();
+  const RingContext& ring = *x.context();
+  const std::size_t n = ring.n();
+  const std::size_t l = x.level();
+  DeviceWords last(x.device(), n), lifted(x.device(), l * n);
+  dev.ntt(ring, LimbRange{l, 1}, x.device_words() + l * n, last.data(), true);
+  if (mu != 1) {
+    const u64 inv[] = {k.mu_inv_last};
+    dev.multiply_scalar(ring, LimbRange{l, 1}, last.data(), inv, last.data());
+  }
+  dev.lift_centred(ring, LimbRange{0, l}, last.data(), ring.basis().prime(l), lifted.data());
+  if (mu != 1) dev.multiply_scalar(ring, LimbRange{0, l}, lifted.data(), k.mu_mod, lifted.data());
+  dev.ntt(ring, LimbRange{0, l}, lifted.data(), lifted.data(), false);
+  dev.sub_multiply_scalar(ring, LimbRange{0, l}, x.device_words(), lifted.data(), k.q_l_inv, out);
+}
+
+}  // namespace
+
+void rescale_by_last_prime(std::span<const RnsPoly* const> in, std::span<RnsPoly* const> out,
+                           std::uint64_t error_multiple) {
+  if (in.size() != out.size()) {
+    throw InvalidParameter("rescale: " + std::to_string(in.size()) + " inputs and " +
+                           std::to_string(out.size()) + " outputs");
+  }
+  check_rescale_inputs(in, "rescale");
+  if (in.empty()) return;
+  const RnsPoly& first = *in[0];
+  const std::size_t l = first.level();
+  const RescaleConstants k = rescale_constants(*first.context(), l, error_multiple);
+  for (RnsPoly* o : out) {
+    *o = RnsPoly(first.context(), l, PolyForm::kEvaluation, RnsPoly::kForOverwrite, first.device());
+  }
+  if (first.on_device()) {
+    for (std::size_t j = 0; j < in.size(); ++j) {
+      device_rescale(*in[j], out[j]->device_words(), k, error_multiple);
+    }
+    return;
+  }
+  std::vector<RescaleJob> jobs;
+  for (std::size_t j = 0; j < in.size(); ++j) jobs.push_back({in[j], out[j]->data()});
+  cpu_rescale(*first.context(), l, k, error_multiple, jobs);
+}
+
+void rescale_by_last_prime_inplace(std::span<RnsPoly* const> polys, std::uint64_t error_multiple) {
+  const std::vector<const RnsPoly*> in(polys.begin(), polys.end());
+  check_rescale_inputs(in, "rescale");
+  if (polys.empty()) return;
+  const RnsPoly& first = *polys[0];
+  const std::size_t l = first.level();
+  const RescaleConstants k = rescale_constants(*first.context(), l, error_multiple);
+  if (first.on_device()) {
+    for (RnsPoly* p : polys) device_rescale(*p, p->device_words(), k, error_multiple);
+  } else {
+    std::vector<RescaleJob> jobs;
+    for (RnsPoly* p : polys) jobs.push_back({p, p->data().first(l * p->n())});
+    cpu_rescale(*first.context(), l, k, error_multiple, jobs);
+  }
+  for (RnsPoly* p : polys) p->drop_last_limb();
+}
+
+}  // namespace polyhe

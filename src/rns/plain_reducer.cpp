@@ -1,0 +1,95 @@
+#include "polyhe/rns/plain_reducer.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/convert_kernel.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
+#include "polyhe/cpu/features.hpp"
+
+namespace polyhe {
+
+namespace {
+using u64 = std::uint64_t;
+}  // namespace
+
+PlainReducer::PlainReducer(RnsBasis q, std::uint64_t t) : q_(std::move(q)), t_(t) {
+  if (t_ < 2 || t_ >= (u64{1} << 60)) {
+    throw InvalidParameter("PlainReducer: t = " + std::to_string(t_) + " is outside [2, 2^60)");
+  }
+  // Every constant multiplication mod t is a Shoup product (valid for any 64-bit operand, as
+  // len(t) ≤ 60): no division in the loop.
+  for (std::size_t i = 0; i < q_.size(); ++i) {
+    hat_mod_t_.push_back(make_shoup(q_.q_hat_mod(i, t_), t_));
+    hat_raw_.push_back(hat_mod_t_.back().w);
+    inv_q_.push_back(1.0 / static_cast<double>(q_.prime(i)));
+  }
+  q_mod_t_ = make_shoup(q_.product_mod(t_), t_);
+}
+
+void PlainReducer::reduce(std::span<const std::uint64_t> x, std::uint64_t f,
+                          std::span<std::uint64_t> out) const {
+  const std::size_t limbs = q_.size();
+  const std::size_t n = out.size();
+  const u64 t = t_;
+  if (x.size() != limbs * n) {
+    throw InvalidParameter("PlainReducer: " + std::to_string(x.size()) + " input words for " +
+                           std::to_string(limbs) + " limbs of N = " + std::to_string(n));
+  }
+  if (f >= t || std::gcd(f, t) != 1) {
+    throw InvalidParameter("PlainReducer: the factor " + std::to_string(f) +
+                           " is not a unit modulo t = " + std::to_string(t));
+  }
+  const ShoupOperand<u64> f_shoup = make_shoup(f, t);
+  // The IFMA52 weighted sum (cpu/convert_kernel.hpp) where it serves: t below 2^50 and every
+  // prime of Q below 2^52; the same words as the scalar sum.
+  const CpuPath path = cpu_path();
+  bool narrow = cpu::ifma_serves(t) && limbs <= cpu::kWeightedSumMaxTerms;
+  for (std::size_t i = 0; i < limbs; ++i) narrow = narrow && q_.prime(i) < (u64{1} << 52);
+  const cpu::WeightedSumKernel ifma =
+      narrow && path == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
+  const cpu::WeightedSumModulus t_consts =
+      ifma != nullptr ? cpu::make_weighted_sum_modulus(t) : cpu::WeightedSumModulus{};
+  constexpr std::size_t kBlock = 256;
+  parallel_for((n + kBlock - 1) / kBlock, [&](std::size_t b) {
+    const std::size_t k0 = b * kBlock;
+    const std::size_t len = std::min(n, k0 + kBlock) - k0;
+    std::vector<u64> y(limbs * len);
+    std::vector<const u64*> terms(limbs);
+    for (std::size_t i = 0; i < limbs; ++i) {
+      const u64 qi = q_.prime(i);
+      cpu::elementwise_kernels(path, qi).multiply_scalar(x.data() + i * n + k0, q_.q_hat_inverse(i),
+                                                         y.data() + i * len, len, qi);
+      terms[i] = y.data() + i * len;
+    }
+    u64 acc[kBlock];
+    double frac[kBlock] = {};
+    for (std::size_t i = 0; i < limbs; ++i) {
+      for (std::size_t k = 0; k < len; ++k) frac[k] += static_cast<double>(terms[i][k]) * inv_q_[i];
+    }
+    if (ifma != nullptr) {
+      ifma(terms.data(), limbs, hat_raw_.data(), acc, len, t_consts);
+    } else {
+      for (std::size_t k = 0; k < len; ++k) {
+        u64 sum = 0;
+        for (std::size_t i = 0; i < limbs; ++i) {
+          sum += mul_shoup(terms[i][k], hat_mod_t_[i], t);
+          if (sum >= t) sum -= t;
+        }
+        acc[k] = sum;
+      }
+    }
+    for (std::size_t k = 0; k < len; ++k) {
+      const auto v = static_cast<u64>(frac[k] + 0.5);  // round(Σ y_i/q_i) ∈ [0, limbs]
+      const u64 sub = mul_shoup(v, q_mod_t_, t);
+      const u64 r = acc[k] >= sub ? acc[k] - sub : acc[k] + t - sub;
+      out[k0 + k] = mul_shoup(r, f_shoup, t);
+    }
+  });
+}
+
+}  // namespace polyhe

@@ -1,0 +1,267 @@
+// CKKS on a device against CKKS on the CPU, word for word: the same keys (moved to the device),
+// the same encryption seeds, every evaluator operation run on both, and every ciphertext the
+// device makes equal to the CPU's in every word, level and scale; decryption and decoding of the
+// device's results meet the same precision bars as the CPU suite. Built twice: against the
+// emulated device (the CUDA kernel bodies run on the host; label unit, in CI) and, with CUDA,
+// against the GPU (label gpu).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "ckks/ckks_cases.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/rlwe/operations.hpp"
+#include "polyhe/rlwe/serial.hpp"
+#include "support/test_device.hpp"
+
+namespace polyhe::ckks {
+namespace {
+
+using test::Case;
+using test::Vec;
+
+/// The device's ciphertext has the CPU's shape, scale and words, and lives on the device.
+void expect_same(const Ciphertext& host, const Ciphertext& dev, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_FALSE(host.device());
+  ASSERT_TRUE(dev.device()) << "the result left the device";
+  ASSERT_EQ(dev.size(), host.size());
+  ASSERT_EQ(dev.level(), host.level());
+  EXPECT_EQ(dev.scale(), host.scale());
+  for (std::size_t p = 0; p < host.size(); ++p) {
+    const std::vector<std::uint64_t> expect(host[p].data().begin(), host[p].data().end());
+    ASSERT_EQ(polyhe::test::words_of(dev[p]), expect) << "part " << p;
+  }
+}
+
+struct Keys {
+  rlwe::SecretKey sk;
+  rlwe::PublicKey pk;
+  rlwe::KeySwitchKey rlk;
+  rlwe::GaloisKeys gks;
+  Keys to_device(const std::shared_ptr<Device>& dev) const {
+    return Keys{sk.to_device(dev), pk.to_device(dev), rlk.to_device(dev), gks.to_device(dev)};
+  }
+};
+
+class CkksDevice : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    params = test::make_params(GetParam());
+    scale = std::ldexp(1.0, GetParam().scale_bits);
+  }
+  Keys make_keys(polyhe::test::TestRng& rng, const std::vector<std::int64_t>& steps) const {
+    rlwe::KeyGenerator keygen(params, test::make_seed(rng));
+    rlwe::SecretKey sk = keygen.secret_key();
+    rlwe::PublicKey pk = keygen.public_key(sk);
+    rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
+    rlwe::GaloisKeys gks = keygen.rotation_keys(sk, steps, /*conjugation=*/true);
+    return Keys{std::move(sk), std::move(pk), std::move(rlk), std::move(gks)};
+  }
+  rlwe::ParametersPtr params;
+  double scale = 0;
+};
+
+TEST_P(CkksDevice, EveryOperationGivesTheCpuWords) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  const double slack = std::max(0, GetParam().log_n - 13);
+  const std::size_t slots = params->n() / 2;
+  const std::size_t top = params->max_level();
+  std::vector<std::int64_t> steps;
+  for (std::size_t s = 1; s < slots; s *= 2) steps.push_back(static_cast<std::int64_t>(s));
+  steps.push_back(static_cast<std::int64_t>(rng.uniform(1, slots - 1)));
+  steps.push_back(-3);
+  const Keys host = make_keys(rng, steps);
+  const Keys device = host.to_device(dev);
+  ASSERT_EQ(device.sk.device(), dev);
+  ASSERT_EQ(device.rlk.device(), dev);
+  Encoder encoder(params->ring());
+  const Evaluator he(params, &host.rlk, &host.gks);
+  const Evaluator de(params, &device.rlk, &device.gks);
+  const Seed pk_seed = test::make_seed(rng), sk_seed = test::make_seed(rng);
+  rlwe::Encryptor h_pk(host.pk, pk_seed), d_pk(device.pk, pk_seed);
+  rlwe::Encryptor h_sk(host.sk, sk_seed), d_sk(device.sk, sk_seed);
+
+  const Vec x = test::random_values(rng, slots);
+  const Vec y = test::random_values(rng, slots);
+  const Plaintext px = encode(encoder, params, x, scale, top);
+  const Plaintext py = encode(encoder, params, y, scale, top);
+  const Plaintext py_dev = py.to_device(dev);
+
+  // Public-key encryption of a host plaintext (uploaded by the encryptor), symmetric encryption
+  // of a device plaintext.
+  const Ciphertext hx = encrypt(h_pk, px), dx = encrypt(d_pk, px);
+  expect_same(hx, dx, "public-key encrypt");
+  const Ciphertext hy = encrypt(h_sk, py), dy = encrypt(d_sk, py_dev);
+  expect_same(hy, dy, "symmetric encrypt");
+  expect_same(h_sk.encrypt_zero(1), d_sk.encrypt_zero(1), "encrypt_zero");
+  // Serialising a device object writes the host object's bytes.
+  EXPECT_EQ(rlwe::serialize(dx), rlwe::serialize(hx));
+  EXPECT_EQ(rlwe::serialize(dy), rlwe::serialize(hy)) << "seeded, half size";
+  EXPECT_EQ(rlwe::serialize(device.rlk), rlwe::serialize(host.rlk));
+  EXPECT_EQ(rlwe::serialize(device.pk), rlwe::serialize(host.pk));
+
+  // Decryption on the device gives the CPU's plaintext words; decoding reads them back.
+  const Plaintext dec = decrypt(dx, device.sk);
+  ASSERT_EQ(dec.poly.device(), dev);
+  EXPECT_EQ(polyhe::test::words_of(dec.poly), polyhe::test::words_of(decrypt(hx, host.sk).poly));
+  EXPECT_GE(test::precision_bits(x, decode(encoder, dec)), 25.0 - slack);
+
+  const std::complex<double> c(0.25, -0.75);
+  expect_same(he.add(hx, hy), de.add(dx, dy), "add");
+  expect_same(he.sub(hx, hy), de.sub(dx, dy), "sub");
+  expect_same(he.negate(hx), de.negate(dx), "negate");
+  expect_same(he.add_plain(hx, py), de.add_plain(dx, py_dev), "add_plain");
+  expect_same(he.sub_plain(hx, py), de.sub_plain(dx, py_dev), "sub_plain");
+  expect_same(he.add_const(hx, c), de.add_const(dx, c), "add_const (complex)");
+  expect_same(he.add_const(hx, -0.5), de.add_const(dx, -0.5), "add_const (real)");
+  expect_same(he.multiply_const(hx, c), de.multiply_const(dx, c), "multiply_const (complex)");
+  expect_same(he.multiply_const(hx, 0.75), de.multiply_const(dx, 0.75), "multiply_const (real)");
+  expect_same(he.multiply_integer(hx, -3), de.multiply_integer(dx, -3), "multiply_integer");
+  expect_same(he.multiply_integer(hx, (std::int64_t{1} << 60) + 7),
+              de.multiply_integer(dx, (std::int64_t{1} << 60) + 7), "multiply_integer (large)");
+  {
+    Ciphertext ha = hx, da = dx;
+    he.add_inplace(ha, hy);
+    de.add_inplace(da, dy);
+    he.sub_inplace(ha, hx);
+    de.sub_inplace(da, dx);
+    expect_same(ha, da, "add_inplace, sub_inplace");
+  }
+
+  const Ciphertext h3 = he.multiply(hx, hy), d3 = de.multiply(dx, dy);
+  expect_same(h3, d3, "multiply (size 3)");
+  const Ciphertext hx2 = he.multiply_const(hx, 1.0, scale), dx2 = de.multiply_const(dx, 1.0, scale);
+  expect_same(he.add(h3, hx2), de.add(d3, dx2), "add of sizes 3 and 2");
+  expect_same(he.sub(hx2, h3), de.sub(dx2, d3), "sub of sizes 2 and 3");
+  expect_same(he.relinearize(h3), de.relinearize(d3), "relinearize");
+  const Ciphertext hm = he.multiply_relin(hx, hy), dm = de.multiply_relin(dx, dy);
+  expect_same(hm, dm, "multiply_relin");
+  const Ciphertext hr = he.rescale(hm), dr = de.rescale(dm);
+  expect_same(hr, dr, "rescale");
+  {
+    Ciphertext hi = h3, di = d3;
+    he.rescale_inplace(hi);
+    de.rescale_inplace(di);
+    expect_same(hi, di, "rescale_inplace (size 3)");
+  }
+  expect_same(he.multiply_plain(hx, py), de.multiply_plain(dx, py_dev), "multiply_plain");
+  for (const std::int64_t s : steps) {
+    expect_same(he.rotate(hx, s), de.rotate(dx, s), "rotate " + std::to_string(s));
+  }
+  expect_same(he.conjugate(hx), de.conjugate(dx), "conjugate");
+  expect_same(he.rotate(hr, 1), de.rotate(dr, 1), "rotate at a lower level");
+  expect_same(he.drop_to_level(hx, 0), de.drop_to_level(dx, 0), "drop_to_level");
+  expect_same(rlwe::relinearize(h3, host.rlk, 3), rlwe::relinearize(d3, device.rlk, 3),
+              "relinearize with an error multiple");
+
+  // The device's results decrypt (on the device) to the right values.
+  Vec prod(slots);
+  for (std::size_t i = 0; i < slots; ++i) prod[i] = x[i] * y[i];
+  EXPECT_GE(test::precision_bits(prod, decode(encoder, decrypt(dr, device.sk))), 20.0 - slack);
+  EXPECT_GE(test::precision_bits(test::rotated(x, 1),
+                                 decode(encoder, decrypt(de.rotate(dx, 1), device.sk))),
+            22.0 - slack);
+  EXPECT_GE(test::precision_bits(prod, decode(encoder, decrypt(de.rescale(d3), device.sk))),
+            17.0 - slack)
+      << "size-3 decryption";
+  EXPECT_EQ(polyhe::test::words_of(decrypt(d3, device.sk).poly),
+            polyhe::test::words_of(decrypt(h3, host.sk).poly));
+}
+
+// A degree-L polynomial by Horner's rule on both backends: the same words at every level.
+TEST_P(CkksDevice, DeepPolynomialStaysEqual) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t slots = params->n() / 2;
+  const std::size_t depth = params->max_level();
+  rlwe::KeyGenerator keygen(params, test::make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
+  const rlwe::SecretKey dsk = sk.to_device(dev);
+  const rlwe::KeySwitchKey drlk = rlk.to_device(dev);
+  const Evaluator he(params, &rlk), de(params, &drlk);
+  const Seed seed = test::make_seed(rng);
+  rlwe::Encryptor h_enc(sk, seed), d_enc(dsk, seed);
+  Encoder encoder(params->ring());
+  const Vec x = test::random_values(rng, slots);
+  std::vector<double> coeff(depth + 1);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (double& a : coeff) a = u(rng.engine());
+  const Plaintext px = encode(encoder, params, x, scale, depth);
+  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  Ciphertext hy = he.add_const(he.rescale(he.multiply_const(hx, coeff[depth])), coeff[depth - 1]);
+  Ciphertext dy = de.add_const(de.rescale(de.multiply_const(dx, coeff[depth])), coeff[depth - 1]);
+  expect_same(hy, dy, "first step");
+  for (std::size_t i = depth - 1; i-- > 0;) {
+    hy =
+        he.add_const(he.rescale(he.multiply_relin(hy, he.drop_to_level(hx, hy.level()))), coeff[i]);
+    dy =
+        de.add_const(de.rescale(de.multiply_relin(dy, de.drop_to_level(dx, dy.level()))), coeff[i]);
+    expect_same(hy, dy, "Horner step " + std::to_string(i));
+  }
+  Vec expected(slots);
+  for (std::size_t s = 0; s < slots; ++s) {
+    std::complex<double> acc = coeff[depth];
+    for (std::size_t i = depth; i-- > 0;) acc = acc * x[s] + coeff[i];
+    expected[s] = acc;
+  }
+  EXPECT_GE(test::precision_bits(expected, decode(encoder, decrypt(dy, dsk))),
+            15.0 - std::max(0, GetParam().log_n - 13));
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return "logN" + std::to_string(info.param.log_n) + "_dnum" +
+         std::to_string(info.param.dnum == 0 ? info.param.q_bits.size() : info.param.dnum);
+}
+
+// The CPU suite's shapes (ckks/test_ckks.cpp): one-prime digits with one special prime, digits of
+// two and three primes under two and three special primes (the exact conversions of ModUp and
+// ModDown), a single digit.
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, CkksDevice,
+    ::testing::Values(Case{12, {60, 40, 40, 40, 40, 40}, {60}, 0, 40},
+                      Case{13, {60, 40, 40, 40, 40, 40}, {60, 60}, 3, 40},
+                      Case{13, {60, 40, 40, 40, 40, 40}, {60, 60, 60}, 2, 40},
+                      Case{13, {50, 40, 40, 40, 40, 40}, {60, 60, 60, 60, 60}, 1, 40}),
+    case_name);
+
+TEST(CkksDevicePlacement, MixedPlacementsAreRefused) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  const auto params = test::make_params(Case{10, {50, 40, 40}, {50}, 0, 30});
+  const double scale = std::ldexp(1.0, 30);
+  Encoder encoder(params->ring());
+  rlwe::KeyGenerator keygen(params, test::make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
+  const rlwe::KeySwitchKey drlk = rlk.to_device(dev);
+  rlwe::Encryptor enc(sk);
+  const Vec x = test::random_values(rng, params->n() / 2);
+  const Plaintext px = encode(encoder, params, x, scale, 2);
+  const Ciphertext h = encrypt(enc, px);
+  const Ciphertext d = h.to_device(dev);
+  EXPECT_EQ(polyhe::test::words_of(d[0]), polyhe::test::words_of(h[0]));
+  const Evaluator host_keys(params, &rlk), device_keys(params, &drlk);
+  EXPECT_THROW((void)host_keys.add(h, d), MismatchedContext);
+  EXPECT_THROW((void)host_keys.multiply(h, d), MismatchedContext);
+  EXPECT_THROW((void)host_keys.multiply_relin(d, d), MismatchedContext) << "host key, device ct";
+  EXPECT_THROW((void)device_keys.multiply_relin(h, h), MismatchedContext) << "device key, host ct";
+  EXPECT_THROW((void)host_keys.multiply_plain(d, px), MismatchedContext) << "host plaintext";
+  EXPECT_THROW((void)decrypt(d, sk), MismatchedContext) << "host secret key, device ct";
+  // A message on another device than the key.
+  const rlwe::SecretKey dsk = sk.to_device(dev);
+  rlwe::Encryptor d_enc(dsk);
+  EXPECT_THROW((void)encrypt(d_enc, px.to_device(make_emulated_device())), MismatchedContext);
+  // Keys are generated from a host secret.
+  EXPECT_THROW((void)keygen.relinearization_key(sk.to_device(dev)), InvalidParameter);
+  // Back on the host everything works again.
+  EXPECT_NO_THROW((void)host_keys.add(h, d.to_host()));
+}
+
+}  // namespace
+}  // namespace polyhe::ckks

@@ -1,0 +1,208 @@
+// RnsPoly on a device: every ring operation on the emulated device (the CUDA kernel bodies and
+// block programs run on the host) gives the CPU's words bit for bit, across ring sizes (one-block
+// and two-pass transforms), prime sizes and thread orders; placement is explicit and checked.
+// Built again with POLYHE_TEST_CUDA_DEVICE against the GPU (tests/cuda, label gpu), where the
+// thread order is the hardware's.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "polyhe/backend/emulated.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/ring/poly.hpp"
+#include "ring/ring_cases.hpp"
+#include "support/test_device.hpp"
+
+namespace polyhe {
+namespace {
+
+using test::random_poly;
+using test::to_vector;
+
+struct Case {
+  std::size_t n;
+  int bits;
+  EmulatedOrder order;
+};
+
+std::string name_of(const ::testing::TestParamInfo<Case>& info) {
+  const char* order = info.param.order == EmulatedOrder::forward   ? "forward"
+                      : info.param.order == EmulatedOrder::reverse ? "reverse"
+                                                                   : "shuffled";
+  return "n" + std::to_string(info.param.n) + "_bits" + std::to_string(info.param.bits) + "_" +
+         order;
+}
+
+class DevicePolyTest : public ::testing::TestWithParam<Case> {
+ protected:
+  static constexpr std::size_t kLimbs = 3;
+  void SetUp() override {
+    ctx_ = test::make_ring(GetParam().n, kLimbs, GetParam().bits);
+#ifdef POLYHE_TEST_CUDA_DEVICE
+    std::string why;
+    device_ = test::test_device(why);
+    if (device_ == nullptr) GTEST_SKIP() << "no CUDA device: " << why;
+#else
+    device_ = make_emulated_device(GetParam().order, 7);
+#endif
+  }
+  /// The words of p, wherever they live.
+  static std::vector<std::uint64_t> words(const RnsPoly& p) {
+    return to_vector(p.on_device() ? p.to_host().data() : p.data());
+  }
+  std::shared_ptr<const RingContext> ctx_;
+  std::shared_ptr<Device> device_;
+};
+
+TEST_P(DevicePolyTest, RoundTripKeepsWordsFormAndShape) {
+  POLYHE_SEEDED_RNG(rng);
+  RnsPoly a = random_poly(rng, ctx_, kLimbs);
+  a.to_evaluation();
+  const RnsPoly d = a.to_device(device_);
+  EXPECT_TRUE(d.on_device());
+  EXPECT_EQ(d.device(), device_);
+  EXPECT_EQ(d.form(), PolyForm::kEvaluation);
+  EXPECT_EQ(d.limbs(), kLimbs);
+  const RnsPoly back = d.to_host();
+  EXPECT_FALSE(back.on_device());
+  EXPECT_EQ(to_vector(back.data()), to_vector(a.data()));
+  // A copy on the device is its own memory.
+  RnsPoly copy = d;
+  copy.negate();
+  EXPECT_EQ(words(d), to_vector(a.data()));
+  EXPECT_NE(words(copy), to_vector(a.data()));
+}
+
+TEST_P(DevicePolyTest, TransformsMatchTheCpu) {
+  POLYHE_SEEDED_RNG(rng);
+  RnsPoly host = random_poly(rng, ctx_, kLimbs);
+  RnsPoly dev = host.to_device(device_);
+  host.to_evaluation();
+  dev.to_evaluation();
+  EXPECT_EQ(dev.form(), PolyForm::kEvaluation);
+  EXPECT_EQ(words(dev), words(host)) << "forward";
+  host.to_coefficient();
+  dev.to_coefficient();
+  EXPECT_EQ(words(dev), words(host)) << "inverse";
+}
+
+TEST_P(DevicePolyTest, ElementWiseOperationsMatchTheCpu) {
+  POLYHE_SEEDED_RNG(rng);
+  RnsPoly a = random_poly(rng, ctx_, kLimbs), b = random_poly(rng, ctx_, kLimbs),
+          c = random_poly(rng, ctx_, kLimbs);
+  a.to_evaluation();
+  b.to_evaluation();
+  c.to_evaluation();
+  // Edge words: 0, 1, q − 1 in the first limb of a.
+  a.limb(0)[0] = 0;
+  a.limb(0)[1] = ctx_->basis().prime(0) - 1;
+  if (GetParam().n > 2) a.limb(0)[2] = 1;
+  const RnsPoly da = a.to_device(device_), db = b.to_device(device_), dc = c.to_device(device_);
+  auto check = [&](const char* what, auto&& op) {
+    RnsPoly h = a, d = da;
+    op(h, b, c);
+    op(d, db, dc);
+    EXPECT_TRUE(d.on_device()) << what;
+    EXPECT_EQ(words(d), words(h)) << what;
+  };
+  check("add", [](RnsPoly& x, const RnsPoly& y, const RnsPoly&) { x.add(y); });
+  check("sub", [](RnsPoly& x, const RnsPoly& y, const RnsPoly&) { x.sub(y); });
+  check("negate", [](RnsPoly& x, const RnsPoly&, const RnsPoly&) { x.negate(); });
+  check("multiply", [](RnsPoly& x, const RnsPoly& y, const RnsPoly&) { x.multiply(y); });
+  check("multiply_accumulate",
+        [](RnsPoly& x, const RnsPoly& y, const RnsPoly& z) { x.multiply_accumulate(y, z); });
+  check("add itself", [](RnsPoly& x, const RnsPoly&, const RnsPoly&) { x.add(x); });
+  check("multiply_scalar (uint64)", [](RnsPoly& x, const RnsPoly&, const RnsPoly&) {
+    x.multiply_scalar(0xfedcba987654321ULL);
+  });
+  const std::vector<std::uint64_t> residues = {ctx_->basis().prime(0) - 1, 0, 12345};
+  check("multiply_scalar (residues)",
+        [&](RnsPoly& x, const RnsPoly&, const RnsPoly&) { x.multiply_scalar(residues); });
+  check("drop_last_limb then add", [](RnsPoly& x, const RnsPoly& y, const RnsPoly&) {
+    RnsPoly z = y;
+    x.drop_last_limb();
+    z.drop_last_limb();
+    x.add(z);
+  });
+}
+
+TEST_P(DevicePolyTest, AutomorphismsMatchTheCpu) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::uint64_t two_n = 2 * GetParam().n;
+  for (const std::uint64_t k : {std::uint64_t{1}, std::uint64_t{5} % two_n, two_n - 1,
+                                (rng.uniform(0, two_n / 2 - 1) * 2 + 1) % two_n}) {
+    SCOPED_TRACE("k = " + std::to_string(k));
+    for (const PolyForm form : {PolyForm::kCoefficient, PolyForm::kEvaluation}) {
+      SCOPED_TRACE(to_string(form));
+      RnsPoly a = random_poly(rng, ctx_, kLimbs), c = random_poly(rng, ctx_, kLimbs);
+      if (form == PolyForm::kEvaluation) {
+        a.to_evaluation();
+        c.to_evaluation();
+      }
+      const RnsPoly da = a.to_device(device_);
+      RnsPoly dc = c.to_device(device_);
+      EXPECT_EQ(words(da.automorphism(k)), words(a.automorphism(k)));
+      c.add_automorphism(a, k);
+      dc.add_automorphism(da, k);
+      EXPECT_EQ(words(dc), words(c));
+      c.add_automorphism(c, k);  // the operand itself
+      dc.add_automorphism(dc, k);
+      EXPECT_EQ(words(dc), words(c));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Emulated, DevicePolyTest,
+                         ::testing::Values(Case{2, 50, EmulatedOrder::forward},
+                                           Case{4, 60, EmulatedOrder::reverse},
+                                           Case{16, 40, EmulatedOrder::shuffled},
+                                           Case{256, 62, EmulatedOrder::forward},
+                                           Case{2048, 50, EmulatedOrder::shuffled},  // one block
+                                           Case{4096, 60, EmulatedOrder::reverse},   // two passes
+                                           Case{std::size_t{1} << 14, 50, EmulatedOrder::forward}),
+                         name_of);
+
+TEST(DevicePolyPlacement, HostAccessorsRefuseDeviceWords) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  const auto ctx = test::make_ring(16, 2);
+  const RnsPoly d(ctx, 2, PolyForm::kCoefficient, dev);
+  try {
+    static_cast<void>(d.data());
+    FAIL() << "data() of a device polynomial";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find(dev->name()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("to_host()"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(static_cast<void>(d.limb(0)), InvalidParameter);
+  const RnsPoly h(ctx, 2);
+  EXPECT_THROW(static_cast<void>(h.device_words()), InvalidParameter);
+  // A zero polynomial made on the device is zero.
+  EXPECT_EQ(to_vector(d.to_host().data()), std::vector<std::uint64_t>(32, 0));
+}
+
+TEST(DevicePolyPlacement, MixedPlacementsAreRefused) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  const auto ctx = test::make_ring(16, 2);
+  const auto other = make_emulated_device();
+  RnsPoly h(ctx, 2), d(ctx, 2, PolyForm::kCoefficient, dev),
+      e(ctx, 2, PolyForm::kCoefficient, other);
+  try {
+    h.add(d);
+    FAIL() << "host + device";
+  } catch (const MismatchedContext& err) {
+    EXPECT_NE(std::string(err.what()).find("host memory"), std::string::npos) << err.what();
+  }
+  EXPECT_THROW(d.add(e), MismatchedContext);
+  EXPECT_THROW(d.sub(h), MismatchedContext);
+  EXPECT_THROW(d.add_automorphism(h, 3), MismatchedContext);
+  // Between two devices through the host.
+  RnsPoly moved = d.to_device(other);
+  EXPECT_EQ(moved.device(), other);
+  EXPECT_NO_THROW(moved.add(e));
+}
+
+}  // namespace
+}  // namespace polyhe

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The device runbook (scripts/gpu-run.sh) on a fake pack, without a GPU: fake gtest binaries that
+# pass, skip, fail, hang and run nothing, a fake `polyhe` benchmark and a fake nvidia-smi. Checks
+# what a lent machine's one call depends on: exactly two files come back, every step has its line
+# in the summary, a skip / an empty binary / a hang / a failure each fail the run, the timeout
+# and the deadline hold, CUDA_MODULE_LOADING=EAGER reaches the binaries, the tarball has the raw
+# outputs. Exit 0 iff every check holds.
+set -uo pipefail
+runner=$(cd "$(dirname "$0")/../../scripts" && pwd)/gpu-run.sh
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+check() {  # check DESCRIPTION COMMAND...
+  if "${@:2}"; then echo "ok: $1"; else echo "FAILED: $1"; failures=$((failures + 1)); fi
+}
+
+make_pack() {  # make_pack DIR: a pack whose tests.txt / bench.txt the caller writes
+  mkdir -p "$1/bin" "$1/lib" "$1/fakebin"
+  cp "$runner" "$1/"
+  echo "fake pack" >"$1/manifest.txt"
+  cat >"$1/fakebin/nvidia-smi" <<'EOF'
+#!/bin/sh
+echo "Fake H100, 580.00, 81559 MiB, 1980 MHz, 2619 MHz"
+EOF
+  cat >"$1/bin/test_pass" <<'EOF'
+#!/bin/sh
+[ "$CUDA_MODULE_LOADING" = EAGER ] || { echo "CUDA_MODULE_LOADING=$CUDA_MODULE_LOADING"; exit 3; }
+echo "[ RUN      ] Arith.Add"
+echo "[       OK ] Arith.Add (1 ms)"
+echo "[ RUN      ] Arith.Mul"
+echo "[       OK ] Arith.Mul (2 ms)"
+echo "[  PASSED  ] 2 tests."
+for a in "$@"; do case $a in --gtest_output=json:*) echo '{"tests": 2}' >"${a#--gtest_output=json:}";; esac; done
+EOF
+  cat >"$1/bin/test_skip" <<'EOF'
+#!/bin/sh
+echo "[ RUN      ] Ntt.Device"
+echo "tests/support/cuda_context.hpp:27: Skipped"
+echo "no CUDA device: cudaGetDeviceCount returned 100"
+echo "[  SKIPPED ] Ntt.Device (0 ms)"
+echo "[ RUN      ] Ntt.Host"
+echo "[       OK ] Ntt.Host (0 ms)"
+echo "[  PASSED  ] 1 test."
+echo "[  SKIPPED ] 1 test, listed below:"
+echo "[  SKIPPED ] Ntt.Device"
+EOF
+  cat >"$1/bin/test_fail" <<'EOF'
+#!/bin/sh
+echo "[ RUN      ] Ckks.Multiply"
+echo "[  FAILED  ] Ckks.Multiply (3 ms)"
+echo "[  FAILED  ] 1 test, listed below:"
+echo "[  FAILED  ] Ckks.Multiply"
+exit 1
+EOF
+  cat >"$1/bin/test_empty" <<'EOF'
+#!/bin/sh
+echo "[==========] 0 tests from 0 test suites ran. (0 ms total)"
+echo "[  PASSED  ] 0 tests."
+EOF
+  cat >"$1/bin/test_hang" <<'EOF'
+#!/bin/sh
+echo "[ RUN      ] Stream.Overlap"
+exec sleep 30
+EOF
+  cat >"$1/bin/polyhe" <<'EOF'
+#!/bin/sh
+read -r line && { echo "stdin was not closed: $line" >&2; exit 4; }
+echo '{"op":"ntt_forward","backend":"cuda","median_ns":1000}'
+echo '{"op":"ntt_inverse","backend":"cuda","median_ns":1100}'
+echo "polyhe bench: measured the floors" >&2
+EOF
+  chmod +x "$1"/bin/* "$1"/fakebin/*
+}
+
+# 1. Everything passes: status 0, two files, a PASS line per step.
+p="$work/good"
+make_pack "$p"
+printf 'test_pass 20\n' >"$p/tests.txt"
+printf 'bench-cuda 20 bench --backend cuda --json\n' >"$p/bench.txt"
+PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out1" >"$work/log1" 2>&1
+rc=$?
+check "a passing pack exits 0" test "$rc" -eq 0
+check "exactly two files come back" test "$(ls "$work/out1" | wc -l)" -eq 2
+check "summary has the device line" grep -q '^device: Fake H100' "$work/out1/summary.txt"
+check "summary: test PASS with its count" grep -q '^PASS test_pass: 2 tests' "$work/out1/summary.txt"
+check "summary: bench PASS with its rows" grep -q '^PASS bench bench-cuda: 2 rows' "$work/out1/summary.txt"
+check "summary printed last" grep -q 'every step passed' "$work/log1"
+mkdir "$work/x1" && tar -C "$work/x1" -xzf "$work/out1/gpu-results.tar.gz"
+for f in device.txt ldd.txt test_pass.txt test_pass.json bench-cuda.jsonl bench-cuda.err; do
+  check "tarball holds $f" test -s "$work/x1/$f"
+done
+check "bench JSON lines kept apart from stderr" test "$(grep -c '^{' "$work/x1/bench-cuda.jsonl")" -eq 2
+
+# 2. A skip, a failure, an empty binary and a hang: each its own line, the run fails, and the
+#    timeout stops the hang.
+p="$work/bad"
+make_pack "$p"
+printf 'test_pass 20\ntest_skip 20\ntest_fail 20\ntest_empty 20\ntest_hang 2\n' >"$p/tests.txt"
+t0=$(date +%s)
+PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out2" >"$work/log2" 2>&1
+rc=$?
+took=$(($(date +%s) - t0))
+s="$work/out2/summary.txt"
+check "a failing pack exits non-zero" test "$rc" -ne 0
+check "a skip is a failure, with the reason" grep -q '^SKIPPED test_skip: 1 skipped.*Ntt.Device.*no CUDA device' "$s"
+check "a failure names the test" grep -q '^FAIL test_fail: exit 1, 0 passed, 1 failed: Ckks.Multiply' "$s"
+check "a binary that runs no test fails" grep -q '^FAIL test_empty: no test ran' "$s"
+check "a hang is stopped by its timeout" grep -q '^TIMEOUT test_hang' "$s"
+check "the hang did not hold the run (took ${took} s)" test "$took" -lt 20
+check "still two files" test "$(ls "$work/out2" | wc -l)" -eq 2
+
+# 3. The deadline: a step with too little time left is NOT RUN, and the run fails.
+p="$work/late"
+make_pack "$p"
+printf 'test_hang 30\ntest_pass 20\n' >"$p/tests.txt"
+PATH="$p/fakebin:$PATH" POLYHE_GPU_DEADLINE_S=17 bash "$p/gpu-run.sh" "$work/out3" >"$work/log3" 2>&1
+rc=$?
+check "deadline: run fails" test "$rc" -ne 0
+check "deadline: the hang is cut to the time left" grep -q '^TIMEOUT test_hang' "$work/out3/summary.txt"
+check "deadline: the next step is NOT RUN" grep -q '^NOT RUN test_pass' "$work/out3/summary.txt"
+
+# 4. A library that does not resolve fails the run before any test.
+p="$work/nolib"
+make_pack "$p"
+printf 'test_pass 20\n' >"$p/tests.txt"
+printf 'int main(void) { return 0; }\n' >"$work/m.c"
+if cc -o "$work/libneeded.so" -shared -fPIC "$work/m.c" 2>/dev/null &&
+  cc -o "$p/bin/test_needs_lib" "$work/m.c" -Wl,--no-as-needed -L"$work" -lneeded 2>/dev/null; then
+  PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out4" >"$work/log4" 2>&1
+  rc=$?
+  check "missing library: run fails" test "$rc" -ne 0
+  check "missing library: named" grep -q '^FAIL libraries: libneeded.so' "$work/out4/summary.txt"
+  check "missing library: no test ran" bash -c "! grep -q '^PASS' '$work/out4/summary.txt'"
+else
+  echo "FAILED: could not build the missing-library fixture with cc"
+  failures=$((failures + 1))
+fi
+
+if ((failures > 0)); then
+  echo "$failures check(s) failed"
+  for f in "$work"/log*; do echo "--- $f"; cat "$f"; done
+  exit 1
+fi
+echo "all gpu-run checks passed"
