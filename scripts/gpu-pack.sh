@@ -31,9 +31,18 @@ tests=(
   "test_ckks_cuda 240"
   "test_bgv_cuda 240"
 )
-# Benchmarks, each run once as JSON lines: "NAME TIMEOUT_S ARGS..." of bin/polyhe.
+# Benchmarks, each run once as JSON lines: "NAME TIMEOUT_S ARGS..." of bin/polyhe, the schemes
+# first (issue 15's targets: CKKS at the anchor set N = 2^16, Q = 50 + 8×40, P = 50, and with
+# L = 24; N = 2^14; BFV and BGV at their N = 2^14 defaults), then the NTT suite.
+anchor16="50,40,40,40,40,40,40,40,40,50"
+l24="50$(printf ',40%.0s' {1..24}),50"
 benches=(
-  "bench-cuda 240 bench --backend cuda --json --min-time 0.1"
+  "bench-ckks-2p16 120 bench ckks --backend cuda --json --min-time 0.1 --log-n 16 --primes $anchor16"
+  "bench-ckks-2p16-L24 150 bench ckks --backend cuda --json --min-time 0.1 --log-n 16 --primes $l24"
+  "bench-ckks-2p14 60 bench ckks --backend cuda --json --min-time 0.1"
+  "bench-bfv-2p14 60 bench bfv --backend cuda --json --min-time 0.1"
+  "bench-bgv-2p14 60 bench bgv --backend cuda --json --min-time 0.1"
+  "bench-cuda 200 bench --backend cuda --json --min-time 0.05"
 )
 
 scripts/deps.sh

@@ -26,6 +26,17 @@ TEST(CliBenchCuda, WithoutADeviceIsOneErrorLineNamingCuda) {
     expect_bad_input(r, "bench --backend cuda: " + reason);
     EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
   }
+  // The scheme benchmarks, with --backend after the name or before it.
+  const std::string scheme_reason =
+      cuda_compiled() ? "no usable CUDA device: " + why : "this polyhe was built without CUDA";
+  for (const auto& args :
+       {std::vector<std::string>{"bench", "ckks", "--backend", "cuda", "--log-n", "12"},
+        {"bench", "--backend", "cuda", "bfv", "--log-n", "12"},
+        {"bench", "bgv", "--backend", "cuda", "--json"}}) {
+    const CliResult r = run_cli(args);
+    SCOPED_TRACE(args[1] + " " + args[2]);
+    expect_bad_input(r, "--backend cuda: " + scheme_reason);
+  }
 }
 
 TEST(CliBenchCuda, HelpNamesTheBackendOption) {
@@ -41,7 +52,7 @@ TEST(CliBenchCuda, HelpNamesTheBackendOption) {
 TEST(CliBenchCuda, RefusesOptionsThatDoNotApply) {
   expect_bad_input(run_cli({"bench", "--backend", "gpu"}), "--backend");
   expect_bad_input(run_cli({"bench", "ntt", "--backend", "opencl"}), "--backend");
-  expect_bad_input(run_cli({"bench", "--backend", "cuda", "ckks"}), "only");
+  expect_bad_input(run_cli({"bench", "--backend", "cuda", "cyclic"}), "only");
   expect_bad_input(run_cli({"bench", "ntt", "--backend", "cuda", "--bits", "30"}), "--bits");
   expect_bad_input(run_cli({"bench", "ntt", "--backend", "cuda", "--threads", "2"}), "--threads");
   expect_bad_input(run_cli({"bench", "--json", "ntt"}), "put it after the name");

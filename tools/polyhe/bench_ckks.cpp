@@ -131,6 +131,7 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
   c.rotate_step = args.rotate_step;
   c.threads = checked_threads(args.threads);
   c.timing = timing_for(args.min_time_s);
+  c.backend = make_bench_backend(args.backend, args.log_n);
   return c;
 }
 
@@ -162,19 +163,30 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   const ckks::Encoder encoder(params->ring());
   InputRng rng(os_seed());
 
-  // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate.
+  // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate;
+  // generated on the host, then moved where the ops run (with them, every ciphertext).
+  const std::shared_ptr<Device>& device = config.backend.device;
   rlwe::KeyGenerator keygen(params);
-  const rlwe::SecretKey sk = keygen.secret_key();
-  const rlwe::PublicKey pk = keygen.public_key(sk);
+  const rlwe::SecretKey host_sk = keygen.secret_key();
+  const rlwe::SecretKey sk = host_sk.to_device(device);
+  const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
   std::optional<rlwe::KeySwitchKey> rlk;
-  if (wants(CkksOp::multiply_relin)) rlk = keygen.relinearization_key(sk);
+  if (wants(CkksOp::multiply_relin)) rlk = keygen.relinearization_key(host_sk).to_device(device);
   std::optional<rlwe::GaloisKeys> galois;
   if (wants(CkksOp::rotate)) {
     const std::int64_t steps[] = {config.rotate_step};
-    galois = keygen.rotation_keys(sk, steps);
+    galois = keygen.rotation_keys(host_sk, steps).to_device(device);
   }
   const ckks::Evaluator ev(params, rlk ? &*rlk : nullptr, galois ? &*galois : nullptr);
   rlwe::Encryptor encryptor(pk);
+  const auto timed = [&](auto&& call) {
+    return measure(
+        [&] {
+          call();
+          config.backend.synchronize();
+        },
+        config.timing);
+  };
 
   const std::vector<Complex> x = unit_disc(rng, encoder.slots());
   const std::vector<Complex> y = unit_disc(rng, encoder.slots());
@@ -182,14 +194,17 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   const ckks::Plaintext pt_y = ckks::encode(encoder, params, y, scale, top);
   const ckks::Ciphertext ct_x = ckks::encrypt(encryptor, pt_x);
   const ckks::Ciphertext ct_y = ckks::encrypt(encryptor, pt_y);
+  // The plaintext decode reads where decryption leaves it.
+  const ckks::Plaintext pt_decoded = pt_x.to_device(device);
 
   Measurement base;
-  base.device = cpu_model();
+  base.backend = config.backend.name;
+  base.device = device ? device->name() : cpu_model();
   base.log_n = params->log_n();
   base.bits = config.scale_bits;
   base.limbs = top + 1;
   base.variant = "hybrid-dnum" + std::to_string(params->dnum());
-  base.path = std::string(to_string(cpu_path()));
+  base.path = device ? "device" : std::string(to_string(cpu_path()));
   base.threads = config.threads;
 
   for (const CkksOp op : config.ops) {
@@ -197,20 +212,20 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     cm.m.op = std::string(to_string(op));
     switch (op) {
       case CkksOp::encode: {
-        RnsPoly out(params->ring(), top + 1);
-        cm.m.stats = measure([&] { encoder.encode(x, scale, out); }, config.timing);
+        RnsPoly out(params->ring(), top + 1, PolyForm::kCoefficient, device);
+        cm.m.stats = timed([&] { encoder.encode(x, scale, out); });
         break;
       }
       case CkksOp::encrypt:
-        cm.m.stats = measure([&] { (void)ckks::encrypt(encryptor, pt_x); }, config.timing);
+        cm.m.stats = timed([&] { (void)ckks::encrypt(encryptor, pt_x); });
         break;
       case CkksOp::add: {
         ckks::Ciphertext acc = ct_x;
-        cm.m.stats = measure([&] { ev.add_inplace(acc, ct_y); }, config.timing);
+        cm.m.stats = timed([&] { ev.add_inplace(acc, ct_y); });
         break;
       }
       case CkksOp::multiply_relin: {
-        cm.m.stats = measure([&] { (void)ev.multiply_relin(ct_x, ct_y); }, config.timing);
+        cm.m.stats = timed([&] { (void)ev.multiply_relin(ct_x, ct_y); });
         // The precision of one multiplication, as defined in bench_ckks.hpp.
         const auto z =
             ckks::decode(encoder, ckks::decrypt(ev.rescale(ev.multiply_relin(ct_x, ct_y)), sk));
@@ -229,17 +244,13 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         }
         break;
       }
-      case CkksOp::rescale:
-        cm.m.stats = measure([&] { (void)ev.rescale(ct_x); }, config.timing);
-        break;
+      case CkksOp::rescale: cm.m.stats = timed([&] { (void)ev.rescale(ct_x); }); break;
       case CkksOp::rotate:
-        cm.m.stats = measure([&] { (void)ev.rotate(ct_x, config.rotate_step); }, config.timing);
+        cm.m.stats = timed([&] { (void)ev.rotate(ct_x, config.rotate_step); });
         break;
-      case CkksOp::decrypt:
-        cm.m.stats = measure([&] { (void)ckks::decrypt(ct_x, sk); }, config.timing);
-        break;
+      case CkksOp::decrypt: cm.m.stats = timed([&] { (void)ckks::decrypt(ct_x, sk); }); break;
       case CkksOp::decode:
-        cm.m.stats = measure([&] { (void)ckks::decode(encoder, pt_x); }, config.timing);
+        cm.m.stats = timed([&] { (void)ckks::decode(encoder, pt_decoded); });
         break;
     }
     sink(cm);

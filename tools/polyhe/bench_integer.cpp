@@ -188,6 +188,7 @@ BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, Integ
   check_mod_switch(args, c);
   c.threads = checked_threads(args.threads);
   c.timing = timing_for(args.min_time_s);
+  c.backend = make_bench_backend(args.backend, args.log_n);
   return c;
 }
 

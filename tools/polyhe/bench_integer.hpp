@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_device.hpp"
 #include "commands.hpp"
 #include "measurement.hpp"
 #include "polyhe/bgv/bfv.hpp"
@@ -68,6 +69,7 @@ struct BenchIntegerConfig {
   std::int64_t rotate_step = 1;
   unsigned threads = 1;
   TimingOptions timing;
+  BenchBackend backend;  // where the ciphertexts live and the ops run
 };
 
 /// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];

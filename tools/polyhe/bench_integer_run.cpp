@@ -146,6 +146,15 @@ template <class Calls>
 TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encryptor,
                     const BenchIntegerConfig& config) {
   const TimingOptions& timing = config.timing;
+  // A call ends when its results exist: the device's work is waited for.
+  const auto measure = [&](auto&& call, const TimingOptions& options) {
+    return cli::measure(
+        [&] {
+          call();
+          config.backend.synchronize();
+        },
+        options);
+  };
   switch (op) {
     case IntegerOp::encode: {
       std::vector<std::uint64_t> out(in.ctx.n());
@@ -163,7 +172,10 @@ TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encr
       if constexpr (Calls::kModSwitch) {
         std::vector<bgv::Ciphertext> copies;  // consumed by the switches, refilled untimed
         return measure_prepared([&](std::size_t calls) { copies.assign(calls, in.ct_x); },
-                                [&](std::size_t i) { in.ev.mod_switch_to_next_inplace(copies[i]); },
+                                [&](std::size_t i) {
+                                  in.ev.mod_switch_to_next_inplace(copies[i]);
+                                  config.backend.synchronize();
+                                },
                                 timing);
       }
       break;  // not an op of this scheme: parse_ops refuses it
@@ -190,16 +202,21 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
   const ValueEncoder encoder(*ctx);
   InputRng rng(os_seed());
 
-  // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate.
+  // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate;
+  // generated on the host, then moved where the ops run (with them, every ciphertext).
+  const std::shared_ptr<Device>& device = config.backend.device;
   rlwe::KeyGenerator keygen(params);
-  const rlwe::SecretKey sk = keygen.secret_key();
-  const rlwe::PublicKey pk = keygen.public_key(sk);
+  const rlwe::SecretKey host_sk = keygen.secret_key();
+  const rlwe::SecretKey sk = host_sk.to_device(device);
+  const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
   std::optional<rlwe::KeySwitchKey> rlk;
-  if (contains(config.ops, IntegerOp::multiply_relin)) rlk = keygen.relinearization_key(sk);
+  if (contains(config.ops, IntegerOp::multiply_relin)) {
+    rlk = keygen.relinearization_key(host_sk).to_device(device);
+  }
   std::optional<rlwe::GaloisKeys> galois;
   if (contains(config.ops, IntegerOp::rotate)) {
     const std::int64_t steps[] = {config.rotate_step};
-    galois = keygen.rotation_keys(sk, steps);
+    galois = keygen.rotation_keys(host_sk, steps).to_device(device);
   }
   const typename Calls::Evaluator ev(ctx, rlk ? &*rlk : nullptr, galois ? &*galois : nullptr);
   rlwe::Encryptor encryptor(pk);
@@ -219,12 +236,13 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
                          std::move(ct_y)};
 
   Measurement base;
-  base.device = cpu_model();
+  base.backend = config.backend.name;
+  base.device = device ? device->name() : cpu_model();
   base.log_n = params->log_n();
   base.bits = ctx->t().bits();
   base.limbs = top + 1;
   base.variant = "hybrid-dnum" + std::to_string(params->dnum());
-  base.path = std::string(to_string(cpu_path()));
+  base.path = device ? "device" : std::string(to_string(cpu_path()));
   base.threads = config.threads;
 
   for (const IntegerOp op : config.ops) {

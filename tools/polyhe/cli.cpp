@@ -70,6 +70,16 @@ struct Commands {
   CLI::App* report;
 };
 
+/// --backend of the scheme benchmarks.
+void add_backend_option(CLI::App* cmd, std::string& backend) {
+  cmd->add_option("--backend", backend,
+                  "cpu, cuda (device 0: keys and ciphertexts on the GPU, each call timed to its "
+                  "completion) or cuda-emulated (the CUDA kernel bodies run on the host, for "
+                  "correctness at N <= 2^14; its times are the emulation's)")
+      ->check(CLI::IsMember({"cpu", "cuda", "cuda-emulated"}))
+      ->capture_default_str();
+}
+
 void declare_bench_ckks(Commands& c, Options& o) {
   c.bench_ckks = c.bench->add_subcommand(
       "ckks",
@@ -104,6 +114,7 @@ void declare_bench_ckks(Commands& c, Options& o) {
       ->capture_default_str();
   c.bench_ckks->add_option("--min-time", k.min_time_s, "Seconds per op")->capture_default_str();
   c.bench_ckks->add_flag("--json", k.json, "One JSON object per op, one per line");
+  add_backend_option(c.bench_ckks, k.backend);
   c.bench_ckks->footer(
       "Times per call, key generation excluded, every op at the top level L on random slots "
       "uniform in the complex unit disc (all N/2): encode into a preallocated polynomial; "
@@ -180,6 +191,7 @@ void add_integer_bench_options(CLI::App* cmd, BenchIntegerArgs& a, std::int64_t&
       ->capture_default_str();
   cmd->add_option("--min-time", a.min_time_s, "Seconds per op")->capture_default_str();
   cmd->add_flag("--json", a.json, "One JSON object per op, one per line");
+  add_backend_option(cmd, a.backend);
 }
 
 void declare_bench_bfv(Commands& c, Options& o) {
@@ -311,9 +323,10 @@ Commands declare(CLI::App& app, Options& o) {
 }
 
 /// `polyhe bench [--backend B] [--log-n ...] [--min-time S] [--json] [name ...]`: the options
-/// before a benchmark name are the CUDA suite's; with a name, only --backend may come first,
-/// and only ntt runs on CUDA.
-void check_bench_backend(const CLI::App& bench, const Options& o) {
+/// before a benchmark name are the CUDA suite's; with a name, only --backend may come first: ntt
+/// then runs the CUDA suite, ckks, bfv and bgv take it as their own --backend (unless they were
+/// given one), cyclic runs on the CPU only.
+void check_bench_backend(const CLI::App& bench, Options& o) {
   const auto subs = bench.get_subcommands();
   if (subs.empty()) return;
   for (const char* opt : {"--log-n", "--min-time", "--json"}) {
@@ -323,9 +336,19 @@ void check_bench_backend(const CLI::App& bench, const Options& o) {
                        "put it after the name");
     }
   }
-  if (o.bench_backend == "cuda" && subs[0]->get_name() != "ntt") {
-    throw UsageError("bench --backend cuda " + subs[0]->get_name() +
-                     ": only `polyhe bench --backend cuda` and `polyhe bench ntt` run on CUDA");
+  const std::string name = subs[0]->get_name();
+  if (o.bench_backend != "cuda" || name == "ntt") return;
+  const CLI::Option* own = subs[0]->get_option_no_throw("--backend");
+  const bool given = own != nullptr && own->count() > 0;
+  if (name == "ckks") {
+    if (!given) o.bench_ckks.backend = "cuda";
+  } else if (name == "bfv") {
+    if (!given) o.bench_bfv.backend = "cuda";
+  } else if (name == "bgv") {
+    if (!given) o.bench_bgv.backend = "cuda";
+  } else {
+    throw UsageError("bench --backend cuda " + name +
+                     ": only the CUDA suite, ntt, ckks, bfv and bgv run on CUDA");
   }
 }
 

@@ -24,9 +24,7 @@ int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& e
         note);
     return 0;
   }
-  out << "CKKS benchmark on " << cpu_model() << ": " << config.threads
-      << (config.threads == 1 ? " thread" : " threads") << ", CPU path " << to_string(cpu_path())
-      << "\n\n"
+  out << bench_title("CKKS", config.backend, config.threads) << "\n\n"
       << ckks_parameters_line(*params, config.scale_bits) << "\n\n"
       << scheme_table_header() << std::flush;
   std::vector<CkksMeasurement> ms;

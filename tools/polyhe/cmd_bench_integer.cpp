@@ -29,9 +29,7 @@ int cmd_bench_integer(const BenchIntegerArgs& args, IntegerScheme scheme, std::o
         note);
     return 0;
   }
-  out << scheme_title(scheme) << " benchmark on " << cpu_model() << ": " << config.threads
-      << (config.threads == 1 ? " thread" : " threads") << ", CPU path " << to_string(cpu_path())
-      << "\n\n"
+  out << bench_title(scheme_title(scheme), config.backend, config.threads) << "\n\n"
       << integer_parameters_line(config, params) << "\n\n"
       << scheme_table_header() << std::flush;
   std::vector<IntegerMeasurement> ms;

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "polyhe/arith/word.hpp"
@@ -27,6 +28,14 @@ std::string gpu_line(const GpuInfo& g) {
          "." + std::to_string(g.compute_minor) + ", " +
          fixed(static_cast<double>(g.global_memory_bytes) / (1ULL << 30), 1) + " GiB, " +
          std::to_string(g.multiprocessors) + " SMs)";
+}
+
+/// Where the schemes can run (`--backend` of the scheme benchmarks): the CPU always, the emulated
+/// device always (for correctness), cuda with device 0's name when a GPU is usable.
+std::vector<std::string> backends(const GpuReport& gpu) {
+  std::vector<std::string> out = {"cpu", "cuda-emulated"};
+  if (!gpu.gpus.empty()) out.push_back("cuda (device 0: " + gpu.gpus.front().name + ")");
+  return out;
 }
 
 nlohmann::json info_json() {
@@ -65,6 +74,7 @@ nlohmann::json info_json() {
                              {{"bits", word_bits<std::uint64_t>},
                               {"max_prime_bits", max_prime_bits(word_bits<std::uint64_t>)}}})}};
   if (gpu.gpus.empty()) j["cuda"]["why_none"] = gpu.why_none;
+  j["backends"] = backends(gpu);
   return j;
 }
 
@@ -84,6 +94,10 @@ void print_text(std::ostream& out) {
   out << "cuda          " << (gpu.cuda_compiled ? "compiled" : "not compiled") << '\n';
   if (gpu.gpus.empty()) out << "gpus          none (" << gpu.why_none << ")\n";
   for (const GpuInfo& g : gpu.gpus) out << "gpu           " << gpu_line(g) << '\n';
+  out << "backends      ";
+  const std::vector<std::string> b = backends(gpu);
+  for (std::size_t i = 0; i < b.size(); ++i) out << (i ? ", " : "") << b[i];
+  out << '\n';
   out << "ntt variants  ";
   for (std::size_t i = 0; i < kAllNttVariants.size(); ++i) {
     const NttVariant v = kAllNttVariants[i];

@@ -75,9 +75,15 @@ BenchCkksArgs report_ckks_args(const ReportOptions& opt, double min_time_s) {
   return args;
 }
 
+/// "CPU, 1 thread, path ifma" or the device's name.
+std::string where(const Measurement& m) {
+  if (m.backend != "cpu") return m.device + " (backend " + m.backend + "), host work on 1 thread";
+  return "CPU, 1 thread, path " + m.path;
+}
+
 void write_ckks(std::ostream& md, const rlwe::Parameters& params, int scale_bits,
                 const std::vector<CkksMeasurement>& ms) {
-  md << "CPU, 1 thread, path " << (ms.empty() ? std::string("?") : ms.front().m.path) << ": "
+  md << (ms.empty() ? std::string("?") : where(ms.front().m)) << ": "
      << ckks_parameters_line(params, scale_bits) << ".\n\n";
   md << scheme_table_header();
   for (const CkksMeasurement& cm : ms) md << scheme_table_row(cm.m, cm.level);
@@ -106,9 +112,11 @@ struct IntegerSection {
 };
 
 IntegerSection run_integer(const ReportOptions& opt, double min_time_s, IntegerScheme scheme,
-                           std::ostream& err) {
+                           std::ostream& err, const std::string& backend = "cpu") {
   IntegerSection s;
-  s.config = make_bench_integer_config(report_integer_args(opt, min_time_s), scheme);
+  BenchIntegerArgs args = report_integer_args(opt, min_time_s);
+  args.backend = backend;
+  s.config = make_bench_integer_config(args, scheme);
   err << "polyhe report: " << scheme_title(scheme) << " benchmark (N = 2^" << s.config.literal.log_n
       << ", " << s.config.ops.size() << " ops)...\n";
   s.ctx = make_integer_context(s.config);
@@ -119,8 +127,9 @@ IntegerSection run_integer(const ReportOptions& opt, double min_time_s, IntegerS
 }
 
 void write_integer(std::ostream& md, const IntegerSection& s) {
-  md << "\n## " << scheme_title(s.config.scheme) << "\n\n";
-  md << "CPU, 1 thread, path " << (s.ms.empty() ? std::string("?") : s.ms.front().m.path) << ": "
+  md << "\n## " << scheme_title(s.config.scheme) << (s.config.backend.device ? " on the GPU" : "")
+     << "\n\n";
+  md << (s.ms.empty() ? std::string("?") : where(s.ms.front().m)) << ": "
      << integer_parameters_line(s.config, *s.ctx->params()) << ".\n\n";
   md << scheme_table_header();
   for (const IntegerMeasurement& im : s.ms) md << scheme_table_row(im.m, im.level);
@@ -162,6 +171,29 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   const IntegerSection bfv_section = run_integer(opt, args.min_time_s, IntegerScheme::bfv, err);
   const IntegerSection bgv_section = run_integer(opt, args.min_time_s, IntegerScheme::bgv, err);
 
+  // The same schemes on the GPU when one is usable (keys and ciphertexts on device 0).
+  std::ostringstream gpu_md;
+  bool gpu_failed = false;
+  if (!gpu_report().gpus.empty()) {
+    try {
+      BenchCkksArgs gpu_args = report_ckks_args(opt, args.min_time_s);
+      gpu_args.backend = "cuda";
+      const BenchCkksConfig gpu_ckks = make_bench_ckks_config(gpu_args);
+      err << "polyhe report: CKKS on the GPU...\n";
+      std::vector<CkksMeasurement> gpu_ms;
+      run_bench_ckks(
+          gpu_ckks, ckks_params, [&](const CkksMeasurement& cm) { gpu_ms.push_back(cm); },
+          [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
+      gpu_md << "\n## CKKS on the GPU\n\n";
+      write_ckks(gpu_md, *ckks_params, gpu_ckks.scale_bits, gpu_ms);
+      write_integer(gpu_md, run_integer(opt, args.min_time_s, IntegerScheme::bfv, err, "cuda"));
+      write_integer(gpu_md, run_integer(opt, args.min_time_s, IntegerScheme::bgv, err, "cuda"));
+    } catch (const Error& e) {
+      gpu_failed = true;
+      gpu_md << "\n## Schemes on the GPU\n\n**FAILED**: " << one_line(e.what()) << "\n";
+    }
+  }
+
   std::ostringstream md;
   md << "# polyhe report\n\n";
   md << "- Date: " << utc_timestamp() << '\n';
@@ -186,6 +218,7 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   write_ckks(md, *ckks_params, ckks.scale_bits, ckks_ms);
   write_integer(md, bfv_section);
   write_integer(md, bgv_section);
+  md << gpu_md.str();
 
   out << md.str() << std::flush;
   if (file.is_open()) {
@@ -193,7 +226,7 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
     file.close();
     if (!file) throw Error("--output: writing '" + opt.output + "' failed");
   }
-  return st.ok() ? 0 : 1;
+  return st.ok() && !gpu_failed ? 0 : 1;
 }
 
 }  // namespace polyhe::cli

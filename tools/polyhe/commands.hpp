@@ -73,6 +73,7 @@ struct BenchCkksArgs {
   unsigned threads = 1;
   double min_time_s = 0.3;
   bool json = false;
+  std::string backend = "cpu";  // cpu, cuda or cuda-emulated
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 
@@ -93,6 +94,7 @@ struct BenchIntegerArgs {
   unsigned threads = 1;
   double min_time_s = 0.3;
   bool json = false;
+  std::string backend = "cpu";  // cpu, cuda or cuda-emulated
 };
 int cmd_bench_bfv(const BenchIntegerArgs& args, std::ostream& out, std::ostream& err);
 int cmd_bench_bgv(const BenchIntegerArgs& args, std::ostream& out, std::ostream& err);

@@ -1,0 +1,37 @@
+// Where a scheme benchmark runs (`polyhe bench ckks|bfv|bgv --backend ...`): the CPU, the CUDA
+// GPU (device 0), or the emulated device (the CUDA kernel bodies on the host: for correctness at
+// small N, its times are host times of the emulation, not device times).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "polyhe/ring/device.hpp"
+
+namespace polyhe::cli {
+
+struct BenchBackend {
+  std::string name = "cpu";        // cpu, cuda or cuda-emulated: the JSON "backend" field
+  std::shared_ptr<Device> device;  // null for the CPU
+  /// Waits for the device's work (a timed call ends when its results exist); nothing on the CPU.
+  void synchronize() const {
+    if (device) device->synchronize();
+  }
+};
+
+/// The first line of a scheme benchmark's table: "<Scheme> benchmark on <where>: ...".
+std::string bench_title(const std::string& scheme, const BenchBackend& backend, unsigned threads);
+
+/// The largest log2 N the emulated backend takes (it runs thousands of threads on one core).
+inline constexpr int kMaxEmulatedLogN = 14;
+
+/// --backend: cpu, cuda or cuda-emulated (UsageError naming the value otherwise; cuda-emulated
+/// refuses log_n above kMaxEmulatedLogN). cuda throws Error naming why when this build has no CUDA
+/// or no device is usable.
+BenchBackend make_bench_backend(const std::string& backend, int log_n);
+
+/// The CUDA device 0 as a ring Device; Error naming why there is none (bench_device_cuda.cpp, or
+/// bench_device_none.cpp in a build without CUDA).
+std::shared_ptr<Device> make_cuda_bench_device();
+
+}  // namespace polyhe::cli
