@@ -30,6 +30,7 @@ tests=(
   "test_ring_poly_cuda 120"
   "test_ckks_cuda 240"
   "test_bgv_cuda 240"
+  "test_batch_cuda 120"
 )
 # Benchmarks, each run once as JSON lines: "NAME TIMEOUT_S ARGS..." of bin/polyhe, the schemes
 # first (issue 15's targets: CKKS at the anchor set N = 2^16, Q = 50 + 8×40, P = 50, and with

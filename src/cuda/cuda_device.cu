@@ -71,6 +71,39 @@ class CudaExec {
   }
   void synchronize() { ctx_->synchronize(); }
 
+  /// A recorded cuda::Event (without timing) as a ticket.
+  struct EventTicket final : DeviceEvent {
+    explicit EventTicket(const Context& ctx) : event(ctx, /*timing=*/false) {}
+    void wait() override { event.synchronize(); }
+    Event event;
+  };
+  std::shared_ptr<EventTicket> record_on(Stream s) {
+    ctx_->activate();
+    auto t = std::make_shared<EventTicket>(*ctx_);
+    t->event.record(s);
+    return t;
+  }
+
+  u64* pinned_allocate(std::size_t words) {
+    return static_cast<u64*>(
+        detail::pinned_allocate(detail::checked_bytes(words, sizeof(u64), "pinned buffer")));
+  }
+  void pinned_free(u64* p) noexcept { detail::pinned_free(p); }
+  DeviceTicket record() { return record_on(ctx_->compute()); }
+  void upload_async(const DeviceTicket& after, std::span<const u64> host, u64* dst) {
+    ctx_->activate();
+    // The destination was allocated on the compute stream: the copy waits for `after` (which
+    // the caller records after the allocation and after the last reader of the memory).
+    if (after) static_cast<const EventTicket&>(*after).event.wait_on(ctx_->upload());
+    detail::copy_async(dst, host.data(), host.size_bytes(), ctx_->upload());
+    record_on(ctx_->upload())->event.wait_on(ctx_->compute());
+  }
+  DeviceTicket download_async(const u64* src, std::span<u64> host) {
+    record_on(ctx_->compute())->event.wait_on(ctx_->download());
+    detail::copy_async(host.data(), src, host.size_bytes(), ctx_->download());
+    return record_on(ctx_->download());
+  }
+
   template <class Body>
   void for_each(const Body& body, std::size_t count) {
     ctx_->activate();

@@ -13,6 +13,8 @@
 //   std::uint64_t* allocate(std::size_t), void deallocate(std::uint64_t*, std::size_t)
 //   void upload(span<const u64>, u64*), download(const u64*, span<u64>), copy(src, dst, words),
 //   void zero(u64*, words), synchronize()
+//   u64* pinned_allocate(words), pinned_free(u64*), DeviceTicket record(),
+//   upload_async(ticket, span<const u64>, u64*), DeviceTicket download_async(const u64*, span<u64>)
 //   template <class Body> void for_each(const Body&, std::size_t count);  body(i) for every i
 //   template <class Program> void run(const Program&, const char* name);   a block program
 //   NttPolicies make_ntt_policies(std::span<const NttPlan<u64>* const>);  .data() → const P*
@@ -66,6 +68,15 @@ class DeviceRing final : public Device {
   void copy(const u64* src, u64* dst, std::size_t words) override { exec_.copy(src, dst, words); }
   void zero(u64* dst, std::size_t words) override { exec_.zero(dst, words); }
   void synchronize() override { exec_.synchronize(); }
+  u64* pinned_allocate(std::size_t words) override { return exec_.pinned_allocate(words); }
+  void pinned_free(u64* p) noexcept override { exec_.pinned_free(p); }
+  DeviceTicket record() override { return exec_.record(); }
+  void upload_async(const DeviceTicket& after, std::span<const u64> host, u64* dst) override {
+    exec_.upload_async(after, host, dst);
+  }
+  DeviceTicket download_async(const u64* src, std::span<u64> host) override {
+    return exec_.download_async(src, host);
+  }
 
   void ntt(const RingContext& ring, LimbRange r, const u64* src, u64* dst, bool inverse) override {
     const Tables& t = tables(ring);

@@ -70,6 +70,21 @@ class EmulatedExec {
   void zero(u64* dst, std::size_t words) { std::fill(dst, dst + words, u64{0}); }
   void synchronize() {}
 
+  // Transfers run at once on the host: every ticket is already done.
+  struct DoneEvent final : DeviceEvent {
+    void wait() override {}
+  };
+  u64* pinned_allocate(std::size_t words) { return allocate(words); }
+  void pinned_free(u64* p) noexcept { AlignedAllocator<u64>().deallocate(p, 0); }
+  DeviceTicket record() { return std::make_shared<DoneEvent>(); }
+  void upload_async(const DeviceTicket& /*after*/, std::span<const u64> host, u64* dst) {
+    upload(host, dst);
+  }
+  DeviceTicket download_async(const u64* src, std::span<u64> host) {
+    download(src, host);
+    return record();
+  }
+
   template <class Body>
   void for_each(const Body& body, std::size_t count) {
     // One thread per index; the bodies touch only index i's outputs, so any order gives the

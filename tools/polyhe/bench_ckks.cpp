@@ -13,6 +13,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/features.hpp"
+#include "polyhe/rlwe/batch.hpp"
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rlwe/keys.hpp"
 #include "polyhe/rns/basis.hpp"
@@ -35,8 +36,14 @@ constexpr int kMaxScaleBits = 60;
 /// Below this many bits of precision the product is noise: the scale does not fit the primes.
 constexpr double kPrecisionWarning = 4;
 
-std::vector<CkksOp> parse_ops(const std::string& spec) {
-  if (spec.empty()) return {kAllCkksOps.begin(), kAllCkksOps.end()};
+std::vector<CkksOp> parse_ops(const std::string& spec, bool on_device) {
+  if (spec.empty()) {
+    std::vector<CkksOp> all;
+    for (const CkksOp op : kAllCkksOps) {
+      if (on_device || !is_batch_op(op)) all.push_back(op);
+    }
+    return all;
+  }
   std::vector<bool> wanted(kAllCkksOps.size(), false);
   for (const std::string& name : split_list(spec, "--ops")) {
     const auto it = std::find_if(kAllCkksOps.begin(), kAllCkksOps.end(),
@@ -44,7 +51,12 @@ std::vector<CkksOp> parse_ops(const std::string& spec) {
     if (it == kAllCkksOps.end()) {
       throw UsageError("--ops: unknown op '" + name +
                        "'; use encode, encrypt, add, multiply_relin, rescale, rotate, decrypt, "
-                       "decode (a comma list)");
+                       "decode, batch_add, batch_multiply (a comma list)");
+    }
+    if (is_batch_op(*it) && !on_device) {
+      throw UsageError("--ops " + name +
+                       ": the batch ops move host ciphertexts through a device; add --backend "
+                       "cuda (or cuda-emulated)");
     }
     wanted[static_cast<std::size_t>(it - kAllCkksOps.begin())] = true;
   }
@@ -75,6 +87,8 @@ std::string_view to_string(CkksOp op) {
     case CkksOp::rotate: return "rotate";
     case CkksOp::decrypt: return "decrypt";
     case CkksOp::decode: return "decode";
+    case CkksOp::batch_add: return "batch_add";
+    case CkksOp::batch_multiply: return "batch_multiply";
   }
   return "?";
 }
@@ -121,7 +135,7 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
   }
   c.literal.dnum = static_cast<std::size_t>(args.dnum);
   c.literal.security = parse_security(args.security);
-  c.ops = parse_ops(args.ops);
+  c.ops = parse_ops(args.ops, args.backend != "cpu");
   const std::int64_t half = std::int64_t{1} << (args.log_n - 1);  // the number of slots
   if (args.rotate_step == 0 || args.rotate_step <= -half || args.rotate_step >= half) {
     throw UsageError("--rotate-step: " + std::to_string(args.rotate_step) +
@@ -171,7 +185,9 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   const rlwe::SecretKey sk = host_sk.to_device(device);
   const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
   std::optional<rlwe::KeySwitchKey> rlk;
-  if (wants(CkksOp::multiply_relin)) rlk = keygen.relinearization_key(host_sk).to_device(device);
+  if (wants(CkksOp::multiply_relin) || wants(CkksOp::batch_multiply)) {
+    rlk = keygen.relinearization_key(host_sk).to_device(device);
+  }
   std::optional<rlwe::GaloisKeys> galois;
   if (wants(CkksOp::rotate)) {
     const std::int64_t steps[] = {config.rotate_step};
@@ -208,7 +224,9 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   base.threads = config.threads;
 
   for (const CkksOp op : config.ops) {
-    CkksMeasurement cm{base, top, std::nullopt};
+    CkksMeasurement cm;
+    cm.m = base;
+    cm.level = top;
     cm.m.op = std::string(to_string(op));
     switch (op) {
       case CkksOp::encode: {
@@ -252,6 +270,29 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
       case CkksOp::decode:
         cm.m.stats = timed([&] { (void)ckks::decode(encoder, pt_decoded); });
         break;
+      case CkksOp::batch_add:
+      case CkksOp::batch_multiply: {
+        // kBatchItems host ciphertexts through the device, one operand resident there; per item.
+        const std::vector<ckks::Ciphertext> items(kBatchItems, ct_x.to_host());
+        const bool add = op == CkksOp::batch_add;
+        const std::function<ckks::Ciphertext(const ckks::Ciphertext&)> work =
+            [&](const ckks::Ciphertext& c) {
+              return add ? ev.add(c, ct_y) : ev.rescale(ev.multiply_relin(c, ct_y));
+            };
+        rlwe::DeviceBatch batch(device);  // its slots and staging are reused by every call
+        cm.m.stats = timed([&] { (void)batch.map(items, work); });
+        for (double* t : {&cm.m.stats.median_ns, &cm.m.stats.p10_ns, &cm.m.stats.p90_ns}) {
+          *t /= static_cast<double>(kBatchItems);
+        }
+        const TransferRates rates = measure_transfer_rates(*device);
+        const double in_bytes = 2.0 * static_cast<double>((top + 1) * params->n() * 8);
+        const double out_bytes = add ? in_bytes : in_bytes * static_cast<double>(top) / (top + 1);
+        cm.floor_ns =
+            1e9 * std::max(in_bytes / rates.h2d_bytes_per_s, out_bytes / rates.d2h_bytes_per_s);
+        cm.h2d_bytes_per_s = rates.h2d_bytes_per_s;
+        cm.d2h_bytes_per_s = rates.d2h_bytes_per_s;
+        break;
+      }
     }
     sink(cm);
   }
@@ -269,6 +310,13 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
   j["log_qp"] = params.log_qp();
   j["level"] = cm.level;
   if (cm.precision_bits) j["precision_bits"] = std::round(*cm.precision_bits * 100) / 100;
+  if (cm.floor_ns) {
+    j["items"] = kBatchItems;
+    j["floor_ns"] = std::round(*cm.floor_ns * 10) / 10;
+    j["ratio"] = std::round(cm.m.stats.median_ns / *cm.floor_ns * 1000) / 1000;
+    j["h2d_gbps"] = std::round(cm.h2d_bytes_per_s / 1e7) / 100;
+    j["d2h_gbps"] = std::round(cm.d2h_bytes_per_s / 1e7) / 100;
+  }
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

@@ -20,11 +20,31 @@
 
 namespace polyhe::cli {
 
-enum class CkksOp { encode, encrypt, add, multiply_relin, rescale, rotate, decrypt, decode };
+enum class CkksOp {
+  encode,
+  encrypt,
+  add,
+  multiply_relin,
+  rescale,
+  rotate,
+  decrypt,
+  decode,
+  batch_add,       // device backends: host ciphertexts through add (rlwe::map_on_device)
+  batch_multiply,  // device backends: host ciphertexts through multiply_relin + rescale
+};
 
-inline constexpr std::array<CkksOp, 8> kAllCkksOps = {
-    CkksOp::encode,  CkksOp::encrypt, CkksOp::add,     CkksOp::multiply_relin,
-    CkksOp::rescale, CkksOp::rotate,  CkksOp::decrypt, CkksOp::decode};
+inline constexpr std::array<CkksOp, 10> kAllCkksOps = {
+    CkksOp::encode,    CkksOp::encrypt,       CkksOp::add,     CkksOp::multiply_relin,
+    CkksOp::rescale,   CkksOp::rotate,        CkksOp::decrypt, CkksOp::decode,
+    CkksOp::batch_add, CkksOp::batch_multiply};
+
+/// Whether op runs only on a device backend (the batch API).
+inline bool is_batch_op(CkksOp op) {
+  return op == CkksOp::batch_add || op == CkksOp::batch_multiply;
+}
+
+/// Ciphertexts per timed batch of the batch ops.
+inline constexpr std::size_t kBatchItems = 16;
 
 /// The op's name in tables and JSON: "encode", "multiply_relin", ...
 std::string_view to_string(CkksOp op);
@@ -58,6 +78,12 @@ struct CkksMeasurement {
   /// multiply_relin only: −log2 max_j |z_j − x_j·y_j| for z = decode(decrypt(rescale(
   /// multiply_relin(Enc(x), Enc(y))))), x and y uniform in the complex unit disc, all N/2 slots.
   std::optional<double> precision_bits;
+  /// Batch ops (times per item of a batch of kBatchItems): the transfer floor per item, the
+  /// larger of (input bytes over the host→device rate, output bytes over the device→host rate)
+  /// measured in the same run, and those rates.
+  std::optional<double> floor_ns;
+  double h2d_bytes_per_s = 0;
+  double d2h_bytes_per_s = 0;
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with

@@ -1,5 +1,11 @@
 #include "bench_device.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
 #include "polyhe/backend/emulated.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "sysinfo.hpp"
@@ -19,6 +25,35 @@ std::string bench_title(const std::string& scheme, const BenchBackend& backend, 
   }
   return scheme + " benchmark on " + backend.device->name() +
          " (each call timed to the completion of its device work): host work on " + host;
+}
+
+TransferRates measure_transfer_rates(Device& device) {
+  constexpr std::size_t kWords = std::size_t{4} << 20;  // 32 MiB
+  std::uint64_t* pinned = device.pinned_allocate(kWords);
+  std::uint64_t* words = device.allocate(kWords);
+  const std::span<std::uint64_t> host(pinned, kWords);
+  std::fill(host.begin(), host.end(), std::uint64_t{0x5a5a});
+  const auto seconds = [&](auto&& copy) {
+    std::vector<double> t;
+    for (int rep = 0; rep < 10; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      copy();
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    t.erase(t.begin());  // warm-up
+    std::nth_element(t.begin(), t.begin() + 4, t.end());
+    return t[4];
+  };
+  device.synchronize();
+  const double up = seconds([&] {
+    device.upload_async(nullptr, host, words);
+    device.record()->wait();
+  });
+  const double down = seconds([&] { device.download_async(words, host)->wait(); });
+  device.deallocate(words, kWords);
+  device.pinned_free(pinned);
+  const double bytes = static_cast<double>(kWords * sizeof(std::uint64_t));
+  return TransferRates{bytes / up, bytes / down};
 }
 
 BenchBackend make_bench_backend(const std::string& backend, int log_n) {

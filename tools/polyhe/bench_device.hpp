@@ -19,6 +19,14 @@ struct BenchBackend {
   }
 };
 
+/// Host↔device copy rates from and to page-locked memory (32 MiB, the median of 9 after a
+/// warm-up), through the Device's own asynchronous copies: the floor of the batch ops.
+struct TransferRates {
+  double h2d_bytes_per_s = 0;
+  double d2h_bytes_per_s = 0;
+};
+TransferRates measure_transfer_rates(Device& device);
+
 /// The first line of a scheme benchmark's table: "<Scheme> benchmark on <where>: ...".
 std::string bench_title(const std::string& scheme, const BenchBackend& backend, unsigned threads);
 

@@ -24,6 +24,18 @@ class BaseConverter;
 class KeySwitchParts;
 class ScaleRounder;
 
+/// A point in a device's work: done once everything before it is. The host waits with wait().
+class DeviceEvent {
+ public:
+  DeviceEvent() = default;
+  DeviceEvent(const DeviceEvent&) = delete;
+  DeviceEvent& operator=(const DeviceEvent&) = delete;
+  virtual ~DeviceEvent() = default;
+  /// Blocks until the work before the event is done; DeviceError if it failed.
+  virtual void wait() = 0;
+};
+using DeviceTicket = std::shared_ptr<DeviceEvent>;
+
 enum class DeviceKind {
   cuda,           // a CUDA GPU
   cuda_emulated,  // the CUDA kernel bodies run on the host, thread by thread (tests, CI)
@@ -60,6 +72,25 @@ class Device {
   virtual void zero(std::uint64_t* dst, std::size_t words) = 0;
   /// Waits for every operation submitted so far; DeviceError if one failed.
   virtual void synchronize() = 0;
+
+  // --- Overlapped transfers (the batch API, rlwe/batch.hpp) ------------------------------------
+  // Copies on the device's own upload and download streams, so that they run while the compute
+  // stream works: from and to page-locked host memory they are truly asynchronous.
+
+  /// Page-locked host memory of `words` words (pinned_free releases it).
+  [[nodiscard]] virtual std::uint64_t* pinned_allocate(std::size_t words) = 0;
+  virtual void pinned_free(std::uint64_t* p) noexcept = 0;
+  /// A ticket for the operations submitted so far.
+  [[nodiscard]] virtual DeviceTicket record() = 0;
+  /// host → dst on the upload stream once `after` is done (null: at once); every operation
+  /// submitted later waits for the copy. host must stay untouched until the copy is done (a
+  /// ticket recorded after a later operation tells).
+  virtual void upload_async(const DeviceTicket& after, std::span<const std::uint64_t> host,
+                            std::uint64_t* dst) = 0;
+  /// src → host on the download stream after the operations submitted so far; the ticket is done
+  /// when the words are in host memory.
+  [[nodiscard]] virtual DeviceTicket download_async(const std::uint64_t* src,
+                                                    std::span<std::uint64_t> host) = 0;
 
   // --- Ring operations --------------------------------------------------------------------------
   // Over limbs r of `ring` (limb j of an operand at words [j·N, (j+1)·N) is ring limb r.first + j,
