@@ -11,7 +11,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/ring/sampler.hpp"
+#include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/ring/scale_invariant.hpp"
 #include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rns/bigint.hpp"
@@ -88,13 +88,7 @@ RnsPoly scaled_plaintext(const Context& ctx, const Plaintext& m, std::size_t l,
     fix[j] = high ? (rounded >= lv.r ? rounded - lv.r : rounded + t - lv.r) : rounded;
   }
   // Δ_l·m_c + fix_c over Q_l (both lifted centred from Z_t), where the plaintext is needed.
-  RnsPoly out(params.ring(), l + 1, PolyForm::kCoefficient, device);
-  set_signed(detail::centred(m.coeffs, t), out);
-  out.multiply_scalar(lv.delta);
-  RnsPoly correction(params.ring(), l + 1, PolyForm::kCoefficient, device);
-  set_signed(detail::centred(fix, t), correction);
-  out.add(correction);
-  return out;
+  return lift_from_plain_scaled(m.coeffs, fix, t, lv.delta, params.ring(), l + 1, device);
 }
 
 // BFV ciphertexts have no plaintext factor; a BGV ciphertext (factor ≠ 1) would decrypt to garbage.
@@ -179,7 +173,7 @@ Plaintext bfv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::Secr
   x.to_coefficient();
   Plaintext out{std::vector<u64>(ctx.n())};
   // The rounding to Z_t is decoding: on the host.
-  ctx.level(ct.level()).rounder.round(x.to_host().data(), out.coeffs);
+  ctx.level(ct.level()).rounder.round(std::move(x).to_host().data(), out.coeffs);
   return out;
 }
 

@@ -88,7 +88,8 @@ Plaintext bgv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::Secr
   // The conversion to Z_t is decoding: on the host (rns/plain_reducer.hpp).
   Plaintext out{std::vector<u64>(ctx.n())};
   const PlainReducer reducer(ctx.params()->q_basis().prefix(ct.limbs()), ctx.t().value());
-  reducer.reduce(x.to_host().data(), inverse_mod(ct.factor(), ctx.t().value()), out.coeffs);
+  reducer.reduce(std::move(x).to_host().data(), inverse_mod(ct.factor(), ctx.t().value()),
+                 out.coeffs);
   return out;
 }
 

@@ -43,7 +43,7 @@ inline int noise_budget_bits(const Context& ctx, const Ciphertext& ct, const rlw
                              std::uint64_t multiplier) {
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
   x.to_coefficient();
-  x = x.to_host();  // the exact budget runs on the host (GMP)
+  x = std::move(x).to_host();  // the exact budget runs on the host (GMP)
   const RnsBasis ql = ctx.params()->q_basis().prefix(ct.limbs());
   const std::vector<mpz_class> values = to_bigint(x.data(), ql);
   const mpz_class& big_q = ql.product();

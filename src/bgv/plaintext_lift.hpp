@@ -12,7 +12,7 @@
 #include "polyhe/bgv/bfv.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ring/poly.hpp"
-#include "polyhe/ring/sampler.hpp"
+#include "polyhe/ring/poly_ops.hpp"
 
 namespace polyhe::bgv::detail {
 
@@ -35,23 +35,12 @@ inline void check_plaintext(const Context& ctx, const Plaintext& m, const char* 
   }
 }
 
-/// The centred representatives in (−t/2, t/2] of coefficients below t.
-inline std::vector<std::int64_t> centred(std::span<const std::uint64_t> coeffs, std::uint64_t t) {
-  std::vector<std::int64_t> out(coeffs.size());
-  for (std::size_t i = 0; i < coeffs.size(); ++i) {
-    out[i] = coeffs[i] > t / 2 ? -static_cast<std::int64_t>(t - coeffs[i])
-                               : static_cast<std::int64_t>(coeffs[i]);
-  }
-  return out;
-}
-
 /// m lifted centred to Q_l (each coefficient's representative in (−t/2, t/2]) and transformed:
 /// l + 1 limbs, evaluation form, on `device` (null: host memory; the lift runs on the host, the
 /// transform where the polynomial lives). Precondition: check_plaintext.
 inline RnsPoly lifted_plaintext(const Context& ctx, const Plaintext& m, std::size_t l,
                                 const std::shared_ptr<Device>& device) {
-  RnsPoly out(ctx.params()->ring(), l + 1, PolyForm::kCoefficient, device);
-  set_signed(centred(m.coeffs, ctx.t().value()), out);
+  RnsPoly out = lift_from_plain(m.coeffs, ctx.t().value(), ctx.params()->ring(), l + 1, device);
   out.to_evaluation();
   return out;
 }

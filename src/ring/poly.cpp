@@ -72,7 +72,17 @@ RnsPoly& RnsPoly::operator=(const RnsPoly& other) {
   return *this;
 }
 
-RnsPoly RnsPoly::to_device(const std::shared_ptr<Device>& device) const {
+RnsPoly RnsPoly::to_device(const std::shared_ptr<Device>& device) && {
+  if (device == device_) return std::move(*this);
+  return static_cast<const RnsPoly&>(*this).to_device(device);
+}
+
+RnsPoly RnsPoly::to_host() && {
+  if (!device_) return std::move(*this);
+  return static_cast<const RnsPoly&>(*this).to_host();
+}
+
+RnsPoly RnsPoly::to_device(const std::shared_ptr<Device>& device) const& {
   if (!device) return to_host();
   if (device == device_) return *this;
   if (device_) return to_host().to_device(device);
@@ -81,7 +91,7 @@ RnsPoly RnsPoly::to_device(const std::shared_ptr<Device>& device) const {
   return out;
 }
 
-RnsPoly RnsPoly::to_host() const {
+RnsPoly RnsPoly::to_host() const& {
   if (!device_) return *this;
   RnsPoly out(context_, limbs_, form_, kForOverwrite);
   device_->download(device_words_.data(), out.data_);

@@ -3,6 +3,7 @@
 #include "polyhe/ring/poly_ops.hpp"
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "polyhe/core/error.hpp"
@@ -119,6 +120,72 @@ RnsPoly multiply_add_by_prefix(const RnsPoly& a, const RnsPoly& s, const RnsPoly
                       a.context()->moduli(a.limbs()));
   }
   return c;
+}
+
+namespace {
+
+void check_plain(std::span<const std::uint64_t> x, std::uint64_t t, std::size_t n,
+                 const char* op) {
+  if (t < 2 || t >= (std::uint64_t{1} << 62)) {
+    throw InvalidParameter(std::string(op) + ": t = " + std::to_string(t) +
+                           " is outside [2, 2^62)");
+  }
+  if (x.size() != n) {
+    throw InvalidParameter(std::string(op) + ": " + std::to_string(x.size()) +
+                           " coefficients for N = " + std::to_string(n));
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] >= t) {
+      throw InvalidParameter(std::string(op) + ": coefficient " + std::to_string(i) + " = " +
+                             std::to_string(x[i]) + " is not below t = " + std::to_string(t));
+    }
+  }
+}
+
+RnsPoly placed(RnsPoly host, const std::shared_ptr<Device>& device) {
+  if (!device) return host;  // moved, not copied
+  return host.to_device(device);
+}
+
+}  // namespace
+
+RnsPoly lift_from_plain(std::span<const std::uint64_t> x, std::uint64_t t,
+                        const std::shared_ptr<const RingContext>& ring, std::size_t limbs,
+                        const std::shared_ptr<Device>& device) {
+  RnsPoly out(ring, limbs, PolyForm::kCoefficient, RnsPoly::kForOverwrite);
+  check_plain(x, t, out.n(), "lift_from_plain");
+  for (std::size_t i = 0; i < limbs; ++i) {
+    vec::lift_centred(x, t, out.limb(i), ring->basis().modulus(i));
+  }
+  return placed(std::move(out), device);
+}
+
+RnsPoly lift_from_plain_scaled(std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
+                               std::uint64_t t, std::span<const std::uint64_t> scalars,
+                               const std::shared_ptr<const RingContext>& ring, std::size_t limbs,
+                               const std::shared_ptr<Device>& device) {
+  RnsPoly out(ring, limbs, PolyForm::kCoefficient, RnsPoly::kForOverwrite);
+  check_plain(x, t, out.n(), "lift_from_plain_scaled");
+  check_plain(y, t, out.n(), "lift_from_plain_scaled");
+  if (scalars.size() != limbs) {
+    throw InvalidParameter("lift_from_plain_scaled: " + std::to_string(scalars.size()) +
+                           " scalars for " + std::to_string(limbs) + " limbs");
+  }
+  // Limb by limb in one pass over it (the lifted correction in a limb-sized scratch).
+  AlignedVector<std::uint64_t> lifted(out.n());
+  for (std::size_t i = 0; i < limbs; ++i) {
+    const auto& qi = ring->basis().modulus(i);
+    if (scalars[i] >= qi.value()) {
+      throw InvalidParameter("lift_from_plain_scaled: scalar " + std::to_string(i) +
+                             " is not below q = " + std::to_string(qi.value()));
+    }
+    const std::span<std::uint64_t> limb = out.limb(i);
+    vec::lift_centred(x, t, limb, qi);
+    vec::multiply_scalar(limb, scalars[i], limb, qi);
+    vec::lift_centred(y, t, lifted, qi);
+    vec::add(limb, lifted, limb, qi);
+  }
+  return placed(std::move(out), device);
 }
 
 TensorProduct tensor(const RnsPoly& a0, const RnsPoly& a1, const RnsPoly& b0, const RnsPoly& b1) {

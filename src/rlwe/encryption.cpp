@@ -40,8 +40,7 @@ Ciphertext Encryptor::encrypt_zero(std::size_t level) {
     throw InvalidParameter("encrypt: level " + std::to_string(level) + " exceeds the top level " +
                            std::to_string(params_->max_level()));
   }
-  RnsPoly zero(params_->ring(), level + 1, PolyForm::kEvaluation, device());
-  return encrypt(zero);
+  return encrypt_message(nullptr, level);  // no zero polynomial made, nothing added
 }
 
 Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
@@ -54,8 +53,6 @@ Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
         "encrypt: the message has " + std::to_string(limbs) +
         " limbs; ciphertexts have at most L + 1 = " + std::to_string(params_->q_count()));
   }
-  const auto& ring = params_->ring();
-  const std::size_t n = params_->n();
   // The ciphertext is made where the key lives; a message in host memory is uploaded there
   // (encoding runs on the host), one on another device refused.
   const std::shared_ptr<Device>& dev = device();
@@ -63,27 +60,38 @@ Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
     throw MismatchedContext("encrypt: the message lives on " + m_in.device()->name() +
                             ", the key " + (dev ? "on " + dev->name() : "in host memory"));
   }
-  std::optional<RnsPoly> m_placed;
-  if (m_in.device() != dev) m_placed = m_in.to_device(dev);
-  const RnsPoly* m = m_placed ? &*m_placed : &m_in;
-  Ciphertext ct(params_, limbs - 1, 2, 1.0, RnsPoly::kForOverwrite, dev);
+  if (m_in.device() != dev) {
+    const RnsPoly placed = m_in.to_device(dev);
+    return encrypt_message(&placed, limbs - 1);
+  }
+  return encrypt_message(&m_in, limbs - 1);
+}
+
+Ciphertext Encryptor::encrypt_message(const RnsPoly* m, std::size_t level) {
+  const auto& ring = params_->ring();
+  const std::size_t n = params_->n();
+  const std::size_t limbs = level + 1;
+  const std::shared_ptr<Device>& dev = device();
+  Ciphertext ct(params_, level, 2, 1.0, RnsPoly::kForOverwrite, dev);
   if (pk_ != nullptr) {
     // (v·b + e_0 + P·m, v·a + e_1) over Q_l ∪ P, then ModDown (ring/key_switching.hpp): v, e_0,
     // e_1 drawn in that order from one stream.
     Prng prng(next_seed());
-    std::vector<std::int64_t> v(n), e0(n), e1(n);
+    // Per-thread buffers (no allocation per encryption), wiped after use: v is secret.
+    thread_local std::vector<std::int64_t> v, e0, e1;
+    v.resize(n);
+    e0.resize(n);
+    e1.resize(n);
     sample_ternary(prng, v);
     sample_error(prng, e0);
     sample_error(prng, e1);
-    const bool m_coefficient = m->form() == PolyForm::kCoefficient;
-    encrypt_with_public_key(params_->key_switching(), limbs - 1, v, e0, e1, pk_->b, pk_->a,
+    const bool m_coefficient = m != nullptr && m->form() == PolyForm::kCoefficient;
+    encrypt_with_public_key(params_->key_switching(), level, v, e0, e1, pk_->b, pk_->a,
                             m_coefficient ? m : nullptr, ct[0], ct[1]);
     for (auto* secret : {&v, &e0, &e1}) std::fill(secret->begin(), secret->end(), 0);
-    if (!m_coefficient) ct[0].add(*m);
+    if (m != nullptr && !m_coefficient) ct[0].add(*m);
     return ct;
   }
-  RnsPoly m_eval = *m;
-  if (m_eval.form() == PolyForm::kCoefficient) m_eval.to_evaluation();
   const Seed a_seed = next_seed();
   RnsPoly a(ring, limbs, PolyForm::kEvaluation, dev);
   Prng a_prng(a_seed, kStreamCiphertextA);
@@ -94,7 +102,13 @@ Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
   e.to_evaluation();
   // c0 = e − a·s + m, c1 = a.
   e.sub(multiply_by_prefix(a, sk_->s));
-  e.add(m_eval);
+  if (m != nullptr && m->form() == PolyForm::kEvaluation) {
+    e.add(*m);
+  } else if (m != nullptr) {
+    RnsPoly m_eval = *m;
+    m_eval.to_evaluation();
+    e.add(m_eval);
+  }
   ct[0] = std::move(e);
   ct[1] = std::move(a);
   ct.set_seed(a_seed);

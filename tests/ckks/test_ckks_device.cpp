@@ -171,6 +171,12 @@ TEST_P(CkksDevice, EveryOperationGivesTheCpuWords) {
       << "size-3 decryption";
   EXPECT_EQ(polyhe::test::words_of(decrypt(d3, device.sk).poly),
             polyhe::test::words_of(decrypt(h3, host.sk).poly));
+  // Noise flooding on the device (fresh noise: compared by its effect, not its words).
+  const double plain = test::precision_bits(x, decode(encoder, decrypt(dx, device.sk)));
+  const double flooded =
+      test::precision_bits(x, decode(encoder, decrypt(dx, device.sk, DecryptOptions{30})));
+  EXPECT_LT(flooded, plain - 5.0);
+  EXPECT_GT(flooded, 0.0);
 }
 
 // A degree-L polynomial by Horner's rule on both backends: the same words at every level.

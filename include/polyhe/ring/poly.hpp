@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,15 @@
 #include "polyhe/ring/device.hpp"
 
 namespace polyhe {
+
+namespace detail {
+/// The words of host polynomials: 64-byte aligned, and large blocks freed by a thread kept in a
+/// small per-thread cache for the next allocation of the same size (ring/poly_storage.cpp), so
+/// that an operation's results and temporaries reuse warm memory instead of the allocator
+/// returning it to the system and faulting it in again on every call.
+std::uint64_t* poly_allocate(std::size_t words);
+void poly_deallocate(std::uint64_t* p, std::size_t words) noexcept;
+}  // namespace detail
 
 /// Coefficient form: limb i holds a mod q_i in natural coefficient order. Evaluation form: limb i
 /// holds the negacyclic NTT of that, in bit-reversed order: â[j] = a(ψ_i^(2·br(j)+1)) mod q_i.
@@ -69,9 +79,13 @@ class RnsPoly {
   [[nodiscard]] bool on_device() const { return device_ != nullptr; }
   /// A copy of this polynomial on `device` (null: host memory), the transfer ordered before the
   /// device's later operations. From one device to another it passes through host memory.
-  [[nodiscard]] RnsPoly to_device(const std::shared_ptr<Device>& device) const;
+  [[nodiscard]] RnsPoly to_device(const std::shared_ptr<Device>& device) const&;
+  /// The same from an rvalue: moved, not copied, when it already lives there.
+  [[nodiscard]] RnsPoly to_device(const std::shared_ptr<Device>& device) &&;
   /// A copy in host memory (waits for the device's words); a host polynomial is copied.
-  [[nodiscard]] RnsPoly to_host() const;
+  [[nodiscard]] RnsPoly to_host() const&;
+  /// The same from an rvalue: a host polynomial is moved.
+  [[nodiscard]] RnsPoly to_host() &&;
   /// The device words (limbs()·n() of them, limb-major) of a polynomial on a device, for the
   /// ring layer's device operations; InvalidParameter for a host polynomial.
   [[nodiscard]] std::uint64_t* device_words() const;
@@ -150,8 +164,20 @@ class RnsPoly {
     Storage() = default;
     template <class U>
     explicit Storage(const Storage<U>&) {}
-    W* allocate(std::size_t count) { return AlignedAllocator<W>().allocate(count); }
-    void deallocate(W* p, std::size_t count) { AlignedAllocator<W>().deallocate(p, count); }
+    W* allocate(std::size_t count) {
+      if constexpr (std::is_same_v<W, std::uint64_t>) {
+        return detail::poly_allocate(count);
+      } else {
+        return AlignedAllocator<W>().allocate(count);
+      }
+    }
+    void deallocate(W* p, std::size_t count) {
+      if constexpr (std::is_same_v<W, std::uint64_t>) {
+        detail::poly_deallocate(p, count);
+      } else {
+        AlignedAllocator<W>().deallocate(p, count);
+      }
+    }
     template <class U>
     void construct(U* p) noexcept {
       ::new (static_cast<void*>(p)) U;  // default-initialisation: no zeroing

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
 
 #include "polyhe/ring/poly.hpp"
 
@@ -26,6 +29,21 @@ namespace polyhe {
 /// over all of Q ∪ P): its first l limbs are used. d at a's limb count.
 [[nodiscard]] RnsPoly multiply_by_prefix(const RnsPoly& a, const RnsPoly& s);
 [[nodiscard]] RnsPoly multiply_add_by_prefix(const RnsPoly& a, const RnsPoly& s, const RnsPoly& d);
+
+/// Plaintexts modulo t lifted into the ring (coefficient form, `limbs` limbs of `ring`, where
+/// `device` says: computed on the host, then uploaded): limb j holds the centred lift of x
+/// (residues modulo t: x_i − t where x_i > ⌊t/2⌋) modulo q_j; the scaled form holds
+/// lift(x)·scalars[j] + lift(y) (BFV's Δ·m plus its rounding correction). Checks: every x_i, y_i
+/// below t, 2 ≤ t < 2^62, N coefficients each, one scalar per limb below its prime.
+[[nodiscard]] RnsPoly lift_from_plain(std::span<const std::uint64_t> x, std::uint64_t t,
+                                      const std::shared_ptr<const RingContext>& ring,
+                                      std::size_t limbs, const std::shared_ptr<Device>& device);
+[[nodiscard]] RnsPoly lift_from_plain_scaled(std::span<const std::uint64_t> x,
+                                             std::span<const std::uint64_t> y, std::uint64_t t,
+                                             std::span<const std::uint64_t> scalars,
+                                             const std::shared_ptr<const RingContext>& ring,
+                                             std::size_t limbs,
+                                             const std::shared_ptr<Device>& device);
 
 /// The degree-2 product of (a0, a1) and (b0, b1), evaluation form, all four alike:
 /// c0 = a0·b0, c1 = a0·b1 + a1·b0, c2 = a1·b1.

@@ -34,6 +34,9 @@ class Encryptor {
 
  private:
   Seed next_seed();
+  /// The encryption of m (null: of zero) at `level`, where the key lives; m checked by the
+  /// callers and already there.
+  Ciphertext encrypt_message(const RnsPoly* m, std::size_t level);
   ParametersPtr params_;
   const PublicKey* pk_ = nullptr;
   const SecretKey* sk_ = nullptr;
