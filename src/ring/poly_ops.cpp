@@ -124,8 +124,7 @@ RnsPoly multiply_add_by_prefix(const RnsPoly& a, const RnsPoly& s, const RnsPoly
 
 namespace {
 
-void check_plain(std::span<const std::uint64_t> x, std::uint64_t t, std::size_t n,
-                 const char* op) {
+void check_plain(std::span<const std::uint64_t> x, std::uint64_t t, std::size_t n, const char* op) {
   if (t < 2 || t >= (std::uint64_t{1} << 62)) {
     throw InvalidParameter(std::string(op) + ": t = " + std::to_string(t) +
                            " is outside [2, 2^62)");

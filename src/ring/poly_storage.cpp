@@ -31,9 +31,11 @@ constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
 
 std::uint64_t* raw_allocate(std::size_t words) {
   return static_cast<std::uint64_t*>(
-      ::operator new(words * sizeof(std::uint64_t), std::align_val_t{64}));
+      ::operator new (words * sizeof(std::uint64_t), std::align_val_t{64}));
 }
-void raw_free(std::uint64_t* p) noexcept { ::operator delete(p, std::align_val_t{64}); }
+void raw_free(std::uint64_t* p) noexcept {
+  ::operator delete (p, std::align_val_t{64});
+}
 
 // Set when this thread's cache is destroyed (thread exit): blocks freed later, by the destructors
 // of objects that outlive it, bypass it. A plain bool: readable for the whole life of the thread.

@@ -78,6 +78,7 @@ void check_alike(const RnsPoly& a, const RnsPoly& b, std::size_t i) {
 std::vector<PinnedWords> staging_for(const std::shared_ptr<Device>& device,
                                      const std::vector<const RnsPoly*>& parts) {
   std::vector<PinnedWords> out;
+  out.reserve(parts.size());
   for (const RnsPoly* p : parts) out.emplace_back(device, p->limbs() * p->n());
   return out;
 }

@@ -132,7 +132,7 @@ RnsPoly decrypt_poly(const Ciphertext& ct, const SecretKey& sk) {
 }
 
 Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale,
-                       std::shared_ptr<Device> device)
+                       const std::shared_ptr<Device>& device)
     : params_(std::move(params)), scale_(scale) {
   check_shape(level, size);
   for (std::size_t i = 0; i < size; ++i) {
@@ -141,7 +141,7 @@ Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size
 }
 
 Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale,
-                       RnsPoly::ForOverwrite, std::shared_ptr<Device> device)
+                       RnsPoly::ForOverwrite, const std::shared_ptr<Device>& device)
     : params_(std::move(params)), scale_(scale) {
   check_shape(level, size);
   for (std::size_t i = 0; i < size; ++i) {

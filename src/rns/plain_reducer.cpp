@@ -84,7 +84,8 @@ void PlainReducer::reduce(std::span<const std::uint64_t> x, std::uint64_t f,
       }
     }
     for (std::size_t k = 0; k < len; ++k) {
-      const auto v = static_cast<u64>(frac[k] + 0.5);  // round(Σ y_i/q_i) ∈ [0, limbs]
+      // round(Σ y_i/q_i) ∈ [0, limbs]: the sum is ≥ 0, so truncation after + ½ rounds.
+      const auto v = static_cast<u64>(frac[k] + 0.5);  // NOLINT(bugprone-incorrect-roundings)
       const u64 sub = mul_shoup(v, q_mod_t_, t);
       const u64 r = acc[k] >= sub ? acc[k] - sub : acc[k] + t - sub;
       out[k0 + k] = mul_shoup(r, f_shoup, t);

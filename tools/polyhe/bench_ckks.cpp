@@ -286,7 +286,8 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         }
         const TransferRates rates = measure_transfer_rates(*device);
         const double in_bytes = 2.0 * static_cast<double>((top + 1) * params->n() * 8);
-        const double out_bytes = add ? in_bytes : in_bytes * static_cast<double>(top) / (top + 1);
+        const double out_bytes =
+            add ? in_bytes : in_bytes * static_cast<double>(top) / static_cast<double>(top + 1);
         cm.floor_ns =
             1e9 * std::max(in_bytes / rates.h2d_bytes_per_s, out_bytes / rates.d2h_bytes_per_s);
         cm.h2d_bytes_per_s = rates.h2d_bytes_per_s;

@@ -29,11 +29,11 @@ class Ciphertext {
  public:
   /// Zero parts at `level` (≤ L, checked), `size` ∈ {2, 3} (checked), on `device` (null: host).
   Ciphertext(ParametersPtr params, std::size_t level, std::size_t size = 2, double scale = 1.0,
-             std::shared_ptr<Device> device = nullptr);
+             const std::shared_ptr<Device>& device = nullptr);
   /// The same shape with unspecified words (RnsPoly's for-overwrite parts), for a result the
   /// caller writes entirely before anything reads it.
   Ciphertext(ParametersPtr params, std::size_t level, std::size_t size, double scale,
-             RnsPoly::ForOverwrite, std::shared_ptr<Device> device = nullptr);
+             RnsPoly::ForOverwrite, const std::shared_ptr<Device>& device = nullptr);
   /// Where the parts live (null: host memory).
   [[nodiscard]] const std::shared_ptr<Device>& device() const { return parts_[0].device(); }
   /// A copy whose parts live on `device` (null: host memory); scale, factor and seed kept.
