@@ -117,6 +117,16 @@ class CudaExec {
                    ctx_->shared_per_block_optin(), name);
   }
 
+  /// The policies (twiddle pointers into device memory) as host structs: gathered on the host
+  /// into another order and uploaded again, they still point at the tables' device copies.
+  std::vector<RingButterfly> policies_to_host(const NttPolicies& p, std::size_t count) {
+    ctx_->activate();
+    std::vector<RingButterfly> host(count);
+    detail::copy_async(host.data(), p.data(), count * sizeof(RingButterfly), ctx_->compute());
+    cuda::synchronize(ctx_->compute());
+    return host;
+  }
+
   NttPolicies make_ntt_policies(std::span<const NttPlan<u64>* const> plans) {
     return NttPolicies{DeviceNttTables<u64>::create(ctx_, plans, detail::kRingVariant)};
   }

@@ -18,6 +18,7 @@
 //   template <class Body> void for_each(const Body&, std::size_t count);  body(i) for every i
 //   template <class Program> void run(const Program&, const char* name);   a block program
 //   NttPolicies make_ntt_policies(std::span<const NttPlan<u64>* const>);  .data() → const P*
+//   std::vector<P> policies_to_host(const NttPolicies&, std::size_t count);  their host copy
 //   DeviceKind kind() const; std::string name() const;
 #pragma once
 
@@ -86,6 +87,26 @@ class DeviceRing final : public Device {
     static_assert(NttOptions{}.radix == 8);
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt"); };
     run_transform<3>(layout, t.ntt.data() + r.first, src, dst, inverse, run);
+  }
+
+  void ntt_mapped(const RingContext& ring, std::span<const std::size_t> limb_map,
+                  std::size_t repeats, const u64* src, u64* dst, bool inverse) override {
+    const RingButterfly* policies = mapped_policies(ring, limb_map);
+    NttLayout layout =
+        choose_layout(static_cast<unsigned>(ring.log_n()),
+                      static_cast<unsigned>(repeats * limb_map.size()), 64, NttOptions{});
+    layout.period = static_cast<unsigned>(limb_map.size());
+    const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt_mapped"); };
+    run_transform<3>(layout, policies, src, dst, inverse, run);
+  }
+
+  void lift_digits(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
+                   std::size_t p_first, std::size_t p_limbs, const u64* x, u64* c) override {
+    const Tables& t = tables(ring);
+    const std::size_t limbs = q_limbs + p_limbs;
+    exec_.for_each(LiftDigitsBody{t.moduli.data(), t.wide.data(), x, c, q_limbs, p_first, limbs,
+                                  ring.log_n()},
+                   digits * limbs * ring.n());
   }
 
   void binary(Binary op, const RingContext& ring, LimbRange r, const u64* a, const u64* b,
@@ -233,7 +254,25 @@ class DeviceRing final : public Device {
     Buffer<WideBarrett> wide;
     NttPolicies ntt;
     std::map<std::uint64_t, Buffer<std::uint32_t>> maps;
+    std::map<std::vector<std::size_t>, Buffer<RingButterfly>> mapped;  // policies by limb map
   };
+
+  /// The NTT policies of ring limbs limb_map[0], limb_map[1], … in one array (built on first use).
+  const RingButterfly* mapped_policies(const RingContext& ring,
+                                       std::span<const std::size_t> limb_map) {
+    Tables& t = tables(ring);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::size_t> key(limb_map.begin(), limb_map.end());
+    auto it = t.mapped.find(key);
+    if (it == t.mapped.end()) {
+      const std::vector<RingButterfly> all = exec_.policies_to_host(t.ntt, ring.max_limbs());
+      std::vector<RingButterfly> gathered;
+      for (const std::size_t limb : limb_map) gathered.push_back(all.at(limb));
+      it = t.mapped.emplace(std::move(key), exec_.template upload_table<RingButterfly>(gathered))
+               .first;
+    }
+    return it->second.data();
+  }
 
   /// A BaseConverter's tables on this device (its id keys them: copies share them), with the
   /// target positions each caller used.

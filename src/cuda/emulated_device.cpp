@@ -104,6 +104,10 @@ class EmulatedExec {
     cuda::detail::emulate(program, order, seed_++);
   }
 
+  std::vector<RingButterfly> policies_to_host(const NttPolicies& p, std::size_t count) {
+    return {p.policies.begin(), p.policies.begin() + static_cast<std::ptrdiff_t>(count)};
+  }
+
   NttPolicies make_ntt_policies(std::span<const NttPlan<u64>* const> plans) {
     NttPolicies out;
     for (const NttPlan<u64>* plan : plans) {

@@ -135,6 +135,31 @@ struct LiftCentredBody {
   }
 };
 
+/// ModUp of one-prime digits at word (j, t, k): limb t of buffer j (the Q_l ∪ P layout, q_limbs
+/// of Q then the rest from ring limb p_first) = the centred lift of x's limb j (modulo q_j) to
+/// that limb's prime.
+struct LiftDigitsBody {
+  const LimbModulus<std::uint64_t>* moduli;  // every limb of the ring
+  const WideBarrett* wide;                   // every limb of the ring
+  const std::uint64_t* x;
+  std::uint64_t* c;
+  std::size_t q_limbs;
+  std::size_t p_first;
+  std::size_t limbs;  // of one buffer
+  int log_n;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t n = std::size_t{1} << log_n;
+    const std::size_t k = i & (n - 1);
+    const std::size_t t = (i >> log_n) % limbs;
+    const std::size_t j = (i >> log_n) / limbs;
+    const std::size_t ring_limb = t < q_limbs ? t : p_first + (t - q_limbs);
+    const std::uint64_t p = moduli[j].q;
+    const std::uint64_t v = x[j * n + k];
+    const WideBarrett& w = wide[ring_limb];
+    c[i] = v > p / 2 ? neg_mod(wide_reduce(u128{p - v}, w), w.q) : wide_reduce(u128{v}, w);
+  }
+};
+
 /// Limb l of c = small[k] mod q_l for signed |small[k]| < q_l (secrets and errors: no branch on
 /// the value, q added under a mask where it is negative).
 struct LiftSignedBody {

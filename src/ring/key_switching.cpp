@@ -293,30 +293,25 @@ void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwi
 
   DeviceWords d_coef(d.device(), s.ql * s.n);
   dev.ntt(s.ring, s.q(), dw, d_coef.data(), true);
-  // ModUp of every digit into its own Q_l ∪ P buffer, evaluation form.
+  // ModUp of every digit into its own Q_l ∪ P buffer, in coefficient form — a digit's own limbs
+  // too: their transform below gives back d's words — then all buffers' transforms in the same
+  // launches. About 6 launches however many digits (one per step and digit would be ~10 each).
   DeviceWords up(d.device(), digits * qp * s.n);
-  for (std::size_t j = 0; j < digits; ++j) {
-    const std::size_t start = j * alpha;
-    const std::size_t size = basis.digit(l, j).size();
-    u64* const upj = up.data() + j * qp * s.n;
-    const u64* const digit = d_coef.data() + start * s.n;
-    if (alpha == 1) {
-      // A one-prime digit: its centred lift to every other prime.
-      const u64 qj = s.ring.basis().prime(j);
-      dev.lift_centred(s.ring, LimbRange{0, j}, digit, qj, upj);
-      dev.lift_centred(s.ring, LimbRange{j + 1, s.ql - j - 1}, digit, qj, upj + (j + 1) * s.n);
-      dev.lift_centred(s.ring, s.p(), digit, qj, upj + s.ql * s.n);
-    } else {
+  if (alpha == 1) {
+    dev.lift_digits(s.ring, digits, s.ql, s.p_first, s.k, d_coef.data(), up.data());
+  } else {
+    for (std::size_t j = 0; j < digits; ++j) {
+      const std::size_t start = j * alpha;
+      const std::size_t size = basis.digit(l, j).size();
+      u64* const upj = up.data() + j * qp * s.n;
+      const u64* const digit = d_coef.data() + start * s.n;
       dev.convert(basis.up_converter(l, j), s.n, digit, upj, basis.up_limbs(l, j), true);
+      dev.copy(digit, upj + start * s.n, size * s.n);
     }
-    dev.copy(dw + start * s.n, upj + start * s.n, size * s.n);  // the digit's own limbs: d's
-    if (start > 0) dev.ntt(s.ring, LimbRange{0, start}, upj, upj, false);
-    if (start + size < s.ql) {
-      dev.ntt(s.ring, LimbRange{start + size, s.ql - start - size}, upj + (start + size) * s.n,
-              upj + (start + size) * s.n, false);
-    }
-    dev.ntt(s.ring, s.p(), upj + s.ql * s.n, upj + s.ql * s.n, false);
   }
+  std::vector<std::size_t> qp_limbs(qp);
+  for (std::size_t t = 0; t < qp; ++t) qp_limbs[t] = t < s.ql ? t : s.p_first + (t - s.ql);
+  dev.ntt_mapped(s.ring, qp_limbs, digits, up.data(), up.data(), false);
   DeviceWords acc0(d.device(), s.words()), acc1(d.device(), s.words());
   dev.key_inner_products(s.ring, s.ql, s.p_first, s.k, up.data(), digits, key, acc0.data(),
                          acc1.data());

@@ -101,6 +101,12 @@ class Device {
   /// dst = the negacyclic NTT of src (natural → bit-reversed), or its inverse (1/N included).
   virtual void ntt(const RingContext& ring, LimbRange r, const std::uint64_t* src,
                    std::uint64_t* dst, bool inverse) = 0;
+  /// The transforms of `repeats` polynomials one after another in src, whose limb j (j <
+  /// limb_map.size()) lies under ring limb limb_map[j]: every limb of every repeat in the same
+  /// launches (the ModUp of all digits at once). dst may be src.
+  virtual void ntt_mapped(const RingContext& ring, std::span<const std::size_t> limb_map,
+                          std::size_t repeats, const std::uint64_t* src, std::uint64_t* dst,
+                          bool inverse) = 0;
   enum class Binary { add, sub, multiply };
   /// c = a + b, a − b, a·b (the product slot-wise: operands in evaluation form).
   virtual void binary(Binary op, const RingContext& ring, LimbRange r, const std::uint64_t* a,
@@ -138,6 +144,13 @@ class Device {
   /// c disjoint from x.
   virtual void lift_centred(const RingContext& ring, LimbRange r, const std::uint64_t* x,
                             std::uint64_t p, std::uint64_t* c) = 0;
+  /// ModUp of one-prime digits in one launch: x holds `digits` limbs (limb j modulo q_j, ring
+  /// limbs 0 … digits − 1); c receives `digits` buffers of the Q_l ∪ P layout (q_limbs limbs of
+  /// Q, then p_limbs from ring limb p_first), limb t of buffer j the centred lift of x's limb j to
+  /// that limb's prime — x's own limb itself for t = j. c disjoint from x.
+  virtual void lift_digits(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
+                           std::size_t p_first, std::size_t p_limbs, const std::uint64_t* x,
+                           std::uint64_t* c) = 0;
   /// Limb j of c = small[i] mod q for N signed coefficients |small[i]| < q (host memory).
   virtual void lift_signed(const RingContext& ring, LimbRange r,
                            std::span<const std::int64_t> small, std::uint64_t* c) = 0;
