@@ -250,11 +250,7 @@ Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
     throw InvalidParameter("multiply: operands must be relinearised (size 2), got sizes " +
                            std::to_string(a.size()) + " and " + std::to_string(b.size()));
   }
-  if (a.device() != b.device()) {
-    throw MismatchedContext(
-        "multiply: the operands live in different places (move one with to_device() / "
-        "to_host())");
-  }
+  rlwe::check_same_place(a, b, "multiply");
   const Context::Level& lv = ctx_->level(a.level());
   const ScaleInvariantTables tables{ctx_->aux_ring(), lv.aux, &lv.q_to_r, &lv.r_to_q, &lv.scale};
   TensorProduct t = scale_invariant_tensor(tables, a[0], a[1], b[0], b[1]);

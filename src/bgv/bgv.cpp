@@ -242,11 +242,7 @@ Ciphertext BgvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
     lowered.emplace(mod_switch_to(b, a.level()));
     y = &*lowered;
   }
-  if (x->device() != y->device()) {
-    throw MismatchedContext(
-        "multiply: the operands live in different places (move one with to_device() / "
-        "to_host())");
-  }
+  rlwe::check_same_place(*x, *y, "multiply");
   TensorProduct tp = tensor((*x)[0], (*x)[1], (*y)[0], (*y)[1]);
   Ciphertext out(ctx_->params(), x->level(), 3, 1.0, RnsPoly::kForOverwrite, x->device());
   out[0] = std::move(tp.c0);

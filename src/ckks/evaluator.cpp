@@ -108,18 +108,10 @@ void Evaluator::check_params(const Ciphertext& a, const char* op) const {
   rlwe::check_same_params(params_, a.params(), op);
 }
 
-void Evaluator::check_placement(const Ciphertext& a, const Ciphertext& b, const char* op) const {
-  if (a.device() != b.device()) {
-    throw MismatchedContext(std::string(op) +
-                            ": the operands live in different places (move one with to_device() "
-                            "/ to_host())");
-  }
-}
-
 void Evaluator::check_pair(const Ciphertext& a, const Ciphertext& b, const char* op) const {
   check_params(a, op);
   check_params(b, op);
-  check_placement(a, b, op);
+  rlwe::check_same_place(a, b, op);
   if (a.level() != b.level()) {
     throw InvalidParameter(std::string(op) + ": operands are at different levels (" +
                            std::to_string(a.level()) + " and " + std::to_string(b.level()) +
@@ -278,7 +270,7 @@ void Evaluator::check_product(const Ciphertext& a, const Ciphertext& b, const ch
 
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   check_product(a, b, "multiply");
-  check_placement(a, b, "multiply");
+  rlwe::check_same_place(a, b, "multiply");
   const double scale = a.scale() * b.scale();
   TensorProduct t = tensor(a[0], a[1], b[0], b[1]);
   Ciphertext out(params_, a.level(), 3, scale, RnsPoly::kForOverwrite, a.device());
@@ -306,7 +298,7 @@ Ciphertext Evaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) c
         "multiply_relin: this evaluator has no relinearization key (pass one made by "
         "KeyGenerator::relinearization_key to the Evaluator)");
   }
-  check_placement(a, b, "multiply_relin");
+  rlwe::check_same_place(a, b, "multiply_relin");
   // (a_0·b_0, a_0·b_1 + a_1·b_0) straight into the result, and a_1·b_1's key switch added to it:
   // no size-3 ciphertext, no separate switched pair.
   TensorProduct t = tensor(a[0], a[1], b[0], b[1]);

@@ -104,9 +104,9 @@ class DeviceRing final : public Device {
                    std::size_t p_first, std::size_t p_limbs, const u64* x, u64* c) override {
     const Tables& t = tables(ring);
     const std::size_t limbs = q_limbs + p_limbs;
-    exec_.for_each(LiftDigitsBody{t.moduli.data(), t.wide.data(), x, c, q_limbs, p_first, limbs,
-                                  ring.log_n()},
-                   digits * limbs * ring.n());
+    exec_.for_each(
+        LiftDigitsBody{t.moduli.data(), t.wide.data(), x, c, q_limbs, p_first, limbs, ring.log_n()},
+        digits * limbs * ring.n());
   }
 
   void binary(Binary op, const RingContext& ring, LimbRange r, const u64* a, const u64* b,
@@ -192,9 +192,8 @@ class DeviceRing final : public Device {
 
   void lift_centred(const RingContext& ring, LimbRange r, const u64* x, u64 p, u64* c) override {
     const Tables& t = tables(ring);
-    exec_.for_each(
-        LiftCentredBody{t.moduli.data() + r.first, t.wide.data() + r.first, x, p, c, ring.log_n()},
-        r.count * ring.n());
+    exec_.for_each(LiftCentredBody{t.wide.data() + r.first, x, p, c, ring.log_n()},
+                   r.count * ring.n());
   }
 
   void lift_signed(const RingContext& ring, LimbRange r, std::span<const std::int64_t> small,

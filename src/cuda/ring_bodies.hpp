@@ -118,10 +118,16 @@ struct SplitConstantBody {
   }
 };
 
+/// v (a residue modulo p, v < p) lifted centred — v − p where v > ⌊p/2⌋, else v — and reduced
+/// modulo w.q exactly (wide_reduce takes any value below 2^128).
+POLYHE_HD inline std::uint64_t lift_centred_word(std::uint64_t v, std::uint64_t p,
+                                                 const WideBarrett& w) {
+  return v > p / 2 ? neg_mod(wide_reduce(u128{p - v}, w), w.q) : wide_reduce(u128{v}, w);
+}
+
 /// Limb l of c = the centred lift of x (one limb of N words modulo p) to q_l: x − p where
 /// x > ⌊p/2⌋, else x, reduced modulo q_l exactly (wide_reduce takes any x < 2^128).
 struct LiftCentredBody {
-  const LimbModulus<std::uint64_t>* moduli;
   const WideBarrett* wide;
   const std::uint64_t* x;
   std::uint64_t p;
@@ -129,9 +135,7 @@ struct LiftCentredBody {
   int log_n;
   POLYHE_HD void operator()(std::size_t i) const {
     const std::size_t limb = i >> log_n;
-    const std::uint64_t v = x[i & ((std::size_t{1} << log_n) - 1)];
-    const WideBarrett& w = wide[limb];
-    c[i] = v > p / 2 ? neg_mod(wide_reduce(u128{p - v}, w), w.q) : wide_reduce(u128{v}, w);
+    c[i] = lift_centred_word(x[i & ((std::size_t{1} << log_n) - 1)], p, wide[limb]);
   }
 };
 
@@ -153,10 +157,7 @@ struct LiftDigitsBody {
     const std::size_t t = (i >> log_n) % limbs;
     const std::size_t j = (i >> log_n) / limbs;
     const std::size_t ring_limb = t < q_limbs ? t : p_first + (t - q_limbs);
-    const std::uint64_t p = moduli[j].q;
-    const std::uint64_t v = x[j * n + k];
-    const WideBarrett& w = wide[ring_limb];
-    c[i] = v > p / 2 ? neg_mod(wide_reduce(u128{p - v}, w), w.q) : wide_reduce(u128{v}, w);
+    c[i] = lift_centred_word(x[j * n + k], moduli[j].q, wide[ring_limb]);
   }
 };
 

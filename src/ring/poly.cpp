@@ -251,39 +251,36 @@ void RnsPoly::check_residues(std::span<const std::uint64_t> residues, const char
 
 void RnsPoly::add_split_constant(std::span<const std::uint64_t> lo,
                                  std::span<const std::uint64_t> hi) {
-  require_evaluation("add_split_constant");
-  check_residues(lo, "add_split_constant");
-  check_residues(hi, "add_split_constant");
-  if (device_) {
-    device_->split_constant(*context_, range(), device_words(), lo, hi, device_words(), false);
-    return;
-  }
-  const std::size_t half = n() / 2;
-  for (std::size_t i = 0; i < limbs_; ++i) {
-    const std::uint64_t q = context_->basis().prime(i);
-    const std::span<std::uint64_t> words = limb(i);
-    for (std::size_t j = 0; j < words.size(); ++j) {
-      const std::uint64_t s = words[j] + (j < half ? lo[i] : hi[i]);
-      words[j] = s >= q ? s - q : s;
-    }
-  }
+  split_constant(lo, hi, false, "add_split_constant");
 }
 
 void RnsPoly::multiply_split_constant(std::span<const std::uint64_t> lo,
                                       std::span<const std::uint64_t> hi) {
-  require_evaluation("multiply_split_constant");
-  check_residues(lo, "multiply_split_constant");
-  check_residues(hi, "multiply_split_constant");
+  split_constant(lo, hi, true, "multiply_split_constant");
+}
+
+void RnsPoly::split_constant(std::span<const std::uint64_t> lo, std::span<const std::uint64_t> hi,
+                             bool multiply, const char* op) {
+  require_evaluation(op);
+  check_residues(lo, op);
+  check_residues(hi, op);
   if (device_) {
-    device_->split_constant(*context_, range(), device_words(), lo, hi, device_words(), true);
+    device_->split_constant(*context_, range(), device_words(), lo, hi, device_words(), multiply);
     return;
   }
   const std::size_t half = n() / 2;
   for (std::size_t i = 0; i < limbs_; ++i) {
     const Modulus<std::uint64_t>& q = context_->basis().modulus(i);
-    const std::span<std::uint64_t> words = limb(i);
-    vec::multiply_scalar(words.first(half), lo[i], words.first(half), q);
-    vec::multiply_scalar(words.subspan(half), hi[i], words.subspan(half), q);
+    const std::span<std::uint64_t> low = limb(i).first(half), high = limb(i).subspan(half);
+    if (multiply) {
+      vec::multiply_scalar(low, lo[i], low, q);
+      vec::multiply_scalar(high, hi[i], high, q);
+    } else {
+      const std::uint64_t qv = q.value();
+      for (const auto& [words, k] : {std::pair{low, lo[i]}, std::pair{high, hi[i]}}) {
+        for (std::uint64_t& w : words) w = w + k >= qv ? w + k - qv : w + k;
+      }
+    }
   }
 }
 

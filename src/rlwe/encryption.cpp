@@ -150,6 +150,14 @@ Ciphertext::Ciphertext(ParametersPtr params, std::size_t level, std::size_t size
   }
 }
 
+void check_same_place(const Ciphertext& a, const Ciphertext& b, const char* op) {
+  if (a.device() != b.device()) {
+    throw MismatchedContext(std::string(op) +
+                            ": the operands live in different places (move one with to_device() "
+                            "/ to_host())");
+  }
+}
+
 Ciphertext Ciphertext::to_device(const std::shared_ptr<Device>& device) const {
   Ciphertext out = *this;
   for (RnsPoly& p : out.parts_) p = p.to_device(device);

@@ -7,10 +7,7 @@ namespace polyhe::rlwe {
 void key_switch(const RnsPoly& d, const KeySwitchKey& key, RnsPoly& u0, RnsPoly& u1,
                 bool accumulate) {
   if (!key.params) throw InvalidParameter("key_switch: the key has no parameters");
-  if (d.context() != key.params->ring()) {
-    throw MismatchedContext(
-        "key_switch: the polynomial and the key belong to different parameters");
-  }
+  // Rings, placement and forms are checked by the ring operation.
   polyhe::key_switch(key.params->key_switching(), d, key.parts, u0, u1, accumulate);
 }
 

@@ -16,11 +16,7 @@ namespace {
 
 void check_pair(const Ciphertext& a, const Ciphertext& b, const char* op) {
   check_same_params(a.params(), b.params(), op);
-  if (a.device() != b.device()) {
-    throw MismatchedContext(std::string(op) +
-                            ": the operands live in different places (move one with to_device() "
-                            "/ to_host())");
-  }
+  check_same_place(a, b, op);
   if (a.level() != b.level()) {
     throw InvalidParameter(std::string(op) + ": operands are at different levels (" +
                            std::to_string(a.level()) + " and " + std::to_string(b.level()) +

@@ -14,24 +14,14 @@
 #include "polyhe/bgv/bgv.hpp"
 #include "polyhe/core/error.hpp"
 #include "support/test_device.hpp"
+#include "support/twin.hpp"
 
 namespace polyhe::bgv {
 namespace {
 
 using namespace cases;
 
-void expect_same(const Ciphertext& host, const Ciphertext& dev, const std::string& what) {
-  SCOPED_TRACE(what);
-  ASSERT_FALSE(host.device());
-  ASSERT_TRUE(dev.device()) << "the result left the device";
-  ASSERT_EQ(dev.size(), host.size());
-  ASSERT_EQ(dev.level(), host.level());
-  EXPECT_EQ(dev.factor(), host.factor());
-  for (std::size_t p = 0; p < host.size(); ++p) {
-    const std::vector<std::uint64_t> expect(host[p].data().begin(), host[p].data().end());
-    ASSERT_EQ(polyhe::test::words_of(dev[p]), expect) << "part " << p;
-  }
-}
+using polyhe::test::expect_same;
 
 /// The keys and evaluators of one parameter set, on the host and on the device, and seeded
 /// encryptors that make the same ciphertexts on both.
@@ -46,7 +36,11 @@ struct Twin {
         galois(host.galois.to_device(dev)),
         ev(host.ctx, &relin, &galois),
         pk_seed(make_seed(rng)),
-        sk_seed(make_seed(rng)) {}
+        sk_seed(make_seed(rng)),
+        h_pk(host.pk, pk_seed),
+        d_pk(pk, pk_seed),
+        h_sk(host.sk, sk_seed),
+        d_sk(sk, sk_seed) {}
   SchemeFixture<Evaluator> host;
   rlwe::SecretKey sk;
   rlwe::PublicKey pk;
@@ -55,6 +49,8 @@ struct Twin {
   Evaluator ev;
   Seed pk_seed;
   Seed sk_seed;
+  // Host and device encryptors of one seed: the same draws, so the same ciphertexts.
+  rlwe::Encryptor h_pk, d_pk, h_sk, d_sk;
 };
 
 class BfvDevice : public ::testing::TestWithParam<Case> {};
@@ -71,11 +67,9 @@ TEST_P(BfvDevice, EveryOperationGivesTheCpuWords) {
   const std::size_t n = ctx.n();
   const auto x = random_slots(rng, n, c.t), y = random_slots(rng, n, c.t);
   const Plaintext px = f.host.encode(x), py = f.host.encode(y);
-  rlwe::Encryptor h_pk(f.host.pk, f.pk_seed), d_pk(f.pk, f.pk_seed);
-  rlwe::Encryptor h_sk(f.host.sk, f.sk_seed), d_sk(f.sk, f.sk_seed);
-  const Ciphertext hx = bfv_encrypt(ctx, h_pk, px), dx = bfv_encrypt(ctx, d_pk, px);
+  const Ciphertext hx = bfv_encrypt(ctx, f.h_pk, px), dx = bfv_encrypt(ctx, f.d_pk, px);
   expect_same(hx, dx, "public-key encrypt");
-  const Ciphertext hy = bfv_encrypt(ctx, h_sk, py), dy = bfv_encrypt(ctx, d_sk, py);
+  const Ciphertext hy = bfv_encrypt(ctx, f.h_sk, py), dy = bfv_encrypt(ctx, f.d_sk, py);
   expect_same(hy, dy, "symmetric encrypt");
   EXPECT_EQ(bfv_decrypt(ctx, dx, f.sk).coeffs, px.coeffs);
   EXPECT_EQ(invariant_noise_budget(ctx, dx, f.sk), invariant_noise_budget(ctx, hx, f.host.sk));
@@ -115,11 +109,9 @@ TEST_P(BgvDevice, EveryOperationGivesTheCpuWords) {
   const std::size_t n = ctx.n();
   const auto x = random_slots(rng, n, c.t), y = random_slots(rng, n, c.t);
   const Plaintext px = f.host.encode(x), py = f.host.encode(y);
-  rlwe::Encryptor h_pk(f.host.pk, f.pk_seed), d_pk(f.pk, f.pk_seed);
-  rlwe::Encryptor h_sk(f.host.sk, f.sk_seed), d_sk(f.sk, f.sk_seed);
-  const Ciphertext hx = bgv_encrypt(ctx, h_pk, px), dx = bgv_encrypt(ctx, d_pk, px);
+  const Ciphertext hx = bgv_encrypt(ctx, f.h_pk, px), dx = bgv_encrypt(ctx, f.d_pk, px);
   expect_same(hx, dx, "public-key encrypt");
-  const Ciphertext hy = bgv_encrypt(ctx, h_sk, py), dy = bgv_encrypt(ctx, d_sk, py);
+  const Ciphertext hy = bgv_encrypt(ctx, f.h_sk, py), dy = bgv_encrypt(ctx, f.d_sk, py);
   expect_same(hy, dy, "symmetric encrypt");
   EXPECT_EQ(bgv_decrypt(ctx, dx, f.sk).coeffs, px.coeffs);
   EXPECT_EQ(bgv_noise_budget(ctx, dy, f.sk), bgv_noise_budget(ctx, hy, f.host.sk));
@@ -153,7 +145,9 @@ TEST_P(BgvDevice, EveryOperationGivesTheCpuWords) {
   EXPECT_EQ(ctx.batch_encoder().decode(bgv_decrypt(ctx, d3, f.sk).coeffs), times(x, y, c.t));
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& c) { return c.param.name; }
+std::string case_name(const ::testing::TestParamInfo<Case>& c) {
+  return c.param.name;
+}
 
 // The batching sets of the CPU suite: t of 17, 20 and 40 bits, N = 2^12 … 2^14.
 INSTANTIATE_TEST_SUITE_P(Sets, BfvDevice, ::testing::ValuesIn(batch_cases()), case_name);
@@ -171,8 +165,7 @@ TEST(BgvDeviceCoefficients, SixtyBitPlaintextModulus) {
   std::vector<u64> m(ctx.n());
   for (u64& v : m) v = rng.uniform(0, t - 1);
   const Plaintext pm{m};
-  rlwe::Encryptor h(f.host.pk, f.pk_seed), d(f.pk, f.pk_seed);
-  const Ciphertext hx = bgv_encrypt(ctx, h, pm), dx = bgv_encrypt(ctx, d, pm);
+  const Ciphertext hx = bgv_encrypt(ctx, f.h_pk, pm), dx = bgv_encrypt(ctx, f.d_pk, pm);
   expect_same(hx, dx, "encrypt");
   expect_same(f.host.ev.add_plain(hx, pm), f.ev.add_plain(dx, pm), "add_plain");
   EXPECT_EQ(bgv_decrypt(ctx, dx, f.sk).coeffs, m);

@@ -16,6 +16,7 @@
 #include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rlwe/serial.hpp"
 #include "support/test_device.hpp"
+#include "support/twin.hpp"
 
 namespace polyhe::ckks {
 namespace {
@@ -23,19 +24,7 @@ namespace {
 using test::Case;
 using test::Vec;
 
-/// The device's ciphertext has the CPU's shape, scale and words, and lives on the device.
-void expect_same(const Ciphertext& host, const Ciphertext& dev, const std::string& what) {
-  SCOPED_TRACE(what);
-  ASSERT_FALSE(host.device());
-  ASSERT_TRUE(dev.device()) << "the result left the device";
-  ASSERT_EQ(dev.size(), host.size());
-  ASSERT_EQ(dev.level(), host.level());
-  EXPECT_EQ(dev.scale(), host.scale());
-  for (std::size_t p = 0; p < host.size(); ++p) {
-    const std::vector<std::uint64_t> expect(host[p].data().begin(), host[p].data().end());
-    ASSERT_EQ(polyhe::test::words_of(dev[p]), expect) << "part " << p;
-  }
-}
+using polyhe::test::expect_same;
 
 struct Keys {
   rlwe::SecretKey sk;

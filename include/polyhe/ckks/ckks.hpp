@@ -114,7 +114,6 @@ class Evaluator {
  private:
   void check_params(const Ciphertext& a, const char* op) const;
   void check_pair(const Ciphertext& a, const Ciphertext& b, const char* op) const;
-  void check_placement(const Ciphertext& a, const Ciphertext& b, const char* op) const;
   void check_plain(const Ciphertext& a, const Plaintext& p, const char* op) const;
   /// Same parameters and a prime left to divide by (level ≥ 1).
   void check_rescalable(const Ciphertext& a) const;

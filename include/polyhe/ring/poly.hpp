@@ -149,6 +149,8 @@ class RnsPoly {
  private:
   [[noreturn]] void throw_on_device(const char* op) const;
   void check_residues(std::span<const std::uint64_t> residues, const char* op) const;
+  void split_constant(std::span<const std::uint64_t> lo, std::span<const std::uint64_t> hi,
+                      bool multiply, const char* op);
   [[nodiscard]] LimbRange range() const { return LimbRange{0, limbs_}; }
 
   std::shared_ptr<const RingContext> context_;

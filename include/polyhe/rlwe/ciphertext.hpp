@@ -75,4 +75,8 @@ class Ciphertext {
   std::optional<Seed> seed_;
 };
 
+/// Throws MismatchedContext naming `op` unless a and b live in the same place (both in host
+/// memory, or both on one device).
+void check_same_place(const Ciphertext& a, const Ciphertext& b, const char* op);
+
 }  // namespace polyhe::rlwe
