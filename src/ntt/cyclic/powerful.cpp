@@ -1,0 +1,265 @@
+// PowerfulNtt: the powerful-basis evaluation transform of Z_q[X]/Φ_m, one small cyclotomic
+// transform per prime-power factor along its dimension (ntt/cyclic/powerful.hpp).
+#include "polyhe/ntt/cyclic/powerful.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/arith/word.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/ntt/cyclic/primes.hpp"
+
+namespace polyhe {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+/// Per-thread buffers of the transforms (a factor's padded row and its plan's scratch).
+std::span<u64> thread_buffer(std::size_t slot, std::size_t words) {
+  thread_local std::vector<u64> buffers[2];
+  std::vector<u64>& b = buffers[slot];
+  if (b.size() < words) b.resize(words);
+  return std::span<u64>(b.data(), words);
+}
+
+}  // namespace
+
+std::vector<u64> prime_power_factors(u64 m) {
+  std::vector<u64> out;
+  if (m <= 1) return out;
+  for (const u64 p : prime_factors(m)) {
+    u64 pe = 1;
+    while (m % p == 0) {
+      m /= p;
+      pe *= p;
+    }
+    out.push_back(pe);
+  }
+  return out;
+}
+
+u64 euler_phi(u64 m) {
+  if (m == 0) throw InvalidParameter("euler_phi: m = 0; φ is defined for m ≥ 1");
+  u64 phi = m;
+  for (const u64 p : prime_factors(m)) phi = phi / p * (p - 1);
+  return phi;
+}
+
+std::vector<u64> powerful_exponents(u64 m) {
+  const auto factors = prime_power_factors(m);
+  std::vector<u64> out{0};
+  for (const u64 mi : factors) {
+    const u64 step = m / mi;
+    const u64 phi = euler_phi(mi);
+    std::vector<u64> next;
+    next.reserve(out.size() * phi);
+    for (const u64 e : out) {
+      for (u64 j = 0; j < phi; ++j) next.push_back((e + j * step) % m);
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+u64 powerful_ntt_modulus(u64 m) {
+  u64 l = m;
+  std::vector<u64> pending = prime_factors(m);
+  while (!pending.empty()) {
+    const u64 p = pending.back();
+    pending.pop_back();
+    if (p <= 5) continue;
+    if (l % (p - 1) != 0) l = std::lcm(l, p - 1);
+    for (const u64 r : prime_factors(p - 1)) pending.push_back(r);
+  }
+  return l;
+}
+
+std::vector<u64> powerful_ntt_primes(u64 m, int bits, std::size_t count,
+                                     std::span<const u64> exclude) {
+  if (bits < 2 || bits > 62) {
+    throw InvalidParameter("prime size " + std::to_string(bits) + " bits is outside [2, 62]");
+  }
+  const u64 l = powerful_ntt_modulus(m);
+  std::vector<u64> out;
+  const u64 top = (u64{1} << bits) - 1;
+  const u64 bottom = u64{1} << (bits - 1);
+  if (top > l) {
+    // The largest q ≤ top with q ≡ 1 mod l, stepping down.
+    for (u64 q = (top - 1) / l * l + 1; q >= bottom && out.size() < count; q -= l) {
+      if (is_prime(q) && std::find(exclude.begin(), exclude.end(), q) == exclude.end()) {
+        out.push_back(q);
+      }
+      if (q < l + bottom) break;
+    }
+  }
+  if (out.size() < count) {
+    throw InvalidParameter("only " + std::to_string(out.size()) + " primes of " +
+                           std::to_string(bits) + " bits are 1 mod " + std::to_string(l) +
+                           " (what m = " + std::to_string(m) + "'s transforms need); " +
+                           std::to_string(count) + " were asked for: use wider primes");
+  }
+  return out;
+}
+
+std::shared_ptr<const PowerfulNtt> PowerfulNtt::create(std::size_t m, u64 q, Decomposition force) {
+  if (m % 2 == 0 || m < 3 || m > kMaxM) {
+    throw InvalidParameter("powerful-basis transform: m = " + std::to_string(m) +
+                           " must be odd in [3, " + std::to_string(kMaxM) + "]");
+  }
+  if (bit_length(q) > 62) {
+    throw InvalidParameter("q = " + std::to_string(q) + " has more than 62 bits");
+  }
+  if (!is_prime(q)) throw InvalidParameter("q = " + std::to_string(q) + " is not a prime");
+  if ((q - 1) % m != 0) {
+    throw InvalidParameter("q = " + std::to_string(q) + " is not 1 mod m = " + std::to_string(m) +
+                           ": no primitive m-th root of unity");
+  }
+  return std::shared_ptr<const PowerfulNtt>(new PowerfulNtt(m, q, force));
+}
+
+PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force)
+    : m_(m), degree_(euler_phi(m)), mod_(q), omega_(primitive_nth_root(q, m)) {
+  const auto pf = prime_power_factors(m);
+  std::size_t stride = degree_;
+  for (const u64 mi64 : pf) {
+    const auto mi = static_cast<std::size_t>(mi64);
+    Factor f;
+    f.m = mi;
+    f.p = static_cast<std::size_t>(prime_factors(mi).front());
+    f.phi = static_cast<std::size_t>(euler_phi(mi));
+    stride /= f.phi;
+    f.stride = stride;
+    const u64 omega_i = pow_mod(omega_, m / mi, q);
+    const bool forced = force != Decomposition::automatic && f.p == mi && mi > 5;
+    f.plan = CyclicNttPlan::create(mi, q, omega_i, forced ? force : Decomposition::automatic);
+    for (std::size_t k = 1; k < mi; ++k) {
+      if (k % f.p != 0) f.primitive.push_back(k);
+    }
+    f.m_inv = make_shoup<u64>(inverse_mod(mi % q, q), q);
+    buffer_words_ = std::max(buffer_words_, mi);
+    scratch_words_ = std::max(scratch_words_, f.plan->scratch_size());
+    factors_.push_back(mi);
+    factor_data_.push_back(std::move(f));
+  }
+  // Slot exponents: row-major over (k_1, …, k_r), k the CRT combination of the k_i.
+  slot_k_.assign(1, 0);
+  std::size_t modulus = 1;
+  for (const Factor& f : factor_data_) {
+    std::vector<std::size_t> next;
+    next.reserve(slot_k_.size() * f.phi);
+    // k ≡ k_prev mod `modulus`, k ≡ k_i mod f.m: k = k_prev + modulus·((k_i − k_prev)·modulus^−1
+    // mod f.m).
+    const u64 inv = modulus == 1 ? 0 : inverse_mod(modulus % f.m, f.m);
+    for (const std::size_t kp : slot_k_) {
+      for (const std::size_t ki : f.primitive) {
+        const u64 diff = (ki + f.m - kp % f.m) % f.m;
+        const u64 t = modulus == 1 ? ki : (diff * inv) % f.m;
+        next.push_back(modulus == 1 ? ki : kp + modulus * static_cast<std::size_t>(t));
+      }
+    }
+    slot_k_ = std::move(next);
+    modulus *= f.m;
+  }
+}
+
+std::string PowerfulNtt::decomposition() const {
+  std::string s;
+  for (const Factor& f : factor_data_) {
+    if (!s.empty()) s += " (x) ";
+    s += std::to_string(f.m) + ": " + f.plan->decomposition();
+  }
+  return s;
+}
+
+void PowerfulNtt::check_size(std::span<const u64> a, const char* op) const {
+  if (a.size() != degree_) {
+    throw InvalidParameter(std::string("PowerfulNtt::") + op + ": " + std::to_string(a.size()) +
+                           " words given; Z_q[X]/Phi_" + std::to_string(m_) +
+                           " has phi(m) = " + std::to_string(degree_));
+  }
+}
+
+// Every row of dimension i — the φ(m_i) words at base + t·s_i — zero-padded to m_i, transformed,
+// and its values at the primitive m_i-th roots written back in their place.
+void PowerfulNtt::forward_dimension(const Factor& f, std::span<u64> a, std::span<u64> buf,
+                                    std::span<u64> scratch) const {
+  const std::size_t block = f.phi * f.stride;
+  for (std::size_t outer = 0; outer < degree_; outer += block) {
+    for (std::size_t r = 0; r < f.stride; ++r) {
+      u64* const row = a.data() + outer + r;
+      for (std::size_t t = 0; t < f.phi; ++t) buf[t] = row[t * f.stride];
+      std::fill(buf.begin() + static_cast<std::ptrdiff_t>(f.phi), buf.end(), u64{0});
+      f.plan->forward_with(buf, scratch);
+      for (std::size_t t = 0; t < f.phi; ++t) row[t * f.stride] = buf[f.primitive[t]];
+    }
+  }
+}
+
+// The inverse along dimension i: the values scattered to the primitive positions (zeros at the
+// others), the inverse length-m_i transform — by ω_i read backwards, times m_i^−1 — and the
+// reduction mod Φ_(p^e): with P = p^(e−1), x^((p−1)·P + r) = −Σ_(c<p−1) x^(c·P + r).
+void PowerfulNtt::inverse_dimension(const Factor& f, std::span<u64> a, std::span<u64> buf,
+                                    std::span<u64> scratch) const {
+  const u64 q = mod_.value();
+  const std::size_t block = f.phi * f.stride;
+  const std::size_t big_p = f.m / f.p;
+  for (std::size_t outer = 0; outer < degree_; outer += block) {
+    for (std::size_t r = 0; r < f.stride; ++r) {
+      u64* const row = a.data() + outer + r;
+      std::fill(buf.begin(), buf.end(), u64{0});
+      // buf'[k] = value at ω_i^(−k): forward by ω_i of the reversed input is the inverse.
+      for (std::size_t t = 0; t < f.phi; ++t) {
+        const std::size_t k = f.primitive[t];
+        buf[(f.m - k) % f.m] = row[t * f.stride];
+      }
+      f.plan->forward_with(buf, scratch);
+      for (std::size_t c = 0; c < big_p; ++c) {
+        const u64 top = buf[(f.p - 1) * big_p + c];
+        for (std::size_t j = 0; j + 1 < f.p; ++j) {
+          u64& x = buf[j * big_p + c];
+          x = x >= top ? x - top : x + q - top;
+        }
+      }
+      for (std::size_t t = 0; t < f.phi; ++t) row[t * f.stride] = mul_shoup(buf[t], f.m_inv, q);
+    }
+  }
+}
+
+void PowerfulNtt::forward(std::span<u64> a) const {
+  check_size(a, "forward");
+  const auto buf = thread_buffer(0, buffer_words_);
+  const auto scratch = thread_buffer(1, scratch_words_);
+  for (const Factor& f : factor_data_) {
+    forward_dimension(f, a, buf.first(f.m), scratch);
+  }
+}
+
+void PowerfulNtt::inverse(std::span<u64> a) const {
+  check_size(a, "inverse");
+  const auto buf = thread_buffer(0, buffer_words_);
+  const auto scratch = thread_buffer(1, scratch_words_);
+  for (const Factor& f : factor_data_) {
+    inverse_dimension(f, a, buf.first(f.m), scratch);
+  }
+}
+
+std::vector<std::uint32_t> PowerfulNtt::automorphism_table(std::uint64_t g) const {
+  if (std::gcd(g % m_, static_cast<u64>(m_)) != 1) {
+    throw InvalidParameter("automorphism: g = " + std::to_string(g) +
+                           " is not a unit mod m = " + std::to_string(m_) +
+                           " (X -> X^g is an automorphism of Z[X]/Phi_m only for gcd(g, m) = 1)");
+  }
+  std::vector<std::uint32_t> position(m_, 0);
+  for (std::size_t t = 0; t < degree_; ++t) position[slot_k_[t]] = static_cast<std::uint32_t>(t);
+  std::vector<std::uint32_t> table(degree_);
+  const u64 gm = g % m_;
+  for (std::size_t t = 0; t < degree_; ++t) {
+    table[t] = position[(gm * slot_k_[t]) % m_];
+  }
+  return table;
+}
+
+}  // namespace polyhe
