@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "evaluator_common.hpp"
@@ -110,7 +111,7 @@ void check_bfv(const Context& ctx, const Ciphertext& ct, const char* op) {
 Context::Context(rlwe::ParametersPtr params, std::uint64_t t)
     : params_(std::move(params)), t_(t), coeff_(params_->n(), t) {
   const std::size_t n = params_->n();
-  if (supports_batching(t, n)) batch_.emplace(n, t);
+  if (params_->power_of_two() && supports_batching(t, n)) batch_.emplace(n, t);
   const auto& q = params_->q_primes();
   for (u64 qi : q) {
     if (t % qi == 0) {
@@ -119,12 +120,23 @@ Context::Context(rlwe::ParametersPtr params, std::uint64_t t)
                              "; choose t coprime to Q");
     }
   }
+  if (!params_->power_of_two() && std::gcd(t, static_cast<u64>(params_->m())) != 1) {
+    throw InvalidParameter("bgv::Context: t = " + std::to_string(t) +
+                           " and m = " + std::to_string(params_->m()) +
+                           " share a factor; t must be coprime to m (else Phi_m mod t is not "
+                           "separable: no slots, and HElib's rings assume it)");
+  }
   const std::size_t top = params_->max_level();
-  const int r_bits = aux_bits(*params_);
-  const std::size_t aux_top = aux_count(log2_product(q), t_.bits(), params_->log_n(), r_bits);
-  const std::vector<u64> aux = aux_primes(*params_, aux_top);
-  aux_ring_ = RingContext::create(n, aux);
-  const RnsBasis r_all(aux);
+  const bool hps = params_->power_of_two();  // BFV's multiplication: x^N + 1 only
+  const int r_bits = hps ? aux_bits(*params_) : 0;
+  const std::size_t aux_top =
+      hps ? aux_count(log2_product(q), t_.bits(), params_->log_n(), r_bits) : 0;
+  std::optional<RnsBasis> r_all;
+  if (hps) {
+    const std::vector<u64> aux = aux_primes(*params_, aux_top);
+    aux_ring_ = RingContext::create(n, aux);
+    r_all.emplace(aux);
+  }
   levels_.reserve(top + 1);
   for (std::size_t l = 0; l <= top; ++l) {
     const RnsBasis ql = params_->q_basis().prefix(l + 1);
@@ -137,11 +149,22 @@ Context::Context(rlwe::ParametersPtr params, std::uint64_t t)
       delta_res[i] = std::stoull(d.get_str());
     }
     const double lq = log2_product(std::span<const u64>(q).first(l + 1));
-    const std::size_t k = aux_count(lq, t_.bits(), params_->log_n(), r_bits);
-    const RnsBasis rl = r_all.prefix(k);
-    levels_.push_back(Level{std::move(delta_res), std::stoull(r.get_str()), lq,
-                            BfvDecryptRounder(ql, t), k, BaseConverter(ql, rl),
-                            BaseConverter(rl, ql), ScaleRounder(ql, rl, t)});
+    Level level{std::move(delta_res),
+                std::stoull(r.get_str()),
+                lq,
+                BfvDecryptRounder(ql, t),
+                0,
+                std::nullopt,
+                std::nullopt,
+                std::nullopt};
+    if (hps) {
+      level.aux = aux_count(lq, t_.bits(), params_->log_n(), r_bits);
+      const RnsBasis rl = r_all->prefix(level.aux);
+      level.q_to_r.emplace(ql, rl);
+      level.r_to_q.emplace(rl, ql);
+      level.scale.emplace(ql, rl, t);
+    }
+    levels_.push_back(std::move(level));
   }
 }
 
@@ -155,6 +178,11 @@ std::size_t Context::n() const {
 }
 
 const BatchEncoder& Context::batch_encoder() const {
+  if (!params_->power_of_two()) {
+    throw InvalidParameter("batch_encoder: the ring is Phi_" + std::to_string(params_->m()) +
+                           " (odd m); its slots (GF(t^d), d = ord_m(t)) are not provided yet: "
+                           "encode powerful-basis coordinates with the coefficient encoder");
+  }
   if (!batch_) check_batching(t_.value(), params_->n());  // throws, naming t and 2N
   return *batch_;
 }
@@ -189,6 +217,10 @@ BfvEvaluator::BfvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin,
                            const rlwe::GaloisKeys* galois)
     : ctx_(std::move(ctx)), relin_(relin), galois_(galois) {
   if (!ctx_) throw InvalidParameter("BfvEvaluator: null context");
+  if (!ctx_->params()->power_of_two()) {
+    throw InvalidParameter("BfvEvaluator: the ring is Phi_" + std::to_string(ctx_->params()->m()) +
+                           " (odd m); BFV's multiplication serves x^N + 1 only: use BgvEvaluator");
+  }
   if (relin_ != nullptr) rlwe::check_same_params(ctx_->params(), relin_->params, "BfvEvaluator");
 }
 
@@ -252,7 +284,7 @@ Ciphertext BfvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
   }
   rlwe::check_same_place(a, b, "multiply");
   const Context::Level& lv = ctx_->level(a.level());
-  const ScaleInvariantTables tables{ctx_->aux_ring(), lv.aux, &lv.q_to_r, &lv.r_to_q, &lv.scale};
+  const ScaleInvariantTables tables{ctx_->aux_ring(), lv.aux, &*lv.q_to_r, &*lv.r_to_q, &*lv.scale};
   TensorProduct t = scale_invariant_tensor(tables, a[0], a[1], b[0], b[1]);
   Ciphertext out(ctx_->params(), a.level(), 3, 1.0, RnsPoly::kForOverwrite, a.device());
   out[0] = std::move(t.c0);

@@ -275,9 +275,23 @@ Ciphertext BgvEvaluator::apply_galois(const Ciphertext& a, std::uint64_t k) cons
   return rlwe::apply_galois(a, key, ctx_->t().value());
 }
 
+namespace {
+// Rows and columns are the slot layout of x^N + 1 with t ≡ 1 mod 2N (Galois elements 5^j, −1).
+void require_power_of_two(const Context& ctx, const char* op) {
+  if (!ctx.params()->power_of_two()) {
+    throw InvalidParameter(std::string(op) +
+                           ": rows and columns are the slots of x^N + 1; the "
+                           "ring is Phi_" +
+                           std::to_string(ctx.params()->m()) +
+                           " (odd m): apply an automorphism by its Galois element (apply_galois)");
+  }
+}
+}  // namespace
+
 Ciphertext BgvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) const {
   check(a, "rotate_rows");
   check_size2(a, "rotate_rows");
+  require_power_of_two(*ctx_, "rotate_rows");
   const std::uint64_t k = rlwe::galois_element_for_rotation(ctx_->n(), step);
   if (k == 1) return a;
   const rlwe::KeySwitchKey& key = detail::galois_key(
@@ -289,6 +303,7 @@ Ciphertext BgvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) con
 Ciphertext BgvEvaluator::rotate_columns(const Ciphertext& a) const {
   check(a, "rotate_columns");
   check_size2(a, "rotate_columns");
+  require_power_of_two(*ctx_, "rotate_columns");
   const std::uint64_t k = rlwe::galois_element_for_conjugation(ctx_->n());
   const rlwe::KeySwitchKey& key = detail::galois_key(
       galois_, k, "rotate_columns",

@@ -181,7 +181,13 @@ void check_batching(std::uint64_t t, std::size_t n) {
 // ---- CoefficientEncoder ------------------------------------------------------------------------
 
 CoefficientEncoder::CoefficientEncoder(std::size_t n, std::uint64_t t) : n_(n), t_(t) {
-  check_ring_degree("CoefficientEncoder", n);
+  // Any ring's coefficient count: 2^k for x^N + 1, φ(m) (even, not always a power of two) for
+  // Φ_m with odd m.
+  if (n < RingContext::kMinN || n > RingContext::kMaxN) {
+    throw InvalidParameter("CoefficientEncoder: N = " + std::to_string(n) + " is outside [" +
+                           std::to_string(RingContext::kMinN) + ", " +
+                           std::to_string(RingContext::kMaxN) + "]");
+  }
 }
 
 namespace {

@@ -87,6 +87,11 @@ inline std::uint64_t reduce_signed(std::int64_t a, ShoupOperand<std::uint64_t> o
 
 std::shared_ptr<const RingContext> non_null(std::shared_ptr<const RingContext> context) {
   if (!context) throw InvalidParameter("ckks::Encoder: the RingContext is null");
+  if (!context->power_of_two()) {
+    throw InvalidParameter("ckks::Encoder: the ring is Phi_" + std::to_string(context->m()) +
+                           " (odd m); CKKS here serves x^N + 1 only (its slots are the complex "
+                           "roots of x^N + 1)");
+  }
   return context;
 }
 

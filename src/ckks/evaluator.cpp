@@ -98,6 +98,10 @@ Evaluator::Evaluator(ParametersPtr params, const rlwe::KeySwitchKey* relin,
                      const rlwe::GaloisKeys* galois)
     : params_(std::move(params)), relin_(relin), galois_(galois) {
   if (!params_) throw InvalidParameter("Evaluator: null parameters");
+  if (!params_->power_of_two()) {
+    throw InvalidParameter("ckks::Evaluator: the ring is Phi_" + std::to_string(params_->m()) +
+                           " (odd m); CKKS here serves x^N + 1 only");
+  }
   if (relin_ != nullptr)
     rlwe::check_same_params(params_, relin_->params, "Evaluator (relinearization key)");
   if (galois_ != nullptr)

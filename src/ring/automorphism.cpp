@@ -1,4 +1,6 @@
-// The automorphisms σ_k: a(x) → a(x^k) of Z_q[x]/(x^N + 1), k odd in [1, 2N).
+// The automorphisms σ_k: a(x) → a(x^k) of Z_q[x]/(x^N + 1), k odd in [1, 2N), and of Z_q[x]/Φ_m
+// for odd m, k a unit mod m (evaluation form: PowerfulNtt's slot permutation; coefficient form
+// through the slots).
 //
 // Coefficient form: x^i → x^(i·k mod 2N), and x^N = −1, so coefficient i moves to
 // j = i·k mod 2N when j < N and to j − N with its sign flipped otherwise.
@@ -41,21 +43,23 @@ void permute_coefficients(std::span<const std::uint64_t> in, std::span<std::uint
   }
 }
 
-void check_galois_element(std::uint64_t k, std::size_t n, const char* where) {
-  const std::uint64_t two_n = 2 * static_cast<std::uint64_t>(n);
-  if (k % 2 == 0 || k >= two_n) {
-    throw InvalidParameter(std::string(where) + ": k = " + std::to_string(k) +
-                           " must be odd and in [1, 2N) = [1, " + std::to_string(two_n) +
-                           ") (x -> x^k is a ring automorphism of x^N + 1 only for odd k)");
+void check_galois_element(std::uint64_t k, const RingContext& ring, const char* where) {
+  if (!ring.is_galois_element(k)) {
+    throw InvalidParameter(std::string(where) + ": k = " + std::to_string(k) + " must be " +
+                           ring.galois_rule());
   }
 }
 
 }  // namespace
 
 std::span<const std::uint32_t> RingContext::automorphism_table(std::uint64_t k) const {
-  check_galois_element(k, n_, "RingContext::automorphism_table");
+  check_galois_element(k, *this, "RingContext::automorphism_table");
   const std::lock_guard<std::mutex> lock(automorphism_mutex_);
   auto& slot = automorphism_tables_[k];
+  if (!slot && !power_of_two()) {
+    // The slot order depends on m only (not on q): every prime's transform shares it.
+    slot = std::make_unique<std::vector<std::uint32_t>>(powerful_[0]->automorphism_table(k));
+  }
   if (!slot) {
     // Slot t of σ_k(a) is the slot s with e_s ≡ e_t·k (mod 2N), e = 2·br(·) + 1.
     const std::uint64_t mask = 2 * static_cast<std::uint64_t>(n_) - 1;  // mod 2N
@@ -71,7 +75,7 @@ std::span<const std::uint32_t> RingContext::automorphism_table(std::uint64_t k) 
 }
 
 RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
-  check_galois_element(k, n(), "RnsPoly::automorphism");
+  check_galois_element(k, *context_, "RnsPoly::automorphism");
   if (device_) {
     RnsPoly out(context_, limbs_, form_, kForOverwrite, device_);
     device_->automorphism(*context_, range(), device_words(), out.device_words(), k,
@@ -82,6 +86,14 @@ RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
   // Limbs are independent: spread them over the default pool when the work is worth it (the
   // threshold of the element-wise kernels).
   const unsigned threads = data_.size() >= vec::kParallelMinWords ? 0 : 1;
+  if (form_ == PolyForm::kCoefficient && !context_->power_of_two()) {
+    // Odd m: the powerful basis has no signed-permutation form of σ_k; through the slots.
+    RnsPoly x = *this;
+    x.to_evaluation();
+    RnsPoly y = x.automorphism(k);
+    y.to_coefficient();
+    return y;
+  }
   if (form_ == PolyForm::kCoefficient) {
     default_thread_pool()->parallel_for(
         limbs_,
@@ -99,7 +111,7 @@ RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
 
 void RnsPoly::add_automorphism(const RnsPoly& a, std::uint64_t k) {
   check_compatible(a, "add_automorphism");
-  check_galois_element(k, n(), "RnsPoly::add_automorphism");
+  check_galois_element(k, *context_, "RnsPoly::add_automorphism");
   if (&a == this) {
     add(a.automorphism(k));  // the permutation cannot run in place
     return;

@@ -1,10 +1,15 @@
 #include "polyhe/ring/context.hpp"
 
+#include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/word.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/ntt/batch.hpp"
 
 namespace polyhe {
 
@@ -33,10 +38,35 @@ RnsBasis checked_basis(std::size_t n, std::span<const std::uint64_t> primes) {
   return RnsBasis(primes);  // primality, width and distinctness
 }
 
+RnsBasis checked_cyclotomic_basis(std::size_t m, std::span<const std::uint64_t> primes) {
+  if (m % 2 == 0 || m < 3 || m > PowerfulNtt::kMaxM) {
+    throw InvalidParameter("RingContext: cyclotomic index m = " + std::to_string(m) +
+                           " must be odd in [3, " + std::to_string(PowerfulNtt::kMaxM) +
+                           "] (powers of two: create(N, primes) for x^N + 1, m = 2N)");
+  }
+  const std::uint64_t phi = euler_phi(m);
+  if (phi % 8 != 0) {
+    // The key-switching kernels and the packed key layout work in groups of 8 words per limb.
+    throw InvalidParameter("RingContext: m = " + std::to_string(m) +
+                           " has phi(m) = " + std::to_string(phi) +
+                           ", not a multiple of 8 (the key-switching kernels take limbs in "
+                           "groups of 8 words); choose an m with 8 | phi(m)");
+  }
+  if (primes.empty()) throw InvalidParameter("RingContext: the basis needs at least one prime");
+  for (std::size_t i = 0; i < primes.size(); ++i) {
+    if (primes[i] < 2 || primes[i] % m != 1) {
+      throw InvalidParameter("RingContext: prime q_" + std::to_string(i) + " = " +
+                             std::to_string(primes[i]) + " is not 1 mod m = " + std::to_string(m) +
+                             ", so Phi_m does not split mod it (no slots)");
+    }
+  }
+  return RnsBasis(primes);
+}
+
 }  // namespace
 
 RingContext::RingContext(std::size_t n, RnsBasis basis)
-    : n_(n), log_n_(bit_length(n) - 1), basis_(std::move(basis)) {
+    : n_(n), log_n_(bit_length(n) - 1), m_(2 * n), basis_(std::move(basis)) {
   for (std::size_t i = 0; i < basis_.size(); ++i) {
     plans_.push_back(NttPlan<std::uint64_t>::create(n_, basis_.prime(i)));
     plan_ptrs_.push_back(plans_.back().get());
@@ -47,6 +77,148 @@ std::shared_ptr<const RingContext> RingContext::create(std::size_t n,
                                                        std::span<const std::uint64_t> primes) {
   RnsBasis basis = checked_basis(n, primes);
   return std::shared_ptr<const RingContext>(new RingContext(n, std::move(basis)));
+}
+
+RingContext::RingContext(std::size_t m, RnsBasis basis, bool /*odd_m*/)
+    : n_(static_cast<std::size_t>(euler_phi(m))), log_n_(0), m_(m), basis_(std::move(basis)) {
+  for (std::size_t i = 0; i < basis_.size(); ++i) {
+    powerful_.push_back(PowerfulNtt::create(m, basis_.prime(i)));
+  }
+}
+
+std::shared_ptr<const RingContext> RingContext::create_cyclotomic(
+    std::size_t m, std::span<const std::uint64_t> primes) {
+  RnsBasis basis = checked_cyclotomic_basis(m, primes);
+  return std::shared_ptr<const RingContext>(new RingContext(m, std::move(basis), true));
+}
+
+bool RingContext::is_galois_element(std::uint64_t k) const {
+  if (power_of_two()) return k % 2 == 1 && k < m_;
+  return k >= 1 && k < m_ && std::gcd(k, static_cast<std::uint64_t>(m_)) == 1;
+}
+
+std::string RingContext::galois_rule() const {
+  if (power_of_two()) {
+    return "odd and in [1, 2N) = [1, " + std::to_string(m_) +
+           ") (x -> x^k is a ring automorphism of x^N + 1 only for odd k)";
+  }
+  return "in [1, m) = [1, " + std::to_string(m_) +
+         ") and coprime to m (x -> x^k is an "
+         "automorphism of Z[x]/Phi_m only for units k mod m)";
+}
+
+void RingContext::check_limb(std::size_t i, std::size_t words, const char* op) const {
+  if (i >= basis_.size()) {
+    throw InvalidParameter(std::string("RingContext::") + op + ": limb " + std::to_string(i) +
+                           " does not exist; the ring has " + std::to_string(basis_.size()));
+  }
+  if (words != n_) {
+    throw InvalidParameter(std::string("RingContext::") + op + ": " + std::to_string(words) +
+                           " words for a limb of " + std::to_string(n_));
+  }
+}
+
+void RingContext::forward(std::size_t i, std::span<u64> a) const {
+  check_limb(i, a.size(), "forward");
+  if (power_of_two()) {
+    plans_[i]->forward(a);
+  } else {
+    powerful_[i]->forward(a);
+  }
+}
+
+void RingContext::inverse(std::size_t i, std::span<u64> a) const {
+  check_limb(i, a.size(), "inverse");
+  if (power_of_two()) {
+    plans_[i]->inverse(a);
+  } else {
+    powerful_[i]->inverse(a);
+  }
+}
+
+void RingContext::inverse(std::size_t i, std::span<const u64> a, std::span<u64> out) const {
+  check_limb(i, a.size(), "inverse");
+  check_limb(i, out.size(), "inverse");
+  if (power_of_two()) {
+    plans_[i]->inverse(a, out);
+    return;
+  }
+  std::copy(a.begin(), a.end(), out.begin());
+  powerful_[i]->inverse(out);
+}
+
+void RingContext::forward_lifted(std::size_t i, std::span<const u64> x, u64 p,
+                                 std::span<u64> out) const {
+  check_limb(i, x.size(), "forward_lifted");
+  if (power_of_two()) {
+    plans_[i]->forward_lifted(x, p, out);
+    return;
+  }
+  check_limb(i, out.size(), "forward_lifted");
+  vec::lift_centred(x, p, out, basis_.modulus(i));
+  powerful_[i]->forward(out);
+}
+
+void RingContext::forward_lifted(std::size_t i, std::span<const u64> x, u64 p,
+                                 std::span<const u64> c, u64 s, std::span<u64> out,
+                                 std::span<u64> work) const {
+  check_limb(i, x.size(), "forward_lifted");
+  if (power_of_two()) {
+    plans_[i]->forward_lifted(x, p, c, s, out, work);
+    return;
+  }
+  check_limb(i, work.size(), "forward_lifted");
+  vec::lift_centred(x, p, work, basis_.modulus(i));
+  powerful_[i]->forward(work);
+  vec::sub_multiply_scalar(c, work, s, out, basis_.modulus(i));
+}
+
+void RingContext::forward(std::span<u64> data, std::span<const std::size_t> limbs) const {
+  if (data.size() != limbs.size() * n_) {
+    throw InvalidParameter("RingContext::forward: " + std::to_string(data.size()) + " words for " +
+                           std::to_string(limbs.size()) + " limbs of " + std::to_string(n_));
+  }
+  if (power_of_two()) {
+    std::vector<const NttPlan<u64>*> plans;
+    plans.reserve(limbs.size());
+    for (const std::size_t i : limbs) plans.push_back(plan_ptrs_.at(i));
+    forward_batch<u64>(data, plans);
+    return;
+  }
+  parallel_for(limbs.size(), [&](std::size_t j) { forward(limbs[j], data.subspan(j * n_, n_)); });
+}
+
+void RingContext::inverse(std::span<u64> data, std::span<const std::size_t> limbs) const {
+  if (data.size() != limbs.size() * n_) {
+    throw InvalidParameter("RingContext::inverse: " + std::to_string(data.size()) + " words for " +
+                           std::to_string(limbs.size()) + " limbs of " + std::to_string(n_));
+  }
+  if (power_of_two()) {
+    std::vector<const NttPlan<u64>*> plans;
+    plans.reserve(limbs.size());
+    for (const std::size_t i : limbs) plans.push_back(plan_ptrs_.at(i));
+    inverse_batch<u64>(data, plans);
+    return;
+  }
+  parallel_for(limbs.size(), [&](std::size_t j) { inverse(limbs[j], data.subspan(j * n_, n_)); });
+}
+
+namespace {
+std::vector<std::size_t> consecutive(std::size_t first, std::size_t words, std::size_t n) {
+  std::vector<std::size_t> limbs(n == 0 ? 0 : words / n);
+  for (std::size_t j = 0; j < limbs.size(); ++j) limbs[j] = first + j;
+  return limbs;
+}
+}  // namespace
+
+void RingContext::forward_from(std::size_t first, std::span<u64> data) const {
+  if (data.empty()) return;
+  forward(data, consecutive(first, data.size(), n_));
+}
+
+void RingContext::inverse_from(std::size_t first, std::span<u64> data) const {
+  if (data.empty()) return;
+  inverse(data, consecutive(first, data.size(), n_));
 }
 
 RingLevel RingContext::level(std::size_t l) const {

@@ -35,20 +35,19 @@ std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words) {
 namespace {
 
 using u64 = std::uint64_t;
-using Plans = std::span<const NttPlan<u64>* const>;
 using detail::scratch;
 
-/// Q_l then P: the plans and moduli of the working basis at level l.
+/// Q_l then P: the ring limbs and moduli of the working basis at level l.
 struct QpLayout {
   QpLayout(const HybridKeySwitch& ks, std::size_t level)
       : q_limbs(level + 1), p_limbs(ks.p_count()), p_first(ks.max_level() + 1) {
     const RingContext& ring = *ks.ring;
     for (std::size_t i = 0; i < q_limbs; ++i) {
-      plans.push_back(&ring.plan(i));
+      index.push_back(i);
       moduli.push_back(ring.basis().modulus(i));
     }
     for (std::size_t r = 0; r < p_limbs; ++r) {
-      plans.push_back(&ring.plan(p_first + r));
+      index.push_back(p_first + r);
       moduli.push_back(ring.basis().modulus(p_first + r));
     }
   }
@@ -62,7 +61,8 @@ struct QpLayout {
   std::size_t q_limbs;
   std::size_t p_limbs;
   std::size_t p_first;  // the ring's index of p_0
-  std::vector<const NttPlan<u64>*> plans;
+  [[nodiscard]] std::span<const std::size_t> limb_index() const { return index; }
+  std::vector<std::size_t> index;  // the ring's limb at each position
   std::vector<Modulus<u64>> moduli;
 };
 
@@ -103,8 +103,9 @@ void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<u64> a
   const std::size_t n = ks.ring->n();
   const std::size_t ql = level + 1;
   const std::size_t k = ks.p_count();
+  const RingContext& ring = *ks.ring;
   const QpLayout layout(ks, level);
-  const Plans plans_all(layout.plans);
+  const auto idx = layout.limb_index();
   const auto mod_q = layout.mod_q();
   const auto mod_p = layout.mod_p();
   // u = (acc_Q − NTT([acc_P]_centred))·P^−1 = round(acc/P). The exact (HPS) conversion of the
@@ -114,7 +115,7 @@ void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<u64> a
   const auto p_inv = ks.p_inv_mod_q.first(ql);
   const std::span<u64> conv = scratch(detail::kScratchConv, ql * n);
   const std::span<u64> acc_p = acc.subspan(ql * n);
-  inverse_batch<u64>(acc_p, plans_all.subspan(ql));
+  ring.inverse(acc_p, idx.subspan(ql));
   if (k == 1 && addend.empty()) {
     // One special prime and no addend: per limb, the lift of [acc_P]_centred, its transform and
     // (acc_i − ·)·P^−1 in one fused call (NttPlan::forward_lifted), into u_i or, to accumulate,
@@ -122,7 +123,7 @@ void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<u64> a
     const u64 p = mod_p[0].value();
     parallel_for(ql, [&](std::size_t i) {
       const std::span<u64> out = accumulate ? conv.subspan(i * n, n) : u.limb(i);
-      layout.plans[i]->forward_lifted(acc_p, p, acc.subspan(i * n, n), p_inv[i], out, out);
+      ring.forward_lifted(i, acc_p, p, acc.subspan(i * n, n), p_inv[i], out, out);
       if (accumulate) vec::add(u.limb(i), out, u.limb(i), mod_q[i]);
     });
     return;
@@ -137,7 +138,7 @@ void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<u64> a
   // (acc_Q + a_Q − conv)·P^−1 = (acc_Q − (conv − a_Q))·P^−1: the addend's Q limbs join the
   // conversion in coefficient form and ride on its transform.
   if (!addend.empty()) vec::sub(conv, addend.first(ql * n), conv, mod_q);
-  forward_batch<u64>(conv, plans_all.first(ql));
+  ring.forward(conv, idx.first(ql));
   if (accumulate) {
     vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, conv, mod_q);
     vec::add(u.data(), conv, u.data(), mod_q);
@@ -165,13 +166,14 @@ void cpu_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitch
   const std::size_t ql = l + 1;
   const std::size_t qp = ql + ks.p_count();
   const KeySwitchBasis& basis = *ks.basis;
+  const RingContext& ring = *ks.ring;
   const QpLayout layout(ks, l);
-  const Plans plans_all(layout.plans);
+  const auto idx = layout.limb_index();
 
   // d in coefficient form, for ModUp.
   const std::span<u64> d_coef = scratch(detail::kScratchCoef, ql * n);
   parallel_for(ql, [&](std::size_t i) {  // out of place: no copy of d first
-    layout.plans[i]->inverse(d.limb(i), d_coef.subspan(i * n, n));
+    ring.inverse(i, d.limb(i), d_coef.subspan(i * n, n));
   });
 
   const std::span<u64> acc0 = scratch(detail::kScratchAcc0, qp * n);
@@ -194,8 +196,8 @@ void cpu_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitch
         }
         // The centred lift of digit j to q_t read through the transform's first pass.
         const std::span<u64> dst = lifted.subspan(count * n, n);
-        layout.plans[t]->forward_lifted(std::span<const u64>(d_coef).subspan(j * n, n),
-                                        layout.moduli[j].value(), dst);
+        ring.forward_lifted(idx[t], std::span<const u64>(d_coef).subspan(j * n, n),
+                            layout.moduli[j].value(), dst);
         up[j] = dst.data();
         ++count;
       }
@@ -211,8 +213,8 @@ void cpu_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitch
       const std::span<u64> up = up_all.subspan(j * qp * n, qp * n);
       basis.mod_up_centred(l, j, std::span<const u64>(d_coef).subspan(start * n, size * n), up);
       std::memcpy(up.data() + start * n, d.data().data() + start * n, size * n * sizeof(u64));
-      if (start > 0) forward_batch<u64>(up.first(start * n), plans_all.first(start));
-      forward_batch<u64>(up.subspan((start + size) * n), plans_all.subspan(start + size));
+      if (start > 0) ring.forward(up.first(start * n), idx.first(start));
+      ring.forward(up.subspan((start + size) * n), idx.subspan(start + size));
     }
     parallel_for(qp, [&](std::size_t t) {
       std::vector<const u64*> up(digits);
@@ -445,7 +447,7 @@ void encrypt_with_public_key(const HybridKeySwitch& ks, std::size_t level,
     }
   };
   lift(v, vq_all);
-  forward_batch<u64>(vq_all, Plans(layout.plans));
+  ks.ring->forward(vq_all, layout.limb_index());
   lift(e0, add0);
   lift(e1, add1);
   const auto mod_q = layout.mod_q();
@@ -535,10 +537,9 @@ void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants&
   const std::span<u64> last = scratch(detail::kScratchCoef, jobs.size() * n);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const std::span<u64> w = last.subspan(j * n, n);
-    ring.plan(l).inverse(jobs[j].x->data().subspan(l * n, n), w);
+    ring.inverse(l, jobs[j].x->data().subspan(l * n, n), w);
     if (mu != 1) vec::multiply_scalar(w, k.mu_inv_last, w, ring.basis().modulus(l));
   }
-  const auto plans = ring.plans(l);
   parallel_for(l, [&](std::size_t i) {
     const Modulus<u64>& qi = ring.basis().modulus(i);
     for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -548,7 +549,7 @@ void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants&
         const std::span<u64> delta = scratch(detail::kScratchConv, n);
         vec::lift_centred(last.subspan(j * n, n), ql, delta, qi);
         vec::multiply_scalar(delta, k.mu_mod[i], delta, qi);
-        plans[i]->forward(delta);
+        ring.forward(i, delta);
         vec::sub_multiply_scalar(x_i, delta, k.q_l_inv[i], out_i, qi);
         continue;
       }
@@ -556,8 +557,8 @@ void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants&
       // enough for out_i's lines to stay in L2 next to the twiddles (measured: N = 2^14
       // 6 % faster than in a scratch, 2^16 15 % slower); otherwise in a scratch.
       const bool in_out = out_i.data() != x_i.data() && n <= kRescaleInOutMax;
-      plans[i]->forward_lifted(last.subspan(j * n, n), ql, x_i, k.q_l_inv[i], out_i,
-                               in_out ? out_i : scratch(detail::kScratchConv, n));
+      ring.forward_lifted(i, last.subspan(j * n, n), ql, x_i, k.q_l_inv[i], out_i,
+                          in_out ? out_i : scratch(detail::kScratchConv, n));
     }
   });
 }

@@ -16,8 +16,14 @@ const char* to_string(PolyForm f) {
 
 namespace {
 
-void check_shape(const std::shared_ptr<const RingContext>& context, std::size_t limbs) {
+void check_shape(const std::shared_ptr<const RingContext>& context, std::size_t limbs,
+                 const std::shared_ptr<Device>& device) {
   if (!context) throw InvalidParameter("RnsPoly: the context is null");
+  if (device && !context->power_of_two()) {
+    throw InvalidParameter("RnsPoly: the ring mod Phi_" + std::to_string(context->m()) +
+                           " (odd m) has no device transforms; device placement serves x^N + 1 "
+                           "rings only, keep these polynomials in host memory");
+  }
   if (limbs < 1 || limbs > context->max_limbs()) {
     throw InvalidParameter("RnsPoly: " + std::to_string(limbs) +
                            " limbs requested; the context has 1.." +
@@ -34,7 +40,7 @@ const char* to_string(DeviceKind k) {
 RnsPoly::RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form,
                  std::shared_ptr<Device> device)
     : context_(std::move(context)), limbs_(limbs), form_(form), device_(std::move(device)) {
-  check_shape(context_, limbs_);
+  check_shape(context_, limbs_, device_);
   if (device_) {
     device_words_ = DeviceWords(device_, limbs_ * context_->n());
     device_->zero(device_words_.data(), limbs_ * context_->n());
@@ -46,7 +52,7 @@ RnsPoly::RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, 
 RnsPoly::RnsPoly(std::shared_ptr<const RingContext> context, std::size_t limbs, PolyForm form,
                  ForOverwrite, std::shared_ptr<Device> device)
     : context_(std::move(context)), limbs_(limbs), form_(form), device_(std::move(device)) {
-  check_shape(context_, limbs_);
+  check_shape(context_, limbs_, device_);
   if (device_) {
     device_words_ = DeviceWords(device_, limbs_ * context_->n());
   } else {
@@ -166,7 +172,11 @@ void RnsPoly::to_evaluation() {
   if (device_) {
     device_->ntt(*context_, range(), device_words(), device_words(), false);
   } else {
-    forward_batch<std::uint64_t>(data(), context_->plans(limbs_));
+    if (context_->power_of_two()) {
+      forward_batch<std::uint64_t>(data(), context_->plans(limbs_));
+    } else {
+      context_->forward_from(0, data());
+    }
   }
   form_ = PolyForm::kEvaluation;
 }
@@ -178,7 +188,11 @@ void RnsPoly::to_coefficient() {
   if (device_) {
     device_->ntt(*context_, range(), device_words(), device_words(), true);
   } else {
-    inverse_batch<std::uint64_t>(data(), context_->plans(limbs_));
+    if (context_->power_of_two()) {
+      inverse_batch<std::uint64_t>(data(), context_->plans(limbs_));
+    } else {
+      context_->inverse_from(0, data());
+    }
   }
   form_ = PolyForm::kCoefficient;
 }

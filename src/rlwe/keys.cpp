@@ -160,10 +160,9 @@ KeySwitchKey KeyGenerator::relinearization_key(const SecretKey& sk) {
 
 KeySwitchKey KeyGenerator::galois_key(const SecretKey& sk, std::uint64_t k) {
   check(sk);
-  const std::uint64_t two_n = 2 * static_cast<std::uint64_t>(params_->n());
-  if (k % 2 == 0 || k >= two_n) {
-    throw InvalidParameter("Galois element " + std::to_string(k) +
-                           " must be odd and below 2N = " + std::to_string(two_n));
+  if (!params_->ring()->is_galois_element(k)) {
+    throw InvalidParameter("Galois element " + std::to_string(k) + " must be " +
+                           params_->ring()->galois_rule());
   }
   KeySwitchKey key = switching_key(sk, sk.s.automorphism(k));
   key.galois_element = k;
@@ -180,6 +179,11 @@ GaloisKeys KeyGenerator::galois_keys(const SecretKey& sk, std::span<const std::u
 
 GaloisKeys KeyGenerator::rotation_keys(const SecretKey& sk, std::span<const std::int64_t> steps,
                                        bool conjugation) {
+  if (!params_->power_of_two()) {
+    throw InvalidParameter(
+        "rotation_keys: rotations by 5^step are the slots of x^N + 1; for Phi_m (m = " +
+        std::to_string(params_->m()) + ") name the Galois elements (galois_keys)");
+  }
   std::vector<std::uint64_t> elements;
   for (const std::int64_t r : steps) {
     elements.push_back(galois_element_for_rotation(params_->n(), r));

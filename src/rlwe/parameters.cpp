@@ -9,13 +9,16 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/serial.hpp"
+#include "polyhe/ntt/cyclic/powerful.hpp"
 
 namespace polyhe::rlwe {
 namespace {
 
-// Generates the primes of both chains at once so equal bit sizes in Q and P never collide.
-void generate_primes(std::size_t n, const std::vector<int>& q_bits, const std::vector<int>& p_bits,
-                     std::vector<std::uint64_t>& q, std::vector<std::uint64_t>& p) {
+// Generates the primes of both chains at once so equal bit sizes in Q and P never collide: ≡ 1
+// mod 2N for x^N + 1 (n a power of two, m = 0), ≡ 1 mod powerful_ntt_modulus(m) for odd m.
+void generate_primes(std::size_t n, std::size_t m, const std::vector<int>& q_bits,
+                     const std::vector<int>& p_bits, std::vector<std::uint64_t>& q,
+                     std::vector<std::uint64_t>& p) {
   std::map<int, std::size_t> wanted;
   for (const int b : q_bits) ++wanted[b];
   for (const int b : p_bits) ++wanted[b];
@@ -25,7 +28,7 @@ void generate_primes(std::size_t n, const std::vector<int>& q_bits, const std::v
       throw InvalidParameter("prime bit size " + std::to_string(bits) + " is outside [2, " +
                              std::to_string(RnsBasis::kMaxBits) + "]");
     }
-    pool[bits] = ntt_primes(bits, n, count);
+    pool[bits] = m == 0 ? ntt_primes(bits, n, count) : powerful_ntt_primes(m, bits, count);
   }
   std::map<int, std::size_t> next;
   for (const int b : q_bits) q.push_back(pool[b][next[b]++]);
@@ -35,10 +38,23 @@ void generate_primes(std::size_t n, const std::vector<int>& q_bits, const std::v
 }  // namespace
 
 std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& lit) {
-  if (lit.log_n < 1 || lit.log_n > 17) {
+  if (lit.m != 0) {
+    if (lit.log_n != 0) {
+      throw InvalidParameter(
+          "give the ring either as log_n (x^N + 1) or as an odd m (Phi_m), not "
+          "both (log_n = " +
+          std::to_string(lit.log_n) + ", m = " + std::to_string(lit.m) + ")");
+    }
+    if (lit.m % 2 == 0 || lit.m < 3 || lit.m > PowerfulNtt::kMaxM) {
+      throw InvalidParameter("m = " + std::to_string(lit.m) + " must be odd in [3, " +
+                             std::to_string(PowerfulNtt::kMaxM) +
+                             "] (a power-of-two m = 2N is the ring x^N + 1: set log_n instead)");
+    }
+  } else if (lit.log_n < 1 || lit.log_n > 17) {
     throw InvalidParameter("log_n = " + std::to_string(lit.log_n) + " is outside [1, 17]");
   }
-  const std::size_t n = std::size_t{1} << lit.log_n;
+  const std::size_t n =
+      lit.m != 0 ? static_cast<std::size_t>(euler_phi(lit.m)) : std::size_t{1} << lit.log_n;
   if (lit.q_bits.empty() == lit.q.empty()) {
     throw InvalidParameter(
         "give the ciphertext chain either as prime bit sizes (q_bits) or as primes (q), exactly "
@@ -62,7 +78,7 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
   if (!lit.q_bits.empty() || !lit.p_bits.empty()) {
     std::vector<std::uint64_t> gq;
     std::vector<std::uint64_t> gp;
-    generate_primes(n, lit.q_bits, lit.p_bits, gq, gp);
+    generate_primes(n, lit.m, lit.q_bits, lit.p_bits, gq, gp);
     if (!lit.q_bits.empty()) q = gq;
     if (!lit.p_bits.empty()) p = gp;
     // An explicit chain on one side may collide with generated primes on the other.
@@ -73,8 +89,10 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
       }
     }
   }
-  for (const std::uint64_t a : q) check_ntt_prime(a, n);
-  for (const std::uint64_t a : p) check_ntt_prime(a, n);
+  if (lit.m == 0) {
+    for (const std::uint64_t a : q) check_ntt_prime(a, n);
+    for (const std::uint64_t a : p) check_ntt_prime(a, n);
+  }  // odd m: RingContext::create_cyclotomic checks q ≡ 1 mod m and the transforms
   const std::size_t levels = q.size();
   std::size_t dnum = lit.dnum;
   if (dnum == 0) dnum = (levels + p.size() - 1) / p.size();
@@ -97,11 +115,17 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
                            "; add special primes, widen them, or raise dnum");
   }
   if (lit.security != SecurityLevel::insecure_none) {
-    const auto bound = max_log_qp(n, lit.security);
+    const std::size_t table_n = params->security_n();
+    const std::string ring_note =
+        lit.m == 0 ? std::string()
+                   : " (for m = " + std::to_string(lit.m) + ", phi(m) = " + std::to_string(n) +
+                         ": the row of the largest power of two <= phi(m), N = " +
+                         std::to_string(table_n) + ")";
+    const auto bound = max_log_qp(table_n, lit.security);
     if (!bound) {
       throw InsecureParameters(
           "the HomomorphicEncryption.org table has no " + std::string(to_string(lit.security)) +
-          " entry for N = " + std::to_string(n) +
+          " entry for N = " + std::to_string(table_n) + ring_note +
           " (it covers N = 2^10..2^15, and 2^16, 2^17 at 128 bits); use a covered N or set "
           "security = SecurityLevel::insecure_none to opt out by name");
     }
@@ -109,8 +133,8 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
       throw InsecureParameters(
           "log2(QP) = " + std::to_string(params->log_qp()) + " bits exceeds the " +
           std::to_string(*bound) + " bits the HomomorphicEncryption.org table allows for N = " +
-          std::to_string(n) + " at " + to_string(lit.security) + " security (ternary secret); " +
-          "remove " + std::to_string(params->log_qp() - *bound) +
+          std::to_string(table_n) + ring_note + " at " + to_string(lit.security) +
+          " security (ternary secret); " + "remove " + std::to_string(params->log_qp() - *bound) +
           " bits of primes, double N, or set security = SecurityLevel::insecure_none to opt out "
           "by name");
     }
@@ -120,8 +144,9 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
 
 Parameters::Parameters(const ParametersLiteral& lit, std::vector<std::uint64_t> q,
                        std::vector<std::uint64_t> p, std::size_t dnum)
-    : n_(std::size_t{1} << lit.log_n),
-      log_n_(lit.log_n),
+    : n_(lit.m != 0 ? static_cast<std::size_t>(euler_phi(lit.m)) : std::size_t{1} << lit.log_n),
+      log_n_(lit.m != 0 ? 0 : lit.log_n),
+      m_(lit.m != 0 ? lit.m : 2 * n_),
       q_(std::move(q)),
       p_(std::move(p)),
       hamming_weight_(lit.hamming_weight),
@@ -130,7 +155,7 @@ Parameters::Parameters(const ParametersLiteral& lit, std::vector<std::uint64_t> 
       ring_([&] {
         std::vector<std::uint64_t> all = q_;
         all.insert(all.end(), p_.begin(), p_.end());
-        return RingContext::create(n_, all);
+        return m_ % 2 == 1 ? RingContext::create_cyclotomic(m_, all) : RingContext::create(n_, all);
       }()),
       ks_(ring_->basis().prefix(q_.size()), ring_->basis().range(q_.size(), p_.size()), dnum),
       hash_(0) {
@@ -160,6 +185,7 @@ Parameters::Parameters(const ParametersLiteral& lit, std::vector<std::uint64_t> 
 ParametersLiteral Parameters::literal() const {
   ParametersLiteral lit;
   lit.log_n = log_n_;
+  if (!power_of_two()) lit.m = m_;
   lit.q = q_;
   lit.p = p_;
   lit.dnum = ks_.dnum();
@@ -168,10 +194,17 @@ ParametersLiteral Parameters::literal() const {
   return lit;
 }
 
+std::size_t Parameters::security_n() const {
+  std::size_t row = 1;
+  while (row * 2 <= n_) row *= 2;
+  return row;
+}
+
 std::vector<std::uint8_t> Parameters::encode_fields() const {
   std::vector<std::uint8_t> out;
   serial::Writer w(out);
   w.u32(static_cast<std::uint32_t>(log_n_));
+  if (!power_of_two()) w.u64(m_);  // log_n = 0 announces an odd m
   w.u32(static_cast<std::uint32_t>(q_.size()));
   w.words(q_);
   w.u32(static_cast<std::uint32_t>(p_.size()));

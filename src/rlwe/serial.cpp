@@ -8,6 +8,7 @@
 #include <string>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/ntt/cyclic/powerful.hpp"
 
 namespace polyhe::rlwe {
 
@@ -174,11 +175,10 @@ void write_ksk_payload(Writer& w, const KeySwitchKey& key) {
 // Reads one ksk-payload. The caller has checked (before anything is allocated) that the
 // remaining bytes are exactly the ksk_payload_bytes(params) of each key it expects.
 KeySwitchKey read_ksk_payload(Reader& r, const ParametersPtr& params) {
-  const std::uint64_t two_n = 2 * std::uint64_t{params->n()};
   const std::uint64_t g = r.u64("Galois element");
-  if (g != 0 && (g % 2 == 0 || g >= two_n)) {
-    r.fail("Galois element " + std::to_string(g) +
-           " is neither 0 (relinearisation) nor odd below 2N = " + std::to_string(two_n));
+  if (g != 0 && !params->ring()->is_galois_element(g)) {
+    r.fail("Galois element " + std::to_string(g) + " is neither 0 (relinearisation) nor " +
+           params->ring()->galois_rule());
   }
   const std::size_t dnum = top_digits(*params);
   r.count("dnum", dnum, dnum);
@@ -221,8 +221,17 @@ ParametersPtr load_parameters(std::span<const std::uint8_t> bytes) {
   }
   ParametersLiteral lit;
   const std::uint32_t log_n = r.u32("log_n");
-  if (log_n < 1 || log_n > 17) r.fail("log_n = " + std::to_string(log_n) + " is outside [1, 17]");
+  if (log_n > 17) r.fail("log_n = " + std::to_string(log_n) + " is outside [1, 17]");
   lit.log_n = static_cast<int>(log_n);
+  std::uint64_t n = std::uint64_t{1} << log_n;
+  if (log_n == 0) {  // Φ_m for an odd m
+    lit.m = r.u64("m");
+    if (lit.m % 2 == 0 || lit.m < 3 || lit.m > PowerfulNtt::kMaxM) {
+      r.fail("m = " + std::to_string(lit.m) + " is not odd in [3, " +
+             std::to_string(PowerfulNtt::kMaxM) + "]");
+    }
+    n = euler_phi(lit.m);
+  }
   lit.q = read_primes(r, "|Q|", "q", 1, kMaxSerialPrimes - 1);
   lit.p =
       read_primes(r, "|P|", "p", 1, static_cast<std::uint32_t>(kMaxSerialPrimes - lit.q.size()));
@@ -232,7 +241,7 @@ ParametersPtr load_parameters(std::span<const std::uint8_t> bytes) {
            " is outside [1, |Q| = " + std::to_string(lit.q.size()) + "]");
   }
   lit.dnum = dnum;
-  lit.hamming_weight = r.count("hamming weight", 0, std::uint64_t{1} << log_n);
+  lit.hamming_weight = r.count("hamming weight", 0, n);
   const std::uint8_t security = r.u8("security");
   if (security >= kSecurityLevels) {
     r.fail("security level " + std::to_string(security) + " is not one of 0..3");
@@ -348,10 +357,11 @@ std::vector<std::uint8_t> serialize(const GaloisKeys& keys) {
   w.u64(keys.keys.size());
   for (const auto& [k, key] : keys.keys) {  // std::map: increasing k
     check_same_params(keys.params, key.params, "serialize Galois keys");
-    if (k != key.galois_element || k % 2 == 0) {
+    if (k != key.galois_element || !params.ring()->is_galois_element(k)) {
       throw InvalidParameter("serialize Galois keys: the key stored under element " +
                              std::to_string(k) + " is for element " +
-                             std::to_string(key.galois_element) + " (both must agree and be odd)");
+                             std::to_string(key.galois_element) + " (both must agree and be " +
+                             params.ring()->galois_rule() + ")");
     }
     write_ksk_payload(w, key);
   }

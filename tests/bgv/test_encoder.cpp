@@ -183,7 +183,10 @@ TEST(BgvEncoderErrors, Construction) {
   expect_invalid([] { (void)BatchEncoder(24, 97); }, {"N = 24", "power of two"});
   expect_invalid([] { (void)BatchEncoder(std::size_t{1} << 18, batching_prime(40, 1 << 17)); },
                  {"N = 262144"});
-  expect_invalid([] { (void)CoefficientEncoder(24, 97); }, {"N = 24", "power of two"});
+  expect_invalid([] { (void)CoefficientEncoder(1, 97); }, {"N = 1", "outside [2, 131072]"});
+  expect_invalid([] { (void)CoefficientEncoder(std::size_t{1} << 18, 97); },
+                 {"N = 262144", "outside"});
+  EXPECT_NO_THROW((void)CoefficientEncoder(24, 97));  // φ(35) = 24: the ring mod Φ_35
   expect_invalid([] { (void)CoefficientEncoder(16, 0); }, {"t = 0"});
 }
 

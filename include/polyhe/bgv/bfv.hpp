@@ -52,25 +52,30 @@ class Context {
   [[nodiscard]] const rlwe::ParametersPtr& params() const { return params_; }
   [[nodiscard]] std::size_t n() const;
   [[nodiscard]] const PlaintextModulus& t() const { return t_; }
+  /// Batching: slots of x^N + 1 with t ≡ 1 mod 2N. Never for odd m (Φ_m's slots in GF(t^d) are
+  /// not provided yet: plaintexts are powerful-basis coordinates through the coefficient
+  /// encoder).
   [[nodiscard]] bool batching() const { return batch_.has_value(); }
-  /// InvalidParameter naming t and 2N when t does not support batching.
+  /// InvalidParameter naming t and 2N when t does not support batching (or the ring is Φ_m).
   [[nodiscard]] const BatchEncoder& batch_encoder() const;
   [[nodiscard]] const CoefficientEncoder& coefficient_encoder() const { return coeff_; }
 
   /// BFV's tables at level l (0 ≤ l ≤ L): Δ_l = ⌊Q_l/t⌋ mod q_i, r_l = Q_l mod t, decryption
-  /// rounding, and the HPS multiplication machinery over the first `aux` primes of R.
+  /// rounding, and the HPS multiplication machinery over the first `aux` primes of R (x^N + 1
+  /// only: over Φ_m for odd m BFV's multiplication is not provided and these are empty).
   struct Level {
     std::vector<std::uint64_t> delta;  // ⌊Q_l/t⌋ mod q_i, i ≤ l
     std::uint64_t r;                   // Q_l mod t
     double log2_q;                     // log2(Q_l)
     BfvDecryptRounder rounder;
     std::size_t aux;  // |R_l|: bits(R_l) ≥ bits(Q_l) + bits(t) + log2(N) + 3
-    BaseConverter q_to_r;
-    BaseConverter r_to_q;
-    ScaleRounder scale;
+    std::optional<BaseConverter> q_to_r;
+    std::optional<BaseConverter> r_to_q;
+    std::optional<ScaleRounder> scale;
   };
   [[nodiscard]] const Level& level(std::size_t l) const { return levels_.at(l); }
-  /// The ring of R's primes (their NTT plans): level l uses its first level(l).aux limbs.
+  /// The ring of R's primes (their NTT plans): level l uses its first level(l).aux limbs. Null
+  /// for odd m.
   [[nodiscard]] const std::shared_ptr<const RingContext>& aux_ring() const { return aux_ring_; }
 
  private:
@@ -108,7 +113,8 @@ using ContextPtr = std::shared_ptr<const Context>;
 class BfvEvaluator {
  public:
   /// relin and galois may be null (multiply then returns size 3; rotations need galois). The
-  /// keys must outlive the evaluator.
+  /// keys must outlive the evaluator. InvalidParameter for a ring Φ_m with odd m (BFV's HPS
+  /// multiplication serves x^N + 1 only; use BGV there).
   explicit BfvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin = nullptr,
                         const rlwe::GaloisKeys* galois = nullptr);
 

@@ -73,9 +73,10 @@ void check_plaintext_modulus(std::uint64_t t);
 /// broken rule, and points to CoefficientEncoder.
 void check_batching(std::uint64_t t, std::size_t n);
 
-/// Values ↔ coefficients: value i is the coefficient of x^i. Immutable, thread-safe.
+/// Values ↔ coefficients: value i is the coefficient of x^i (for Φ_m with odd m, the i-th
+/// powerful-basis coordinate: RingContext). Immutable, thread-safe.
 ///
-/// Errors (InvalidParameter, naming the offending value): N not a power of two in [2, 2^17] or t
+/// Errors (InvalidParameter, naming the offending value): N outside [2, 2^17] (2^k, or φ(m)) or t
 /// invalid (constructor); more than N values; an unsigned value ≥ t or a signed value outside
 /// [signed_min, signed_max] (the message names its index and value); an output span whose size is
 /// not N; a coefficient to decode ≥ t (index and value) or a coefficient vector whose size is not

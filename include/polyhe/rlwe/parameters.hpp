@@ -21,8 +21,12 @@ namespace polyhe::rlwe {
 
 /// What the caller asks for; nothing here is checked until Parameters::create.
 struct ParametersLiteral {
-  int log_n = 0;  ///< N = 2^log_n, 1 ≤ log_n ≤ 17
-  /// The ciphertext chain q_0..q_L: either bit sizes (primes generated, ≡ 1 mod 2N, distinct,
+  int log_n = 0;  ///< N = 2^log_n, 1 ≤ log_n ≤ 17: the ring Z[x]/(x^N + 1). 0 when m is set.
+  /// Odd m in [3, 2^17]: the ring Z[x]/Φ_m(x) of N = φ(m) powerful-basis coordinates (HElib's
+  /// rings, e.g. m = 21845 = 5·17·257, φ(m) = 16384); log_n must then be 0. 0: power of two.
+  std::size_t m = 0;
+  /// The ciphertext chain q_0..q_L: either bit sizes (primes generated, ≡ 1 mod 2N — for odd m,
+  /// ≡ 1 mod powerful_ntt_modulus(m) — distinct,
   /// each size's primes largest first below 2^bits) or explicit primes. Exactly one non-empty.
   std::vector<int> q_bits;
   std::vector<std::uint64_t> q;
@@ -35,7 +39,8 @@ struct ParametersLiteral {
   std::size_t dnum = 0;
   /// 0: uniform ternary secret; h > 0: ternary with exactly h nonzero coefficients (h ≤ N).
   std::size_t hamming_weight = 0;
-  /// Checked against the HomomorphicEncryption.org table; insecure_none opts out by name.
+  /// Checked against the HomomorphicEncryption.org table; insecure_none opts out by name. For odd
+  /// m the row of the largest power of two ≤ φ(m) bounds log2(QP) (docs/cyclotomic.md).
   SecurityLevel security = SecurityLevel::bits128;
 };
 
@@ -50,8 +55,17 @@ class Parameters {
   /// when log2(QP) exceeds the table for the chosen level, saying by how much and how to fix it).
   static std::shared_ptr<const Parameters> create(const ParametersLiteral& literal);
 
+  /// The coefficients of a ring element: N = 2^log_n, or φ(m) for odd m.
   [[nodiscard]] std::size_t n() const { return n_; }
+  /// log2(N) for x^N + 1; 0 for odd m.
   [[nodiscard]] int log_n() const { return log_n_; }
+  /// The cyclotomic index: 2N for x^N + 1, else the odd m.
+  [[nodiscard]] std::size_t m() const { return m_; }
+  /// Whether the ring is x^N + 1 (CKKS, BFV and BGV) or Φ_m for odd m (BGV only).
+  [[nodiscard]] bool power_of_two() const { return log_n_ != 0; }
+  /// The N of the HomomorphicEncryption.org table's row that bounds log2(QP): N itself, or the
+  /// largest power of two ≤ φ(m).
+  [[nodiscard]] std::size_t security_n() const;
   /// L: the top level; a fresh ciphertext has L + 1 limbs.
   [[nodiscard]] std::size_t max_level() const { return q_.size() - 1; }
   [[nodiscard]] std::size_t q_count() const { return q_.size(); }
@@ -101,6 +115,7 @@ class Parameters {
 
   std::size_t n_;
   int log_n_;
+  std::size_t m_;
   std::vector<std::uint64_t> q_;
   std::vector<std::uint64_t> p_;
   std::size_t hamming_weight_;
