@@ -324,5 +324,49 @@ TEST(CliBenchBgv, OneCiphertextPrimeLeavesModSwitchOut) {
       << json.err;
 }
 
+// --m: BGV over Φ_m in the powerful basis; every op, rotate being X → X^2, the ring in the JSON.
+TEST(CliBenchBgv, OddMRunsEveryOpOverPhiM) {
+  const auto r = run_cli({"bench", "bgv", "--m", "1155", "--primes", "40,40,41", "--security",
+                          "none", "--plain-modulus", "65537", "--min-time", "0.002", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto ms = json_lines(r.out);
+  ASSERT_EQ(ms.size(), 8U) << r.out;
+  for (const auto& j : ms) {
+    EXPECT_EQ(j["m"], 1155) << j.dump();
+    EXPECT_EQ(j["phi_m"], 480) << j.dump();
+    EXPECT_EQ(j["basis"], "powerful") << j.dump();
+    EXPECT_EQ(j["encoder"], "coefficient") << j.dump();
+  }
+  // ord_1155(65537): 65537 ≡ 857 mod 1155; d divides lcm(2, 4, 6, 10) = 60.
+  const auto d = line_of(ms, "encode")["slot_degree"].get<std::uint64_t>();
+  EXPECT_EQ(480 % d, 0U);
+  EXPECT_EQ(line_of(ms, "encode")["slots"].get<std::uint64_t>(), 480 / d);
+  EXPECT_EQ(line_of(ms, "rotate")["galois_element"], 2);
+  EXPECT_FALSE(line_of(ms, "rotate").contains("rotate_step"));
+  EXPECT_GT(line_of(ms, "multiply_relin")["noise_budget_after_switch"].get<int>(), 0);
+
+  const auto text = run_cli({"bench", "bgv", "--m", "1155", "--primes", "40,40,41", "--security",
+                             "none", "--ops", "encode", "--min-time", "0.002"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("m = 1155 (Phi_m of degree 480, powerful basis)"), std::string::npos)
+      << text.out;
+}
+
+TEST(CliBenchBgv, OddMRefusesWhatItCannotRun) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"bench", "bgv", "--m", "1155", "--log-n", "12"}, "not both"},
+      {{"bench", "bgv", "--m", "1154"}, "is not odd"},
+      {{"bench", "bgv", "--m", "1155", "--plain-modulus", "77"}, "coprime to m = 1155"},
+      {{"bench", "bgv", "--m", "1155", "--rotate-step", "2"}, "X -> X^2"},
+      {{"bench", "bgv", "--m", "1155", "--backend", "cuda-emulated"}, "CPU only"},
+      {{"bench", "bfv", "--m", "1155"}, "--m"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << args[2];
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace polyhe::test

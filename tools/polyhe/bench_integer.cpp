@@ -4,11 +4,13 @@
 #include <bit>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 
 #include "polyhe/bgv/encoder.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
+#include "polyhe/ntt/cyclic/powerful.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "scheme_bench.hpp"
 #include "text.hpp"
@@ -107,6 +109,30 @@ void parse_rotations(const BenchIntegerArgs& args, IntegerScheme scheme, BenchIn
   }
 }
 
+/// The multiplicative order of t mod m (gcd(t, m) = 1): the degree of Φ_m's factors mod t.
+std::uint64_t order_mod(std::uint64_t t, std::uint64_t m) {
+  const std::uint64_t base = t % m;
+  std::uint64_t x = base;
+  std::uint64_t d = 1;
+  while (x != 1 % m) {
+    x = x * base % m;  // m ≤ 2^17: no overflow
+    ++d;
+  }
+  return d;
+}
+
+/// --ops for odd m: rotate is the automorphism X → X^2 (no slots yet, so no --rotate-step).
+void parse_odd_m_ops(const BenchIntegerArgs& args, IntegerScheme scheme, BenchIntegerConfig& c) {
+  c.ops = parse_ops(args.ops, scheme);
+  if (args.rotate_step) {
+    throw UsageError("--rotate-step " + std::to_string(*args.rotate_step) +
+                     ": with --m, rotate is the key-switched automorphism X -> X^2 (slot "
+                     "rotations of Phi_m are not encoded yet)");
+  }
+  c.galois_element = 2;
+  c.slot_degree = order_mod(args.plain_modulus, args.m);
+}
+
 /// mod_switch drops q_L, so it needs L ≥ 1: an error when asked for by --ops, skipped otherwise.
 void check_mod_switch(const BenchIntegerArgs& args, BenchIntegerConfig& c) {
   if (!contains(c.ops, IntegerOp::mod_switch) || c.literal.q_bits.size() >= 2) return;
@@ -168,6 +194,25 @@ BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, Integ
                      " (below 10 the security table has no entry: add --security none)");
   }
   c.literal.log_n = args.log_n;
+  if (args.m != 0) {
+    if (scheme != IntegerScheme::bgv) {
+      throw UsageError("--m " + std::to_string(args.m) +
+                       ": rings Phi_m for odd m serve BGV only (bench bgv --m ...)");
+    }
+    if (args.m % 2 == 0 || args.m < 3 || args.m > PowerfulNtt::kMaxM) {
+      throw UsageError("--m: " + std::to_string(args.m) + " is not odd in [3, " +
+                       std::to_string(PowerfulNtt::kMaxM) + "] (for x^N + 1 give --log-n instead)");
+    }
+    if (std::gcd(args.plain_modulus, static_cast<std::uint64_t>(args.m)) != 1) {
+      throw UsageError("--plain-modulus " + std::to_string(args.plain_modulus) +
+                       ": t must be coprime to m = " + std::to_string(args.m));
+    }
+    if (args.backend != "cpu") {
+      throw UsageError("--backend " + args.backend + ": rings Phi_m for odd m run on the CPU only");
+    }
+    c.literal.log_n = 0;
+    c.literal.m = args.m;
+  }
   parse_primes(args, c.literal);
   const auto q_count = static_cast<int>(c.literal.q_bits.size());
   if (args.dnum < 0 || args.dnum > q_count) {
@@ -183,12 +228,17 @@ BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, Integ
                      " is outside [2, 2^60)");
   }
   c.plain_modulus = args.plain_modulus;
-  c.batching = bgv::supports_batching(args.plain_modulus, std::size_t{1} << args.log_n);
-  parse_rotations(args, scheme, c);
+  c.batching =
+      args.m == 0 && bgv::supports_batching(args.plain_modulus, std::size_t{1} << args.log_n);
+  if (args.m != 0) {
+    parse_odd_m_ops(args, scheme, c);
+  } else {
+    parse_rotations(args, scheme, c);
+  }
   check_mod_switch(args, c);
   c.threads = checked_threads(args.threads);
   c.timing = timing_for(args.min_time_s);
-  c.backend = make_bench_backend(args.backend, args.log_n);
+  c.backend = make_bench_backend(args.backend, args.m != 0 ? 14 : args.log_n);
   return c;
 }
 
@@ -209,8 +259,21 @@ std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameter
   j["plain_modulus"] = config.plain_modulus;
   j["encoder"] = config.batching ? "batch" : "coefficient";
   j["log_qp"] = params.log_qp();
+  if (!params.power_of_two()) {
+    j["m"] = params.m();
+    j["phi_m"] = params.n();
+    j["slot_degree"] = config.slot_degree;
+    j["slots"] = params.n() / config.slot_degree;
+    j["basis"] = "powerful";
+  }
   j["level"] = im.level;
-  if (im.m.op == to_string(IntegerOp::rotate)) j["rotate_step"] = config.rotate_step;
+  if (im.m.op == to_string(IntegerOp::rotate)) {
+    if (config.galois_element != 0) {
+      j["galois_element"] = config.galois_element;
+    } else {
+      j["rotate_step"] = config.rotate_step;
+    }
+  }
   if (im.noise_budget_fresh) j["noise_budget_fresh"] = *im.noise_budget_fresh;
   if (im.noise_budget_after) j["noise_budget_after"] = *im.noise_budget_after;
   if (im.noise_budget_after_switch) {
@@ -222,13 +285,21 @@ std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameter
 std::string integer_parameters_line(const BenchIntegerConfig& config,
                                     const rlwe::Parameters& params) {
   std::ostringstream s;
-  s << scheme_title(config.scheme) << ": N = 2^" << params.log_n()
-    << ", Q = " << join(bit_sizes(params.q_primes())) << " bits (L = " << params.max_level()
+  s << scheme_title(config.scheme) << ": ";
+  if (params.power_of_two()) {
+    s << "N = 2^" << params.log_n();
+  } else {
+    s << "m = " << params.m() << " (Phi_m of degree " << params.n() << ", powerful basis)";
+  }
+  s << ", Q = " << join(bit_sizes(params.q_primes())) << " bits (L = " << params.max_level()
     << "), P = " << join(bit_sizes(params.p_primes())) << " bits, log2(QP) = " << params.log_qp()
     << ", dnum = " << params.dnum() << ", t = " << config.plain_modulus << " ("
     << std::bit_width(config.plain_modulus) << " bits, ";
   if (config.batching) {
     s << "batching: 2 × " << params.n() / 2 << " slots";
+  } else if (config.slot_degree != 0) {
+    s << "the coefficient encoder; Phi_m mod t: " << params.n() / config.slot_degree
+      << " factors of degree d = " << config.slot_degree;
   } else {
     s << "no batching: the coefficient encoder";
   }
@@ -250,8 +321,12 @@ std::string integer_table_notes(const BenchIntegerConfig& config,
                  "from L to L − 1 (drop q_L, correct by a multiple of t), on copies made before "
                  "each timed batch, untimed"
                : "HPS tensor product + relinearisation";
-  notes += "; rotate = rotate_rows by " + std::to_string(config.rotate_step) +
-           " (automorphism + key switch); decrypt = c_0 + c_1·s and ";
+  notes += config.galois_element != 0
+               ? "; rotate = apply_galois by X -> X^" + std::to_string(config.galois_element) +
+                     " (automorphism + key switch)"
+               : "; rotate = rotate_rows by " + std::to_string(config.rotate_step) +
+                     " (automorphism + key switch)";
+  notes += "; decrypt = c_0 + c_1·s and ";
   notes += bgv ? "its exact reduction mod t (HPS conversion)" : "the rounding by t/Q";
   notes +=
       " into a new plaintext, without decode; decode into a preallocated vector (decrypt + "

@@ -67,12 +67,19 @@ struct BenchIntegerConfig {
   std::vector<IntegerOp> ops;      // in the order of scheme_ops
   std::vector<SkippedOp> skipped;  // default ops these parameters cannot run
   std::int64_t rotate_step = 1;
+  /// Odd m: "rotate" is the key-switched automorphism X → X^galois_element (2: the first unit);
+  /// slots of Φ_m are not encoded yet, so no step. 0 for x^N + 1.
+  std::uint64_t galois_element = 0;
+  /// Odd m: the slot structure of Φ_m mod t, d = ord_m(t) and φ(m)/d slots (reported, not yet
+  /// encoded). 0 for x^N + 1.
+  std::uint64_t slot_degree = 0;
   unsigned threads = 1;
   TimingOptions timing;
   BenchBackend backend;  // where the ciphertexts live and the ops run
 };
 
-/// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];
+/// Checks the command line: --log-n in [2, 17] or (BGV) --m odd in [3, 2^17] with t coprime to
+/// m, on the CPU backend; --primes and --special bit sizes in [2, 62];
 /// without --special at least two primes (the last is P), with it at least one; 0 ≤ --dnum ≤
 /// L + 1; --plain-modulus in [2, 2^60); --security 128|192|256|none; known ops of the scheme;
 /// rotate (in --ops) and --rotate-step only with batching, 0 < |--rotate-step| < N/2; 1 ≤

@@ -180,6 +180,9 @@ TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encr
       }
       break;  // not an op of this scheme: parse_ops refuses it
     case IntegerOp::rotate:
+      if (config.galois_element != 0) {
+        return measure([&] { (void)in.ev.apply_galois(in.ct_x, config.galois_element); }, timing);
+      }
       return measure([&] { (void)in.ev.rotate_rows(in.ct_x, config.rotate_step); }, timing);
     case IntegerOp::decrypt:
       return measure([&] { (void)Calls::decrypt(in.ctx, in.ct_x, in.sk); }, timing);
@@ -215,8 +218,13 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
   }
   std::optional<rlwe::GaloisKeys> galois;
   if (contains(config.ops, IntegerOp::rotate)) {
-    const std::int64_t steps[] = {config.rotate_step};
-    galois = keygen.rotation_keys(host_sk, steps).to_device(device);
+    if (config.galois_element != 0) {
+      const std::uint64_t elements[] = {config.galois_element};
+      galois = keygen.galois_keys(host_sk, elements).to_device(device);
+    } else {
+      const std::int64_t steps[] = {config.rotate_step};
+      galois = keygen.rotation_keys(host_sk, steps).to_device(device);
+    }
   }
   const typename Calls::Evaluator ev(ctx, rlk ? &*rlk : nullptr, galois ? &*galois : nullptr);
   rlwe::Encryptor encryptor(pk);

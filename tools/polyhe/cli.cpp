@@ -219,6 +219,10 @@ void declare_bench_bgv(Commands& c, Options& o) {
   add_integer_bench_options(
       c.bench_bgv, o.bench_bgv, o.bench_bgv_rotate_step,
       "encode, encrypt, add, multiply_relin, mod_switch, rotate, decrypt, decode");
+  c.bench_bgv->add_option("--m", o.bench_bgv.m,
+                          "Odd m in [3, 131072] with 8 | phi(m): the ring Z[x]/Phi_m (powerful "
+                          "basis; e.g. 21845 = 5*17*257, HElib's) instead of x^N + 1; replaces "
+                          "--log-n; rotate is then the automorphism X -> X^2");
   c.bench_bgv->footer(
       "Times per call, key generation excluded, every op at the top level L on N random values "
       "in [0, t): encode into a preallocated coefficient vector; encrypt = public-key "
@@ -394,6 +398,11 @@ int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& i
   }
   if (c.bench_bgv->parsed()) {
     if (c.bench_bgv->count("--rotate-step") > 0) o.bench_bgv.rotate_step = o.bench_bgv_rotate_step;
+    if (c.bench_bgv->count("--m") > 0 && c.bench_bgv->count("--log-n") > 0) {
+      throw UsageError("bench bgv: --m " + std::to_string(o.bench_bgv.m) + " and --log-n " +
+                       std::to_string(o.bench_bgv.log_n) +
+                       " name two rings; give --m (Phi_m) or --log-n (x^N + 1), not both");
+    }
     return cmd_bench_bgv(o.bench_bgv, out, err);
   }
   if (c.bench->parsed()) {

@@ -83,6 +83,9 @@ struct BenchIntegerArgs {
   /// The anchor set, SEAL's default at N = 2^14 and 128 bits: Q = 48,48,48,49,49,49,49,49 bits
   /// (log Q = 389), one 49-bit special prime (log QP = 438), t = 65537 (batching).
   int log_n = 14;
+  /// Odd m (BGV only): the ring Z[x]/Φ_m in the powerful basis instead of x^N + 1; log_n is then
+  /// ignored (cli.cpp refuses both given).
+  std::size_t m = 0;
   std::string primes = "48,48,48,49,49,49,49,49,49";  // bit sizes
   std::string special;  // bit sizes of P; empty: the last of `primes` is the special prime
   std::uint64_t plain_modulus = 65537;
