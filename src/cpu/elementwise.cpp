@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "polyhe/arith/add.hpp"
 #include "polyhe/core/error.hpp"
@@ -383,49 +384,15 @@ void gather_add(std::span<const u64> a, std::span<const std::uint32_t> index, st
   }
 }
 
-void key_inner_products(std::span<const u64* const> a, std::span<const std::uint8_t> key,
-                        std::size_t parts, std::size_t width, std::span<u64> c0, std::span<u64> c1,
-                        const Modulus<u64>& q) {
+namespace {
+
+/// key_inner_products over n words laid out in whole groups of min(n, 8) (checked by the caller).
+void key_inner_products_groups(std::span<const u64* const> a, std::span<const std::uint8_t> key,
+                               std::size_t parts, std::size_t width, std::span<u64> c0,
+                               std::span<u64> c1, const Modulus<u64>& q) {
   const std::size_t terms = a.size();
   const std::size_t n = c0.size();
   const std::size_t group = std::min(n, cpu::kKeyGroup);
-  if (terms == 0 || terms > parts) {
-    throw InvalidParameter("vec::key_inner_products: " + std::to_string(terms) +
-                           " terms for a key of " + std::to_string(parts) +
-                           " parts (1 <= terms <= parts)");
-  }
-  check_modulus(q, Op::multiply_accumulate);
-  if (width < 1 || width > 8 || (width < 8 && q.value() - 1 >= (u64{1} << (8 * width)))) {
-    throw InvalidParameter("vec::key_inner_products: residues of " + std::to_string(width) +
-                           " bytes cannot hold every residue mod q = " + std::to_string(q.value()) +
-                           " (1 <= width <= 8 and q - 1 < 2^(8·width))");
-  }
-  if (n == 0 || c1.size() != n || n % group != 0 || key.size() != 2 * parts * n * width) {
-    throw InvalidParameter(
-        "vec::key_inner_products: outputs of " + std::to_string(n) + " and " +
-        std::to_string(c1.size()) + " words and a key of " + std::to_string(key.size()) +
-        " bytes; the rule: equal outputs of n >= 1 " +
-        "words, n a multiple of 8 when n >= 8, and a key of 2·parts·n·width bytes");
-  }
-  for (const u64* x : a) {
-    if (x == nullptr) throw InvalidParameter("vec::key_inner_products: a null term");
-  }
-  const auto bytes_overlap = [](const void* x, std::size_t nx, const void* y, std::size_t ny) {
-    const auto xb = reinterpret_cast<std::uintptr_t>(x);
-    const auto yb = reinterpret_cast<std::uintptr_t>(y);
-    return nx != 0 && ny != 0 && xb < yb + ny && yb < xb + nx;
-  };
-  const std::span<const u64> out[] = {c0, c1};
-  for (std::size_t o = 0; o < 2; ++o) {
-    bool clash = bytes_overlap(key.data(), key.size(), out[o].data(), n * sizeof(u64)) ||
-                 (o == 1 && overlaps(c0.data(), n, c1.data(), n));
-    for (const u64* x : a) clash = clash || overlaps(x, n, out[o].data(), n);
-    if (clash) {
-      throw InvalidParameter("vec::key_inner_products: output " + std::to_string(o) +
-                             " overlaps an input or the other output");
-    }
-  }
-  for (const u64* x : a) debug_check_reduced(x, n, q.value());
   if (!q.supports(Reduction::barrett_alg4)) {
     // q = 2^61 (µ does not fit a word): the double-word remainder, as run() does.
     const u64 qv = q.value();
@@ -454,6 +421,61 @@ void key_inner_products(std::span<const u64* const> a, std::span<const std::uint
   const cpu::ElementwiseKernels& k = cpu::elementwise_kernels(path, q.value());
   k.key_inner_products(a.data(), terms, key.data(), parts, width, c0.data(), c1.data(), n,
                        q.barrett_alg4());
+}
+
+}  // namespace
+
+void key_inner_products(std::span<const u64* const> a, std::span<const std::uint8_t> key,
+                        std::size_t parts, std::size_t width, std::span<u64> c0, std::span<u64> c1,
+                        const Modulus<u64>& q) {
+  const std::size_t terms = a.size();
+  const std::size_t n = c0.size();
+  if (terms == 0 || terms > parts) {
+    throw InvalidParameter("vec::key_inner_products: " + std::to_string(terms) +
+                           " terms for a key of " + std::to_string(parts) +
+                           " parts (1 <= terms <= parts)");
+  }
+  check_modulus(q, Op::multiply_accumulate);
+  if (width < 1 || width > 8 || (width < 8 && q.value() - 1 >= (u64{1} << (8 * width)))) {
+    throw InvalidParameter("vec::key_inner_products: residues of " + std::to_string(width) +
+                           " bytes cannot hold every residue mod q = " + std::to_string(q.value()) +
+                           " (1 <= width <= 8 and q - 1 < 2^(8·width))");
+  }
+  if (n == 0 || c1.size() != n || key.size() != 2 * parts * n * width) {
+    throw InvalidParameter(
+        "vec::key_inner_products: outputs of " + std::to_string(n) + " and " +
+        std::to_string(c1.size()) + " words and a key of " + std::to_string(key.size()) +
+        " bytes; the rule: equal outputs of n >= 1 words and a key of 2·parts·n·width bytes");
+  }
+  for (const u64* x : a) {
+    if (x == nullptr) throw InvalidParameter("vec::key_inner_products: a null term");
+  }
+  const auto bytes_overlap = [](const void* x, std::size_t nx, const void* y, std::size_t ny) {
+    const auto xb = reinterpret_cast<std::uintptr_t>(x);
+    const auto yb = reinterpret_cast<std::uintptr_t>(y);
+    return nx != 0 && ny != 0 && xb < yb + ny && yb < xb + nx;
+  };
+  const std::span<const u64> out[] = {c0, c1};
+  for (std::size_t o = 0; o < 2; ++o) {
+    bool clash = bytes_overlap(key.data(), key.size(), out[o].data(), n * sizeof(u64)) ||
+                 (o == 1 && overlaps(c0.data(), n, c1.data(), n));
+    for (const u64* x : a) clash = clash || overlaps(x, n, out[o].data(), n);
+    if (clash) {
+      throw InvalidParameter("vec::key_inner_products: output " + std::to_string(o) +
+                             " overlaps an input or the other output");
+    }
+  }
+  for (const u64* x : a) debug_check_reduced(x, n, q.value());
+  // Whole groups of 8 words, then the last n mod 8 words as one smaller group (KeySwitchParts's
+  // layout), each through the kernels.
+  const std::size_t full = n < cpu::kKeyGroup ? n : n - n % cpu::kKeyGroup;
+  key_inner_products_groups(a, key.first(2 * parts * full * width), parts, width, c0.first(full),
+                            c1.first(full), q);
+  if (full == n) return;
+  std::vector<const u64*> tail(a.begin(), a.end());
+  for (const u64*& x : tail) x += full;
+  key_inner_products_groups(tail, key.subspan(2 * parts * full * width), parts, width,
+                            c0.subspan(full), c1.subspan(full), q);
 }
 
 void add(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,

@@ -44,14 +44,6 @@ RnsBasis checked_cyclotomic_basis(std::size_t m, std::span<const std::uint64_t> 
                            " must be odd in [3, " + std::to_string(PowerfulNtt::kMaxM) +
                            "] (powers of two: create(N, primes) for x^N + 1, m = 2N)");
   }
-  const std::uint64_t phi = euler_phi(m);
-  if (phi % 8 != 0) {
-    // The key-switching kernels and the packed key layout work in groups of 8 words per limb.
-    throw InvalidParameter("RingContext: m = " + std::to_string(m) +
-                           " has phi(m) = " + std::to_string(phi) +
-                           ", not a multiple of 8 (the key-switching kernels take limbs in "
-                           "groups of 8 words); choose an m with 8 | phi(m)");
-  }
   if (primes.empty()) throw InvalidParameter("RingContext: the basis needs at least one prime");
   for (std::size_t i = 0; i < primes.size(); ++i) {
     if (primes[i] < 2 || primes[i] % m != 1) {

@@ -27,6 +27,17 @@ std::uint64_t get(const std::uint8_t* p, std::size_t w) {
   return x;
 }
 
+/// The word index of coefficient i of half `half` of part j within a limb: whole groups of G
+/// words first, then the last n mod G words as one group of that size (n not a multiple of 8:
+/// rings Φ_m with odd m).
+std::size_t packed_word(std::size_t i, std::size_t n, std::size_t group, std::size_t count,
+                        std::size_t j, std::size_t half) {
+  const std::size_t full = n - n % group;
+  if (i < full) return ((i / group) * 2 * count + 2 * j + half) * group + i % group;
+  const std::size_t rest = n - full;
+  return full * 2 * count + (2 * j + half) * rest + (i - full);
+}
+
 }  // namespace
 
 KeySwitchParts::KeySwitchParts(std::shared_ptr<const RingContext> ring, std::size_t count)
@@ -143,8 +154,7 @@ RnsPoly KeySwitchParts::part(std::size_t j, std::size_t half) const {
     const std::size_t w = width_[t];
     std::uint64_t* dst = p.limb(t).data();
     for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t g = i / group_;
-      const std::size_t word = (g * 2 * count_ + 2 * j + half) * group_ + i % group_;
+      const std::size_t word = packed_word(i, n, group_, count_, j, half);
       dst[i] = get(bytes + offset_[t] + word * w, w);
     }
   }
@@ -178,8 +188,7 @@ void KeySwitchParts::set(std::size_t j, const RnsPoly& b, const RnsPoly& a) {
                                  " of limb " + std::to_string(t) +
                                  " is not below q = " + std::to_string(q));
         }
-        const std::size_t g = i / group_;
-        const std::size_t word = (g * 2 * count_ + 2 * j + half) * group_ + i % group_;
+        const std::size_t word = packed_word(i, n, group_, count_, j, half);
         put(bytes + offset_[t] + word * w, src[i], w);
       }
     }

@@ -327,7 +327,8 @@ TEST_F(ElementwisePaths, LiftCentredEqualsTheReference) {
 
 /// The interleaved key of vec::key_inner_products, built from separate rows by the layout's
 /// definition: group g of G = min(8, n) residues holds b_0, a_0, b_1, a_1, … side by side, each
-/// residue `width` little-endian bytes.
+/// residue `width` little-endian bytes; when G does not divide n, the last n mod G residues form
+/// one final group of that size.
 std::vector<std::uint8_t> interleave(const std::vector<std::vector<u64>>& b,
                                      const std::vector<std::vector<u64>>& a, std::size_t n,
                                      std::size_t width) {
@@ -338,7 +339,11 @@ std::vector<std::uint8_t> interleave(const std::vector<std::vector<u64>>& b,
     for (std::size_t j = 0; j < parts; ++j) {
       for (std::size_t h = 0; h < 2; ++h) {
         const u64 x = (h == 0 ? b : a)[j][i];
-        const std::size_t word = ((i / group) * 2 * parts + 2 * j + h) * group + i % group;
+        const std::size_t full = n - n % group;
+        const std::size_t rest = n - full;
+        const std::size_t word = i < full
+                                     ? ((i / group) * 2 * parts + 2 * j + h) * group + i % group
+                                     : full * 2 * parts + (2 * j + h) * rest + (i - full);
         for (std::size_t byte = 0; byte < width; ++byte) {
           key[word * width + byte] = static_cast<std::uint8_t>(x >> (8 * byte));
         }
@@ -349,6 +354,7 @@ std::vector<std::uint8_t> interleave(const std::vector<std::vector<u64>>& b,
 }
 
 /// Key-switching inner products against per-word double-word sums: every group width (n < 8),
+/// n not a multiple of 8 (a final smaller group),
 /// fewer terms than parts (lower levels), one term, more terms than the lazy IFMA sums hold, and
 /// every residue width from the narrowest that holds q to 8 bytes.
 TEST_F(ElementwisePaths, KeyInnerProductsEqualTheReference) {
@@ -358,7 +364,8 @@ TEST_F(ElementwisePaths, KeyInnerProductsEqualTheReference) {
   };
   std::vector<Shape> shapes;
   for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8},
-                        std::size_t{24}, std::size_t{2048}}) {
+                        std::size_t{24}, std::size_t{2048}, std::size_t{13}, std::size_t{30},
+                        std::size_t{8190}}) {  // 8190 = φ(8191): a tail of 6
     for (std::size_t parts : {std::size_t{1}, std::size_t{3}, std::size_t{9}}) {
       for (std::size_t terms : {std::size_t{1}, parts - 1, parts}) {
         if (terms >= 1) shapes.push_back({parts, terms, n});
@@ -515,12 +522,13 @@ TEST(ElementwiseChecks, RejectsBadLiftsAndInnerProducts) {
   EXPECT_THROW(vec::key_inner_products(terms, key, 1, 0, o0, o1, q), InvalidParameter);
   std::vector<u64> t12(12, 1), key12(24, 1), o12a(12), o12b(12);
   const std::vector<const u64*> terms12 = {t12.data()};
-  EXPECT_THROW(
-      vec::key_inner_products(
-          terms12,
-          std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(key12.data()), 192),
-          1, 8, o12a, o12b, q),
-      InvalidParameter);  // 12 residues: not a multiple of 8
+  // 12 residues: a group of 8 and a final group of 4 (rings Φ_m with 8 ∤ φ(m)); the values are
+  // checked in KeyInnerProductsEqualTheReference.
+  EXPECT_NO_THROW(vec::key_inner_products(
+      terms12,
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(key12.data()), 192), 1, 8,
+      o12a, o12b, q));
+  EXPECT_EQ(o12a, std::vector<u64>(12, 1));  // 1·1 mod 97, every residue
   EXPECT_THROW(vec::key_inner_products(terms, key, 1, 8, o0, o0, q), InvalidParameter);  // c1 = c0
   std::vector<u64> o_short(4);
   EXPECT_THROW(vec::key_inner_products(terms, key, 1, 8, o0, o_short, q), InvalidParameter);

@@ -65,9 +65,8 @@ TEST(RingCyclotomic, ShapeAndRefusals) {
   const auto primes = powerful_ntt_primes(4369, 50, 1);
   expect_message([&] { (void)RingContext::create_cyclotomic(4368, primes); }, "must be odd");
   expect_message([&] { (void)RingContext::create_cyclotomic(1, primes); }, "must be odd");
-  expect_message(
-      [&] { (void)RingContext::create_cyclotomic(8191, powerful_ntt_primes(8191, 50, 1)); },
-      "phi(m) = 8190");
+  // φ(8191) = 8190: rings whose limbs are not a multiple of 8 words are served.
+  EXPECT_EQ(RingContext::create_cyclotomic(8191, powerful_ntt_primes(8191, 50, 1))->n(), 8190U);
   expect_message([&] { (void)RingContext::create_cyclotomic(4369, std::vector<u64>{}); },
                  "at least one prime");
   expect_message(

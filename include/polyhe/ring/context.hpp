@@ -59,8 +59,7 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
     return create(n, std::span<const std::uint64_t>(primes));
   }
 
-  /// Odd m in [3, PowerfulNtt::kMaxM] with 8 | φ(m) (the key-switching kernels' groups of 8
-  /// words; InvalidParameter otherwise, e.g. for the prime 8191); every prime ≡ 1 mod m, as
+  /// Odd m in [3, PowerfulNtt::kMaxM] (InvalidParameter otherwise); every prime ≡ 1 mod m, as
   /// RnsBasis requires, and with a transform of each of m's prime-power lengths mod it (the
   /// planner's message otherwise). Builds the PowerfulNtt of every prime.
   static std::shared_ptr<const RingContext> create_cyclotomic(

@@ -22,6 +22,8 @@ namespace polyhe {
 /// residue mod q_t takes only the w_t = ⌈len(q_t − 1)/8⌉ bytes it needs (little-endian; 5 for a
 /// 40-bit prime). Word r of group g of half h (0 = b, 1 = a) of part j in limb t starts at byte
 ///   offset(t) + ((g·2·count + 2·j + h)·G + r)·w_t,   offset(t) = Σ_{t' < t} 2·count·N·w_t'.
+/// When G does not divide N (φ(m) for some odd m), the last N mod G words of a limb form one
+/// final group of that size, in the same order.
 /// Read this way the key is one sequential stream, as short as the primes allow: the inner product
 /// runs at the memory's speed, 2–3× faster than over 2·count separate rows of 64-bit words
 /// (perf.md §8), and a key of 40-bit primes takes 5/8 of the memory. b(j) and a(j) rebuild the
