@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ make pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libgmp-dev libsodium-dev
+  nlohmann-json3-dev libcli11-dev libgmp-dev libsodium-dev libflint-dev
 )
 
 missing=()

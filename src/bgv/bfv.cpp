@@ -177,11 +177,18 @@ std::size_t Context::n() const {
   return params_->n();
 }
 
+const SlotEncoder& Context::slot_encoder() const {
+  if (params_->power_of_two()) {
+    throw InvalidParameter("slot_encoder: the ring is x^N + 1; its slots are batch_encoder()'s");
+  }
+  std::call_once(slots_once_, [&] { slots_ = SlotEncoder::create(params_->m(), t_.value()); });
+  return *slots_;
+}
+
 const BatchEncoder& Context::batch_encoder() const {
   if (!params_->power_of_two()) {
     throw InvalidParameter("batch_encoder: the ring is Phi_" + std::to_string(params_->m()) +
-                           " (odd m); its slots (GF(t^d), d = ord_m(t)) are not provided yet: "
-                           "encode powerful-basis coordinates with the coefficient encoder");
+                           " (odd m); its slots of GF(t^d), d = ord_m(t), are slot_encoder()'s");
   }
   if (!batch_) check_batching(t_.value(), params_->n());  // throws, naming t and 2N
   return *batch_;

@@ -7,7 +7,9 @@
 #include <numeric>
 #include <sstream>
 
+#include "polyhe/arith/primes.hpp"
 #include "polyhe/bgv/encoder.hpp"
+#include "polyhe/bgv/slots.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/ntt/cyclic/powerful.hpp"
@@ -131,6 +133,8 @@ void parse_odd_m_ops(const BenchIntegerArgs& args, IntegerScheme scheme, BenchIn
   }
   c.galois_element = 2;
   c.slot_degree = order_mod(args.plain_modulus, args.m);
+  c.slots = is_prime(args.plain_modulus) && args.plain_modulus < (std::uint64_t{1} << 62) &&
+            c.slot_degree <= bgv::SlotEncoder::kMaxSlotDegree;
 }
 
 /// mod_switch drops q_L, so it needs L ≥ 1: an error when asked for by --ops, skipped otherwise.
@@ -257,7 +261,7 @@ std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameter
   j["special"] = bit_sizes(params.p_primes());
   j["dnum"] = params.dnum();
   j["plain_modulus"] = config.plain_modulus;
-  j["encoder"] = config.batching ? "batch" : "coefficient";
+  j["encoder"] = config.batching ? "batch" : config.slots ? "slots" : "coefficient";
   j["log_qp"] = params.log_qp();
   if (!params.power_of_two()) {
     j["m"] = params.m();
@@ -298,8 +302,9 @@ std::string integer_parameters_line(const BenchIntegerConfig& config,
   if (config.batching) {
     s << "batching: 2 × " << params.n() / 2 << " slots";
   } else if (config.slot_degree != 0) {
-    s << "the coefficient encoder; Phi_m mod t: " << params.n() / config.slot_degree
-      << " factors of degree d = " << config.slot_degree;
+    s << (config.slots ? "slots: " : "the coefficient encoder; Phi_m mod t: ")
+      << params.n() / config.slot_degree << " factors of degree d = " << config.slot_degree;
+    if (config.slots) s << ", " << params.n() / config.slot_degree << " slots of GF(t^d)";
   } else {
     s << "no batching: the coefficient encoder";
   }

@@ -70,9 +70,12 @@ struct BenchIntegerConfig {
   /// Odd m: "rotate" is the key-switched automorphism X → X^galois_element (2: the first unit);
   /// slots of Φ_m are not encoded yet, so no step. 0 for x^N + 1.
   std::uint64_t galois_element = 0;
-  /// Odd m: the slot structure of Φ_m mod t, d = ord_m(t) and φ(m)/d slots (reported, not yet
-  /// encoded). 0 for x^N + 1.
+  /// Odd m: the slot structure of Φ_m mod t, d = ord_m(t) and φ(m)/d slots of GF(t^d). 0 for
+  /// x^N + 1.
   std::uint64_t slot_degree = 0;
+  /// Odd m, t prime, d ≤ SlotEncoder::kMaxSlotDegree: values are encoded into the slots
+  /// (φ(m)/d slots of d coefficients each); otherwise the coefficient encoder.
+  bool slots = false;
   unsigned threads = 1;
   TimingOptions timing;
   BenchBackend backend;  // where the ciphertexts live and the ops run

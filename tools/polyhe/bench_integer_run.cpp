@@ -67,18 +67,25 @@ bool contains(std::span<const IntegerOp> ops, IntegerOp op) {
 /// The context's encoder (batch or coefficient) behind one interface: N values ↔ N coefficients.
 class ValueEncoder {
  public:
-  explicit ValueEncoder(const bgv::Context& ctx)
+  ValueEncoder(const bgv::Context& ctx, bool slots)
       : batch_(ctx.batching() ? &ctx.batch_encoder() : nullptr),
+        slots_(slots ? &ctx.slot_encoder() : nullptr),
         coeff_(&ctx.coefficient_encoder()) {}
   void encode(std::span<const std::uint64_t> values, std::span<std::uint64_t> out) const {
-    if (batch_ != nullptr) {
+    if (slots_ != nullptr) {
+      const auto coords = slots_->encode(values);
+      std::copy(coords.begin(), coords.end(), out.begin());
+    } else if (batch_ != nullptr) {
       batch_->encode(values, out);
     } else {
       coeff_->encode(values, out);
     }
   }
   void decode(std::span<const std::uint64_t> coeffs, std::span<std::uint64_t> out) const {
-    if (batch_ != nullptr) {
+    if (slots_ != nullptr) {
+      const auto values = slots_->decode(coeffs);
+      std::copy(values.begin(), values.end(), out.begin());
+    } else if (batch_ != nullptr) {
       batch_->decode(coeffs, out);
     } else {
       coeff_->decode(coeffs, out);
@@ -87,6 +94,7 @@ class ValueEncoder {
 
  private:
   const bgv::BatchEncoder* batch_;
+  const bgv::SlotEncoder* slots_;  // odd m with slots
   const bgv::CoefficientEncoder* coeff_;
 };
 
@@ -202,7 +210,7 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
   const rlwe::ParametersPtr& params = ctx->params();
   const std::size_t top = params->max_level();
   const std::size_t n = ctx->n();
-  const ValueEncoder encoder(*ctx);
+  const ValueEncoder encoder(*ctx, config.slots);
   InputRng rng(os_seed());
 
   // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate;

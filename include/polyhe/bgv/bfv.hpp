@@ -16,11 +16,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "polyhe/bgv/encoder.hpp"
+#include "polyhe/bgv/slots.hpp"
 #include "polyhe/ring/context.hpp"
 #include "polyhe/rlwe/ciphertext.hpp"
 #include "polyhe/rlwe/encryption.hpp"
@@ -52,13 +54,16 @@ class Context {
   [[nodiscard]] const rlwe::ParametersPtr& params() const { return params_; }
   [[nodiscard]] std::size_t n() const;
   [[nodiscard]] const PlaintextModulus& t() const { return t_; }
-  /// Batching: slots of x^N + 1 with t ≡ 1 mod 2N. Never for odd m (Φ_m's slots in GF(t^d) are
-  /// not provided yet: plaintexts are powerful-basis coordinates through the coefficient
-  /// encoder).
+  /// Batching: slots of x^N + 1 with t ≡ 1 mod 2N. Never for odd m: Φ_m's slots in GF(t^d) are
+  /// slot_encoder()'s, and plaintexts are powerful-basis coordinates.
   [[nodiscard]] bool batching() const { return batch_.has_value(); }
   /// InvalidParameter naming t and 2N when t does not support batching (or the ring is Φ_m).
   [[nodiscard]] const BatchEncoder& batch_encoder() const;
   [[nodiscard]] const CoefficientEncoder& coefficient_encoder() const { return coeff_; }
+  /// Odd m: the slots of Z_t[X]/Φ_m in GF(t^d) (bgv/slots.hpp), built on first use (once,
+  /// thread-safe). InvalidParameter for x^N + 1 (its slots are batch_encoder()'s) or a t that
+  /// SlotEncoder refuses (not prime, order above its limit), naming the rule.
+  [[nodiscard]] const SlotEncoder& slot_encoder() const;
 
   /// BFV's tables at level l (0 ≤ l ≤ L): Δ_l = ⌊Q_l/t⌋ mod q_i, r_l = Q_l mod t, decryption
   /// rounding, and the HPS multiplication machinery over the first `aux` primes of R (x^N + 1
@@ -85,6 +90,8 @@ class Context {
   PlaintextModulus t_;
   CoefficientEncoder coeff_;
   std::optional<BatchEncoder> batch_;
+  mutable std::once_flag slots_once_;
+  mutable std::shared_ptr<const SlotEncoder> slots_;
   std::shared_ptr<const RingContext> aux_ring_;
   std::vector<Level> levels_;
 };

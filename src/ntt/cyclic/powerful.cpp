@@ -64,6 +64,69 @@ std::vector<u64> powerful_exponents(u64 m) {
   return out;
 }
 
+std::vector<u64> power_to_powerful(u64 m, std::span<const u64> power, u64 t) {
+  const auto factors = prime_power_factors(m);
+  const u64 phi = euler_phi(m);
+  if (m < 3 || m % 2 == 0 || power.size() != phi) {
+    throw InvalidParameter("power_to_powerful: " + std::to_string(power.size()) +
+                           " coefficients for m = " + std::to_string(m) +
+                           " (odd m >= 3 with phi(m) = " + std::to_string(phi) + " coefficients)");
+  }
+  // A grid of Π m_i = m cells, row-major over the factors: cell Σ c_i·S_i holds Π x_i^(c_i).
+  const std::size_t r = factors.size();
+  std::vector<u64> grid_stride(r), inv(r), phis(r), primes(r);
+  u64 stride = m;
+  for (std::size_t i = 0; i < r; ++i) {
+    stride /= factors[i];
+    grid_stride[i] = stride;
+    const u64 cofactor = m / factors[i];
+    inv[i] = factors[i] == 1 ? 0 : inverse_mod(cofactor % factors[i], factors[i]);
+    phis[i] = euler_phi(factors[i]);
+    primes[i] = prime_factors(factors[i]).front();
+  }
+  std::vector<u64> grid(m, 0);
+  for (u64 k = 0; k < phi; ++k) {
+    u64 cell = 0;
+    for (std::size_t i = 0; i < r; ++i)
+      cell += (k % factors[i]) * inv[i] % factors[i] * grid_stride[i];
+    grid[cell] = power[k] % t;
+  }
+  // Along each dimension: x^((p−1)·P + c) = −Σ_(j<p−1) x^(j·P + c).
+  for (std::size_t i = 0; i < r; ++i) {
+    const u64 mi = factors[i];
+    const u64 big_p = mi / primes[i];
+    const u64 block = mi * grid_stride[i];
+    for (u64 outer = 0; outer < m; outer += block) {
+      for (u64 inner = 0; inner < grid_stride[i]; ++inner) {
+        u64* const row = grid.data() + outer + inner;
+        for (u64 c = 0; c < big_p; ++c) {
+          const u64 top = row[((primes[i] - 1) * big_p + c) * grid_stride[i]];
+          if (top == 0) continue;
+          row[((primes[i] - 1) * big_p + c) * grid_stride[i]] = 0;
+          for (u64 j = 0; j + 1 < primes[i]; ++j) {
+            u64& x = row[(j * big_p + c) * grid_stride[i]];
+            x = x >= top ? x - top : x + t - top;
+          }
+        }
+      }
+    }
+  }
+  // The cells with every c_i < φ(m_i), in the powerful layout's row-major order.
+  std::vector<u64> out;
+  out.reserve(phi);
+  std::vector<u64> digit(r, 0);
+  for (u64 j = 0; j < phi; ++j) {
+    u64 cell = 0;
+    for (std::size_t i = 0; i < r; ++i) cell += digit[i] * grid_stride[i];
+    out.push_back(grid[cell]);
+    for (std::size_t i = r; i-- > 0;) {
+      if (++digit[i] < phis[i]) break;
+      digit[i] = 0;
+    }
+  }
+  return out;
+}
+
 u64 powerful_ntt_modulus(u64 m) {
   u64 l = m;
   std::vector<u64> pending = prime_factors(m);

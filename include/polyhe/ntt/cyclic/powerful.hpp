@@ -36,6 +36,14 @@ std::uint64_t euler_phi(std::uint64_t m);
 /// Used to move between the powerful and the power basis (tests, plaintext maps).
 std::vector<std::uint64_t> powerful_exponents(std::uint64_t m);
 
+/// Power-basis coefficients of an element of Z_t[X]/Φ_m (φ(m) values, each < t, for any t ≥ 2)
+/// → its powerful-basis coordinates mod t: X^k = Π_i x_i^(c_i) with c_i = k·(m/m_i)^−1 mod m_i,
+/// and x_i^c for c ≥ φ(m_i) reduced by Φ_(m_i)(x_i) = Σ_(c<p) x_i^(c·p^(e−1)). The inverse of
+/// "scatter to powerful_exponents, reduce mod Φ_m". Odd m ≥ 3; InvalidParameter on a wrong
+/// length.
+std::vector<std::uint64_t> power_to_powerful(std::uint64_t m, std::span<const std::uint64_t> power,
+                                             std::uint64_t t);
+
 /// The modulus L that makes every transform of PowerfulNtt exist without padding: m, and for
 /// each prime p > 5 dividing m the length p − 1 of its Rader convolution, recursively for the
 /// primes above 5 of p − 1 (lcm of all). Every prime q ≡ 1 mod L serves m.

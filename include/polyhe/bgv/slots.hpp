@@ -1,0 +1,107 @@
+// SlotEncoder: the plaintext slots of BGV over Z_t[X]/Φ_m(X) for odd m and a prime t ∤ m, as
+// HElib has them. Φ_m splits mod t into k = φ(m)/d irreducible factors of degree d = ord_m(t),
+// and Z_t[X]/Φ_m ≅ GF(t^d)^k (CRT): k slots, each an element of the field E = GF(t^d).
+//
+// Concretely (Halevi–Shoup, "Algorithms in HElib", §2): E = Z_t[Y]/G(Y) for a fixed irreducible G
+// of degree d (field_modulus()); ζ ∈ E a primitive m-th root of unity; representatives h_i of the
+// k cosets of the subgroup <t> of Z_m^*, arranged as a hypercube h = g_1^(e_1)·…·g_r^(e_r)
+// (generators(), orders(); slot index row-major over (e_1, …, e_r), e_1 outermost). Slot i of a is
+// a(ζ^(h_i)) ∈ E; the factor of Φ_m it belongs to is the minimal polynomial F_i of ζ^(h_i).
+//
+// An automorphism σ_g: X → X^g (g ∈ Z_m^*) moves slots: with g·h_i = h_j·t^e (mod m), slot i of
+// σ_g(a) is Frob^e(slot j of a), Frob(y) = y^t (automorphism_action). Along a hypercube
+// dimension, σ_(g_r) rotates the slots by one step (with Frobenius and carries where the
+// dimension wraps, exactly as automorphism_action says).
+//
+// The factors are the minimal polynomials of the roots, computed in E with FLINT's finite-field
+// arithmetic; their product is checked against Φ_m mod t when the encoder is built, and the tests
+// compare them with FLINT's own factorisation (nmod_poly_factor_equal_deg). Encoding solves a
+// d×d system per slot and combines the slots by a CRT tree; decoding reduces by a remainder tree
+// and evaluates at ζ^(h_i). Plaintexts are powerful-basis coordinates (RingContext), converted to
+// and from the power basis on the way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace polyhe::bgv {
+
+class SlotEncoder {
+ public:
+  using u64 = std::uint64_t;
+
+  /// The largest slot degree served: encoding keeps a d×d matrix per slot (φ(m)·d words).
+  static constexpr std::size_t kMaxSlotDegree = 64;
+
+  /// Odd m in [3, 2^17], t a prime below 2^62 with gcd(t, m) = 1 and ord_m(t) ≤ kMaxSlotDegree
+  /// (InvalidParameter naming the value and the rule otherwise). Builds the field, the
+  /// hypercube, the factors and the trees.
+  static std::shared_ptr<const SlotEncoder> create(std::size_t m, u64 t);
+
+  ~SlotEncoder();
+  SlotEncoder(const SlotEncoder&) = delete;
+  SlotEncoder& operator=(const SlotEncoder&) = delete;
+
+  [[nodiscard]] std::size_t m() const { return m_; }
+  [[nodiscard]] u64 t() const { return t_; }
+  /// φ(m): the plaintext's coordinates.
+  [[nodiscard]] std::size_t degree() const { return phi_; }
+  /// d = ord_m(t): the degree of E = GF(t^d) and of every factor of Φ_m mod t.
+  [[nodiscard]] std::size_t slot_degree() const { return d_; }
+  /// k = φ(m)/d.
+  [[nodiscard]] std::size_t slot_count() const { return k_; }
+  /// G's d + 1 coefficients, lowest degree first (monic): E = Z_t[Y]/G(Y).
+  [[nodiscard]] std::span<const u64> field_modulus() const { return field_modulus_; }
+  /// ζ's d coefficients in E.
+  [[nodiscard]] std::span<const u64> zeta() const { return zeta_; }
+  /// The representative h_i of every slot (an element of Z_m^*).
+  [[nodiscard]] std::span<const std::size_t> representatives() const { return reps_; }
+  /// The hypercube: generators g_r of Z_m^*/<t> and their orders there.
+  [[nodiscard]] std::span<const std::size_t> generators() const { return generators_; }
+  [[nodiscard]] std::span<const std::size_t> orders() const { return orders_; }
+  /// F_i's d + 1 coefficients (monic), lowest degree first.
+  [[nodiscard]] std::vector<u64> factor(std::size_t slot) const;
+
+  /// k slot values (slot i's d coefficients in E at [i·d, (i+1)·d), each < t) → the φ(m)
+  /// powerful-basis coordinates of the plaintext, in [0, t). InvalidParameter on a wrong length
+  /// or a value ≥ t (naming its index).
+  [[nodiscard]] std::vector<u64> encode(std::span<const u64> slots) const;
+  /// The inverse: φ(m) coordinates (each < t, checked) → the k·d slot coefficients.
+  [[nodiscard]] std::vector<u64> decode(std::span<const u64> coordinates) const;
+
+  /// Where σ_g takes each slot from: slot i of σ_g(a) is Frob^frobenius(slot `source` of a).
+  struct SlotMove {
+    std::size_t source;
+    std::size_t frobenius;  // in [0, d)
+  };
+  /// g a unit mod m (InvalidParameter otherwise).
+  [[nodiscard]] std::vector<SlotMove> automorphism_action(u64 g) const;
+  /// Frob^e of one slot value (d coefficients, each < t; checked).
+  [[nodiscard]] std::vector<u64> frobenius(std::span<const u64> value, std::size_t e) const;
+  /// The product of two slot values in E (the slot-wise product of plaintexts).
+  [[nodiscard]] std::vector<u64> multiply(std::span<const u64> x, std::span<const u64> y) const;
+
+ private:
+  struct Impl;
+  SlotEncoder(std::size_t m, u64 t);
+
+  std::size_t m_;
+  u64 t_;
+  std::size_t phi_ = 0;
+  std::size_t d_ = 0;
+  std::size_t k_ = 0;
+  std::vector<u64> field_modulus_;
+  std::vector<u64> zeta_;
+  std::vector<std::size_t> reps_;
+  std::vector<std::size_t> generators_;
+  std::vector<std::size_t> orders_;
+  std::vector<u64> exponents_;        // powerful_exponents(m)
+  std::vector<std::uint32_t> coset_;  // u ∈ Z_m^* → slot j with u ∈ h_j·<t> (m entries)
+  std::vector<std::uint32_t> coset_power_;  // … and e with u = h_j·t^e
+  std::unique_ptr<Impl> impl_;              // FLINT objects
+};
+
+}  // namespace polyhe::bgv
