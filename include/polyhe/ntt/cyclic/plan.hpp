@@ -77,6 +77,10 @@ class CyclicNttPlan {
   /// forward without the size check, with caller-provided scratch of at least scratch_size()
   /// words (internal: the composite plans run their sub-plans through it).
   virtual void forward_with(std::span<u64> a, std::span<u64> scratch) const = 0;
+  /// inverse without the size check, with scratch as forward_with. The default runs
+  /// forward_with, reverses a[1, n) and multiplies by 1/n; plans that fold those into their
+  /// last pass override it.
+  virtual void inverse_with(std::span<u64> a, std::span<u64> scratch) const;
 
  protected:
   CyclicNttPlan(std::size_t n, u64 q, u64 omega, Decomposition kind, std::size_t scratch);

@@ -1,0 +1,167 @@
+// The flattened PFA transform (fused.hpp): the tables, and the choice of kernel.
+#include "fused.hpp"
+
+#include <algorithm>
+
+#include "nodes.hpp"
+#include "polyhe/core/config.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "polyhe/ntt/cyclic/primes.hpp"
+
+namespace polyhe::cyclic {
+
+FusedTwiddle make_fused_twiddle(u64 w, u64 q) {
+  const ShoupOperand<u64> s = make_shoup<u64>(w, q);
+  return {s.w, s.w_shoup, s.w_shoup >> 32};
+}
+
+namespace {
+
+std::vector<FusedTwiddle> fused_powers(u64 omega, u64 q, std::size_t count) {
+  std::vector<FusedTwiddle> out(count);
+  u64 w = 1 % q;
+  for (auto& t : out) {
+    t = make_fused_twiddle(w, q);
+    w = mul_mod_slow(w, omega, q);
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> bit_reversal(std::size_t len) {
+  int log_len = 0;
+  while ((std::size_t{1} << log_len) < len) ++log_len;
+  std::vector<std::uint32_t> rev(len);
+  for (std::size_t i = 0; i < len; ++i) {
+    std::size_t r = 0;
+    for (int b = 0; b < log_len; ++b) r |= ((i >> b) & 1) << (log_len - 1 - b);
+    rev[i] = static_cast<std::uint32_t>(r);
+  }
+  return rev;
+}
+
+/// Stage tables of the radix-2 transform of length len by ω: [h − 1 + i] = (ω^(len/2h))^i.
+std::vector<FusedTwiddle> radix2_twiddles(std::size_t len, u64 omega, u64 q) {
+  std::vector<FusedTwiddle> out(len > 1 ? len - 1 : 0);
+  for (std::size_t h = 1; h < len; h <<= 1) {
+    const auto powers = fused_powers(pow_mod(omega, len / (2 * h), q), q, h);
+    std::copy(powers.begin(), powers.end(), out.begin() + static_cast<std::ptrdiff_t>(h - 1));
+  }
+  return out;
+}
+
+/// The axis of length p^e by ω_i, or nothing when it is not one of the three kinds.
+bool make_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv) {
+  ax.n = len;
+  if (is_power_of_two(len)) {
+    ax.kind = FusedAxis::Kind::radix2;
+    ax.len = len;
+    ax.order = bit_reversal(len);
+    ax.twiddles = radix2_twiddles(len, omega, q);
+    return true;
+  }
+  if (!is_prime(len)) return false;
+  constexpr std::size_t kDirectPrime = 5;  // as plan_automatic
+  if (len <= kDirectPrime) {
+    ax.kind = FusedAxis::Kind::direct;
+    ax.powers = fused_powers(omega, q, len);
+    return true;
+  }
+  const std::size_t L = len - 1;
+  if (!is_power_of_two(L) || (q - 1) % L != 0) return false;
+  ax.kind = FusedAxis::Kind::rader;
+  ax.len = L;
+  const u64 g = multiplicative_generator(len);
+  ax.order.resize(L);
+  u64 gi = 1;
+  for (std::size_t i = 0; i < L; ++i) {
+    ax.order[i] = static_cast<std::uint32_t>(gi);
+    gi = gi * g % len;
+  }
+  // b[l] = ω^(g^−l) = ω^(order[(L − l) mod L]); K = F(b)/L in bit-reversed order.
+  const PlanPtr conv = plan_convolution(L, q, "rader");
+  std::vector<u64> b(L);
+  for (std::size_t l = 0; l < L; ++l) b[l] = pow_mod(omega, ax.order[(L - l) % L], q);
+  const auto kernel = convolution_kernel(*conv, std::move(b));
+  ax.twiddles = radix2_twiddles(L, conv->omega(), q);
+  const auto rev = bit_reversal(L);
+  ax.kernel.resize(L);
+  ax.kernel_scaled.resize(L);
+  for (std::size_t i = 0; i < L; ++i) {
+    const u64 k = kernel[rev[i]].w;
+    ax.kernel[i] = make_fused_twiddle(k, q);
+    ax.kernel_scaled[i] = make_fused_twiddle(mul_mod_slow(k, n_inv, q), q);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 omega) {
+  std::vector<std::size_t> factors;
+  for (const u64 p : prime_factors(n)) {
+    std::size_t pe = 1;
+    while (n % (pe * p) == 0) pe *= static_cast<std::size_t>(p);
+    factors.push_back(pe);
+  }
+  if (factors.size() < 2) return nullptr;
+  const u64 n_inv = inverse_mod(n % q, q);
+  auto tb = std::make_shared<FusedTables>();
+  tb->n = n;
+  tb->q = q;
+  tb->n_inv = make_fused_twiddle(n_inv, q);
+  // The largest factor is the row axis; the others keep ascending order, the first fastest.
+  std::vector<FusedAxis> axes(factors.size());
+  std::vector<std::size_t> idempotents(factors.size());
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    const std::size_t ni = factors[i];
+    const std::size_t rest = n / ni;
+    idempotents[i] = rest * static_cast<std::size_t>(inverse_mod(rest % ni, ni)) % n;
+    if (!make_axis(axes[i], ni, q, pow_mod(omega, idempotents[i], q), n_inv)) return nullptr;
+  }
+  const std::size_t r = factors.size() - 1;  // prime_factors ascends: the largest is last
+  if (axes[r].kind == FusedAxis::Kind::direct) return nullptr;
+  constexpr std::size_t kW = FusedTables::kLanes;
+  const std::size_t nr = factors[r];
+  tb->rows = n / nr;
+  tb->padded_rows = (tb->rows + kW - 1) / kW * kW;
+  tb->pitch = (nr + kW - 1) / kW * kW;
+  std::size_t stride = 1;
+  std::size_t longest = nr;
+  for (std::size_t i = 0; i < r; ++i) {
+    axes[i].stride = stride;
+    stride *= factors[i];
+    longest = std::max(longest, factors[i]);
+  }
+  tb->work = longest * kW;
+  tb->last = std::move(axes[r]);
+  axes.pop_back();
+  tb->others = std::move(axes);
+
+  // Row c = Σ_i j_i·stride_i over the other axes; natural index Σ_i j_i·e_i mod n.
+  tb->in_map.resize(n);
+  tb->out_map.resize(n);
+  for (std::size_t c = 0; c < tb->rows; ++c) {
+    std::size_t base = 0;
+    for (std::size_t i = 0; i < r; ++i) {
+      const std::size_t digit = c / tb->others[i].stride % factors[i];
+      base = (base + digit * idempotents[i]) % n;
+    }
+    for (std::size_t j = 0; j < nr; ++j) {
+      const std::size_t natural = (base + j * idempotents[r]) % n;
+      tb->in_map[c * nr + j] = static_cast<std::uint32_t>(natural);
+      tb->out_map[natural] = static_cast<std::uint32_t>((c / kW) * kW * nr + j * kW + c % kW);
+    }
+  }
+  return tb;
+}
+
+void run_fused(const FusedTables& tables, std::span<u64> a, std::span<u64> scratch, bool inverse) {
+  POLYHE_DEBUG_ASSERT(a.size() == tables.n && scratch.size() >= tables.scratch_words());
+  FusedKernel kernel = fused_kernel_scalar();
+  if (cpu_path() >= CpuPath::avx512) {
+    if (const FusedKernel k = fused_kernel_avx512()) kernel = k;
+  }
+  kernel(tables, a.data(), scratch.data(), inverse);
+}
+
+}  // namespace polyhe::cyclic

@@ -1,0 +1,89 @@
+// The flattened prime-factor NTT (internal): a PFA tree whose leaves are small direct DFTs,
+// radix-2 transforms and Rader transforms over a power-of-two convolution, run as one
+// d-dimensional transform with eight columns per step (papers/pfa-rader-ntt-bgv.txt,
+// "Combining Permutations": one CRT map per direction instead of one permutation per node).
+//
+// n = n_0·…·n_(d−1), pairwise coprime. Index j ↔ (j_0, …, j_(d−1)) = (j mod n_i)_i on both sides;
+// with e_i the CRT idempotent (e_i ≡ 1 mod n_i, ≡ 0 mod n/n_i), ω^(jk) = Π_i (ω^(e_i))^(j_i·k_i),
+// so the transform is the product of the one-dimensional transforms of length n_i by ω_i = ω^(e_i)
+// along each axis, with no twiddle factors between them.
+//
+// Layout. The last axis R (the largest factor, a Rader or radix-2 axis) is the row: the input map
+// writes row c (the mixed-radix index of the other axes, M = n/n_R rows) at buf[c·P, c·P + n_R),
+// P = n_R rounded up to 8 words. The other axes are transformed in place, eight consecutive
+// words of a row per step (their columns lie side by side). The last axis is then transformed
+// eight rows at a time: the rows are read transposed (lane l from row 8b + l) and the results
+// written lane-interleaved in place, out[(8b)·n_R + 8·k + l], which never overtakes a row still
+// to be read. The output map reads the natural order from there. Padding words and rows (up to
+// a multiple of 8) are zeroed and carried along; no output reads them.
+//
+// Ranges follow Harvey's lazy butterflies: every pass takes [0, q) and returns [0, q).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace polyhe::cyclic {
+
+/// A constant ω < q with ω' = ⌊ω·2^64/q⌋ and ω' >> 32 (the AVX-512 products read both halves).
+struct FusedTwiddle {
+  std::uint64_t w;
+  std::uint64_t shoup;
+  std::uint64_t shoup_hi;
+};
+
+FusedTwiddle make_fused_twiddle(std::uint64_t w, std::uint64_t q);
+
+struct FusedAxis {
+  enum class Kind { direct, radix2, rader };
+  Kind kind = Kind::direct;
+  std::size_t n = 0;                 // the axis length n_i
+  std::size_t len = 0;               // radix-2 length: n (radix2) or n − 1 (rader); 0 for direct
+  std::size_t stride = 0;            // rows between consecutive elements (other axes only)
+  std::vector<FusedTwiddle> powers;  // direct: ω_i^e, e < n
+  std::vector<std::uint32_t> order;  // rader: g^i mod n; radix2: bit-reverse of i
+  std::vector<FusedTwiddle> twiddles;       // radix-2 stage tables, [h − 1 + i] = ω_(2h)^i
+  std::vector<FusedTwiddle> kernel;         // rader: F(b)/len in bit-reversed order
+  std::vector<FusedTwiddle> kernel_scaled;  // the same times 1/n (last axis of the inverse)
+};
+
+struct FusedTables {
+  static constexpr std::size_t kLanes = 8;
+  std::size_t n = 0;
+  std::uint64_t q = 0;
+  std::size_t rows = 0;         // M = n / n_R
+  std::size_t padded_rows = 0;  // M rounded up to kLanes
+  std::size_t pitch = 0;        // P = n_R rounded up to kLanes
+  std::size_t work = 0;         // words of per-column work space (kLanes per element)
+  std::vector<FusedAxis> others;
+  FusedAxis last;
+  FusedTwiddle n_inv{};
+  std::vector<std::uint32_t> in_map;   // [c·n_R + j_R] → natural index
+  std::vector<std::uint32_t> out_map;  // natural index → position in the lane-interleaved output
+
+  /// Words of scratch, the 64-byte alignment slack included.
+  [[nodiscard]] std::size_t scratch_words() const { return padded_rows * pitch + work + kLanes; }
+};
+
+/// The tables when every prime-power factor of n is a prime ≤ 5, a power of two, or a prime p > 5
+/// with p − 1 a power of two and q ≡ 1 mod p − 1, n has at least two such factors and the largest
+/// is not direct; nullptr otherwise (the PFA tree then runs node by node).
+std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, std::uint64_t q,
+                                                     std::uint64_t omega);
+
+/// Forward (inverse = false) or inverse transform of a (length n, values in [0, q)) in place,
+/// with scratch of at least tables.scratch_words() words. Dispatches on cpu_path().
+void run_fused(const FusedTables& tables, std::span<std::uint64_t> a,
+               std::span<std::uint64_t> scratch, bool inverse);
+
+/// The kernels behind run_fused, one per path (tests call each directly). The AVX-512 one is
+/// nullptr when this build did not compile it.
+using FusedKernel = void (*)(const FusedTables&, std::uint64_t* a, std::uint64_t* buf,
+                             bool inverse);
+FusedKernel fused_kernel_scalar();
+FusedKernel fused_kernel_avx512();
+
+}  // namespace polyhe::cyclic
