@@ -62,8 +62,21 @@ bool make_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv) {
   if (!is_prime(len)) return false;
   constexpr std::size_t kDirectPrime = 5;  // as plan_automatic
   if (len <= kDirectPrime) {
+    // The symmetric tables of direct_odd: (ω^(jk) ± ω^(−jk))/2 for j, k in [1, H].
     ax.kind = FusedAxis::Kind::direct;
-    ax.powers = fused_powers(omega, q, len);
+    const std::size_t half = (len - 1) / 2;
+    const u64 two_inv = (q + 1) / 2;
+    ax.powers.resize(2 * half * half);
+    for (std::size_t j = 1; j <= half; ++j) {
+      for (std::size_t k = 1; k <= half; ++k) {
+        const u64 plus = pow_mod(omega, j * k % len, q);
+        const u64 minus = pow_mod(omega, len - j * k % len, q);
+        const std::size_t at = (j - 1) * half + (k - 1);
+        ax.powers[at] = make_fused_twiddle(mul_mod_slow((plus + minus) % q, two_inv, q), q);
+        ax.powers[half * half + at] =
+            make_fused_twiddle(mul_mod_slow((plus + q - minus) % q, two_inv, q), q);
+      }
+    }
     return true;
   }
   const std::size_t L = len - 1;
@@ -132,7 +145,7 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 o
     stride *= factors[i];
     longest = std::max(longest, factors[i]);
   }
-  tb->work = longest * kW;
+  tb->work = (tb->pitch + longest) * kW;  // the last axis's transposed rows, then its work
   tb->last = std::move(axes[r]);
   axes.pop_back();
   tb->others = std::move(axes);

@@ -57,7 +57,7 @@ struct FusedTables {
   std::size_t rows = 0;         // M = n / n_R
   std::size_t padded_rows = 0;  // M rounded up to kLanes
   std::size_t pitch = 0;        // P = n_R rounded up to kLanes
-  std::size_t work = 0;         // words of per-column work space (kLanes per element)
+  std::size_t work = 0;         // words of work space: transposed rows, column work
   std::vector<FusedAxis> others;
   FusedAxis last;
   FusedTwiddle n_inv{};

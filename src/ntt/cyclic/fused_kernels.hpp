@@ -6,7 +6,9 @@
 //
 // The policy provides, with c its lazy bound (2q, or 4q when q < 2^61 on AVX-512):
 //   V load(const u64*), store(u64*, V)            eight consecutive words
-//   V gather(const u64* p, std::size_t pitch)     lane l from p[l·pitch]
+//   transpose8(const u64* in, pitch, u64* out)    out[i·8 + l] = in[l·pitch + i], i, l < 8
+//   permute_in, permute_out                        the two maps (permute_*_plain below)
+//   V sub(V, V), V modulus(), V bound()            plain difference; q and c in every lane
 //   V mul(V a, const FusedTwiddle&)               a·ω mod q in [0, c), any a < 2^64
 //   ct(x, y, w), ct1(x, y)                         (x, y) ← (x + ω·y, x − ω·y): [0, 2c) → [0, 2c)
 //   gs(x, y, w), gs1(x, y)                         (x, y) ← (x + y, (x − y)·ω):  [0, c) → [0, c)
@@ -18,6 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 #include "fused.hpp"
 
@@ -27,50 +31,195 @@ namespace {  // NOLINT(cert-dcl59-cpp, google-build-namespaces): see the file co
 using u64 = std::uint64_t;
 constexpr std::size_t kW = FusedTables::kLanes;
 
-/// Radix-2 forward transform of w[0, len) by Gentleman–Sande: natural order in, bit-reversed
-/// out; [0, c) → [0, c).
-template <class Ops, class V>
-inline void dif(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
-  for (std::size_t h = len / 2; h >= 1; h /= 2) {
-    const FusedTwiddle* t = tw + (h - 1);
-    for (std::size_t s = 0; s < len; s += 2 * h) ops.gs1(w[s], w[s + h]);
-    for (std::size_t i = 1; i < h; ++i) {
-      for (std::size_t s = i; s < len; s += 2 * h) ops.gs(w[s], w[s + h], t[i]);
+/// f(integral_constant<0>) … f(integral_constant<N − 1>): a loop unrolled in every build type.
+template <std::size_t N, class F>
+[[gnu::always_inline]] inline void static_for(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) __attribute__((always_inline)) {
+    (f(std::integral_constant<std::size_t, I>{}), ...);
+  }
+  (std::make_index_sequence<N>{});
+}
+
+constexpr std::size_t log2_exact(std::size_t n) {
+  std::size_t k = 0;
+  while ((std::size_t{1} << k) < n) ++k;
+  return k;
+}
+
+/// S consecutive Gentleman–Sande stages h = H, H/2, …, H/2^(S−1) in registers: for each group
+/// of G = 2^S elements x = s + o + m·(H/2^(S−1)) (s a multiple of 2H, o < H/2^(S−1), m < G),
+/// which those stages connect only among themselves. The upper element of a pair at x takes
+/// ω_(2h)^(x mod 2h) = tw[h − 1 + o + (m·stride mod 2h)]; x mod 2h = 0 is ω = 1 (no product).
+template <std::size_t S, class Ops, class V>
+inline void dif_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t top,
+                     const FusedTwiddle* tw) {
+  const Ops ops = ops_in;  // a local copy: stores through w cannot alias its constants
+  constexpr std::size_t G = std::size_t{1} << S;
+  const std::size_t stride = top >> (S - 1);
+  for (std::size_t s = 0; s < len; s += 2 * top) {
+    for (std::size_t o = 0; o < stride; ++o) {
+      V r[G];
+      V* base = w + s + o;
+      static_for<G>([&](auto m) { r[m] = base[m * stride]; });
+      static_for<S>([&](auto t) {
+        constexpr std::size_t half = G >> (t + 1);  // pair distance in the group
+        const std::size_t h = top >> t;
+        static_for<G / (2 * half)>([&](auto blk) {
+          static_for<half>([&](auto i) {
+            constexpr std::size_t m = blk * 2 * half + i;
+            const std::size_t e = o + (m * stride) % (2 * h);
+            if (e == 0) {
+              ops.gs1(r[m], r[m + half]);
+            } else {
+              ops.gs(r[m], r[m + half], tw[h - 1 + e]);
+            }
+          });
+        });
+      });
+      static_for<G>([&](auto m) { base[m * stride] = r[m]; });
     }
   }
+}
+
+/// S consecutive Cooley–Tukey stages h = B, 2B, …, 2^(S−1)·B in registers, groups
+/// x = s + o + m·B (s a multiple of 2^S·B, o < B, m < 2^S); twiddles as dif_pass.
+template <std::size_t S, class Ops, class V>
+inline void dit_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t bottom,
+                     const FusedTwiddle* tw) {
+  const Ops ops = ops_in;
+  constexpr std::size_t G = std::size_t{1} << S;
+  for (std::size_t s = 0; s < len; s += G * bottom) {
+    for (std::size_t o = 0; o < bottom; ++o) {
+      V r[G];
+      V* base = w + s + o;
+      static_for<G>([&](auto m) { r[m] = base[m * bottom]; });
+      static_for<S>([&](auto t) {
+        constexpr std::size_t half = std::size_t{1} << t;
+        const std::size_t h = bottom << t;
+        static_for<G / (2 * half)>([&](auto blk) {
+          static_for<half>([&](auto i) {
+            constexpr std::size_t m = blk * 2 * half + i;
+            const std::size_t e = o + (m * bottom) % (2 * h);
+            if (e == 0) {
+              ops.ct1(r[m], r[m + half]);
+            } else {
+              ops.ct(r[m], r[m + half], tw[h - 1 + e]);
+            }
+          });
+        });
+      });
+      static_for<G>([&](auto m) { base[m * bottom] = r[m]; });
+    }
+  }
+}
+
+/// Radix-2 forward transform of w[0, len) by Gentleman–Sande: natural order in, bit-reversed
+/// out; [0, c) → [0, c). Twiddles tw[h − 1 + i] = ω_(2h)^i. Four stages per pass over memory.
+template <class Ops, class V>
+inline void dif(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
+  std::size_t top = len / 2;
+  for (; top >= 8; top /= 16) dif_pass<4>(ops, w, len, top, tw);
+  if (top == 4) dif_pass<3>(ops, w, len, top, tw);
+  if (top == 2) dif_pass<2>(ops, w, len, top, tw);
+  if (top == 1) dif_pass<1>(ops, w, len, top, tw);
 }
 
 /// Radix-2 forward transform by Cooley–Tukey: bit-reversed order in, natural out;
 /// [0, 2c) → [0, 2c).
 template <class Ops, class V>
 inline void dit(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
-  for (std::size_t h = 1; h < len; h *= 2) {
-    const FusedTwiddle* t = tw + (h - 1);
-    for (std::size_t s = 0; s < len; s += 2 * h) ops.ct1(w[s], w[s + h]);
-    for (std::size_t i = 1; i < h; ++i) {
-      for (std::size_t s = i; s < len; s += 2 * h) ops.ct(w[s], w[s + h], t[i]);
-    }
-  }
+  std::size_t bottom = 1;
+  for (; bottom * 16 <= len; bottom *= 16) dit_pass<4>(ops, w, len, bottom, tw);
+  if (bottom * 8 == len) dit_pass<3>(ops, w, len, bottom, tw);
+  if (bottom * 4 == len) dit_pass<2>(ops, w, len, bottom, tw);
+  if (bottom * 2 == len) dit_pass<1>(ops, w, len, bottom, tw);
 }
 
-/// X[k] = Σ_j x[j]·ω^(jk): products summed with one reduction per term.
+/// dif and dit with the length known and every loop unrolled (short lengths: in registers).
+template <std::size_t Len, class Ops, class V>
+[[gnu::always_inline]] inline void dif_fixed(const Ops& ops, V* w, const FusedTwiddle* tw) {
+  static_for<log2_exact(Len)>([&](auto stage) {
+    constexpr std::size_t h = Len >> (stage + 1);
+    static_for<Len / (2 * h)>([&](auto block) {
+      static_for<h>([&](auto i) {
+        constexpr std::size_t s = block * 2 * h + i;
+        if constexpr (i == 0) {
+          ops.gs1(w[s], w[s + h]);
+        } else {
+          ops.gs(w[s], w[s + h], tw[h - 1 + i]);
+        }
+      });
+    });
+  });
+}
+
+template <std::size_t Len, class Ops, class V>
+[[gnu::always_inline]] inline void dit_fixed(const Ops& ops, V* w, const FusedTwiddle* tw) {
+  static_for<log2_exact(Len)>([&](auto stage) {
+    constexpr std::size_t h = std::size_t{1} << stage;
+    static_for<Len / (2 * h)>([&](auto block) {
+      static_for<h>([&](auto i) {
+        constexpr std::size_t s = block * 2 * h + i;
+        if constexpr (i == 0) {
+          ops.ct1(w[s], w[s + h]);
+        } else {
+          ops.ct(w[s], w[s + h], tw[h - 1 + i]);
+        }
+      });
+    });
+  });
+}
+
+/// The DFT of odd prime length P ≤ 5 with its symmetry: with s_j = x_j + x_(P−j),
+/// d_j = x_j − x_(P−j), c_jk = (ω^(jk) + ω^(−jk))/2 and t_jk = (ω^(jk) − ω^(−jk))/2 (j, k ≤ H =
+/// (P − 1)/2; tables powers[0, H²) and [H², 2H²)),
+///   X_k = x_0 + A_k + B_k,  X_(P−k) = x_0 + A_k − B_k,  A_k = Σ_j s_j·c_jk,  B_k = Σ_j d_j·t_jk:
+/// 2H² products (8 for P = 5) instead of (P − 1)².
+template <std::size_t P, class Ops, class V, class Load, class Store>
+[[gnu::always_inline]] inline void direct_odd(const Ops& ops_in, const FusedAxis& ax, Load load,
+                                              Store store) {
+  const Ops ops = ops_in;
+  constexpr std::size_t H = (P - 1) / 2;
+  V x[P];
+  static_for<P>([&](auto j) { x[j] = load(j); });
+  V sum[H], diff[H];
+  V x0 = x[0];
+  V total = x0;
+  const V q = ops.modulus();
+  static_for<H>([&](auto j) {
+    sum[j] = ops.add(x[j + 1], x[P - 1 - j]);               // [0, 2q)
+    diff[j] = ops.sub(ops.add(x[j + 1], q), x[P - 1 - j]);  // (0, 2q)
+    total = ops.reduce_c(ops.add(total, sum[j]));           // [0, c)
+  });
+  static_for<H>([&](auto k) {
+    V a = ops.mul(sum[0], ax.powers[k]);
+    V b = ops.mul(diff[0], ax.powers[H * H + k]);
+    static_for<H - 1>([&](auto jm) {
+      constexpr std::size_t j = jm + 1;
+      a = ops.reduce_c(ops.add(a, ops.mul(sum[j], ax.powers[j * H + k])));
+      b = ops.reduce_c(ops.add(b, ops.mul(diff[j], ax.powers[H * H + j * H + k])));
+    });
+    const V plus = ops.reduce_c(ops.add(a, b));                         // [0, c)
+    const V minus = ops.reduce_c(ops.sub(ops.add(a, ops.bound()), b));  // [0, c)
+    store(k + 1, ops.out_2c(ops.add(plus, x0)));
+    store(P - 1 - k, ops.out_2c(ops.add(minus, x0)));
+  });
+  store(0, ops.out_c(total));
+}
+
 template <class Ops, class V, class Load, class Store>
-inline void direct_column(const Ops& ops, const FusedAxis& ax, V* x, Load load, Store store) {
-  const std::size_t p = ax.n;
-  for (std::size_t j = 0; j < p; ++j) x[j] = load(j);
-  V sum = x[0];
-  for (std::size_t j = 1; j < p; ++j) sum = ops.reduce_c(ops.add(sum, x[j]));
-  for (std::size_t k = 1; k < p; ++k) {
-    V acc = x[0];
-    std::size_t e = 0;
-    for (std::size_t j = 1; j < p; ++j) {
-      e += k;
-      if (e >= p) e -= p;
-      acc = ops.reduce_c(ops.add(acc, ops.mul(x[j], ax.powers[e])));
+inline void direct_column(const Ops& ops, const FusedAxis& ax, Load load, Store store) {
+  switch (ax.n) {
+    case 2: {
+      const V x0 = load(0);
+      const V x1 = load(1);
+      store(0, ops.out_c(ops.reduce_c(ops.add(x0, x1))));
+      store(1, ops.out_c(ops.reduce_c(ops.sub(ops.add(x0, ops.bound()), x1))));
+      break;
     }
-    store(k, ops.out_c(acc));
+    case 3: direct_odd<3, Ops, V>(ops, ax, load, store); break;
+    default: direct_odd<5, Ops, V>(ops, ax, load, store); break;
   }
-  store(0, ops.out_c(sum));
 }
 
 /// Radix-2 axis: bit-reversed load, Cooley–Tukey, natural store; optionally times 1/n.
@@ -88,28 +237,49 @@ inline void radix2_column(const Ops& ops, const FusedAxis& ax, V* w, Load load, 
 ///   A = F(a) (Gentleman–Sande, bit-reversed), X[0] = x0 + A[0],
 ///   C = F(A ⊙ K + x0·δ) (Cooley–Tukey, natural), X[g^r] = C[r],
 /// because C[r] = x0 + (a ⊛ b)[(L − r) mod L] and g^(−(L−r)) = g^r. The inverse's 1/n is folded
-/// into K (kernel_scaled), x0 and X[0]: two products more per column.
-template <class Ops, class V, class Load, class Store>
-inline void rader_column(const Ops& ops, const FusedAxis& ax, V* w, Load load, Store store,
-                         const FusedTwiddle* scale) {
-  const std::size_t len = ax.len;
+/// into K (kernel_scaled), x0 and X[0]: two products more per column. Len > 0: the length known
+/// at compile time and w a local array (registers).
+template <std::size_t Len, class Ops, class V, class Load, class Store>
+[[gnu::always_inline]] inline void rader_body(const Ops& ops_in, const FusedAxis& ax, V* w,
+                                              Load load, Store store, const FusedTwiddle* scale) {
+  const Ops ops = ops_in;
+  const std::size_t len = Len > 0 ? Len : ax.len;
   const V x0 = load(0);
   for (std::size_t i = 0; i < len; ++i) w[i] = load(ax.order[i]);
-  dif(ops, w, len, ax.twiddles.data());
+  if constexpr (Len > 0) {
+    dif_fixed<Len>(ops, w, ax.twiddles.data());
+  } else {
+    dif(ops, w, len, ax.twiddles.data());
+  }
   const V first = ops.add(w[0], x0);  // [0, c + q)
   const FusedTwiddle* kernel = scale != nullptr ? ax.kernel_scaled.data() : ax.kernel.data();
   for (std::size_t i = 0; i < len; ++i) w[i] = ops.mul(w[i], kernel[i]);
   w[0] = ops.add(w[0], scale != nullptr ? ops.mul(x0, *scale) : x0);  // [0, 2c)
-  dit(ops, w, len, ax.twiddles.data());
+  if constexpr (Len > 0) {
+    dit_fixed<Len>(ops, w, ax.twiddles.data());
+  } else {
+    dit(ops, w, len, ax.twiddles.data());
+  }
   store(0, scale != nullptr ? ops.out_c(ops.mul(first, *scale)) : ops.out_2c(first));
   for (std::size_t r = 0; r < len; ++r) store(ax.order[r], ops.out_2c(w[r]));
+}
+
+template <class Ops, class V, class Load, class Store>
+inline void rader_column(const Ops& ops, const FusedAxis& ax, V* w, Load load, Store store,
+                         const FusedTwiddle* scale) {
+  if (ax.len == 16) {
+    V r[16];
+    rader_body<16, Ops, V>(ops, ax, r, load, store, scale);
+  } else {
+    rader_body<0, Ops, V>(ops, ax, w, load, store, scale);
+  }
 }
 
 template <class Ops, class V, class Load, class Store>
 inline void axis_column(const Ops& ops, const FusedAxis& ax, V* w, Load load, Store store,
                         const FusedTwiddle* scale) {
   switch (ax.kind) {
-    case FusedAxis::Kind::direct: direct_column(ops, ax, w, load, store); break;
+    case FusedAxis::Kind::direct: direct_column<Ops, V>(ops, ax, load, store); break;
     case FusedAxis::Kind::radix2: radix2_column(ops, ax, w, load, store, scale); break;
     case FusedAxis::Kind::rader: rader_column(ops, ax, w, load, store, scale); break;
   }
@@ -144,19 +314,23 @@ void run_fused_with(const Ops& ops, const FusedTables& tb, u64* a, u64* buf, boo
     }
   }
 
+  // Eight rows transposed into t (8×8 blocks), then transformed from there.
   const FusedTwiddle* scale = inverse ? &tb.n_inv : nullptr;
+  u64* t = rows + tb.padded_rows * pitch;
+  V* w_last = reinterpret_cast<V*>(t + pitch * kW);
   for (std::size_t b = 0; b < tb.padded_rows; b += kW) {
     const u64* in = rows + b * pitch;
+    for (std::size_t j = 0; j < pitch; j += kW) Ops::transpose8(in + j, pitch, t + j * kW);
     u64* out = rows + b * nr;  // never past the rows still to be read (nr ≤ pitch)
     axis_column(
-        ops, tb.last, w, [&](std::size_t j) { return Ops::gather(in + j, pitch); },
+        ops, tb.last, w_last, [&](std::size_t j) { return Ops::load(t + j * kW); },
         [&](std::size_t k, V x) { Ops::store(out + k * kW, x); }, scale);
   }
 
   Ops::permute_out(tb, rows, a, inverse);
 }
 
-/// The maps, written plainly (the AVX-512 policy replaces them by gathers).
+/// The maps.
 inline void permute_in_plain(const FusedTables& tb, const u64* a, u64* rows) {
   const std::size_t nr = tb.last.n;
   for (std::size_t c = 0; c < tb.rows; ++c) {

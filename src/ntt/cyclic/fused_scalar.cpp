@@ -24,10 +24,11 @@ struct ScalarOps {
   static void store(u64* p, const V& x) {
     for (std::size_t l = 0; l < kW; ++l) p[l] = x.v[l];
   }
-  static V gather(const u64* p, std::size_t pitch) {
-    V r;
-    for (std::size_t l = 0; l < kW; ++l) r.v[l] = p[l * pitch];
-    return r;
+  /// out[i·8 + l] = in[l·pitch + i] for i, l < 8.
+  static void transpose8(const u64* in, std::size_t pitch, u64* out) {
+    for (std::size_t i = 0; i < kW; ++i) {
+      for (std::size_t l = 0; l < kW; ++l) out[i * kW + l] = in[l * pitch + i];
+    }
   }
   static void permute_in(const FusedTables& tb, const u64* a, u64* rows) {
     permute_in_plain(tb, a, rows);
@@ -52,6 +53,18 @@ struct ScalarOps {
   [[nodiscard]] V add(const V& a, const V& b) const {
     V r;
     for (std::size_t l = 0; l < kW; ++l) r.v[l] = a.v[l] + b.v[l];
+    return r;
+  }
+  [[nodiscard]] V sub(const V& a, const V& b) const {
+    V r;
+    for (std::size_t l = 0; l < kW; ++l) r.v[l] = a.v[l] - b.v[l];
+    return r;
+  }
+  [[nodiscard]] V modulus() const { return splat(q); }
+  [[nodiscard]] V bound() const { return splat(c); }
+  static V splat(u64 x) {
+    V r;
+    for (std::size_t l = 0; l < kW; ++l) r.v[l] = x;
     return r;
   }
   [[nodiscard]] V reduce_c(const V& a) const {
