@@ -137,32 +137,46 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 o
   const std::size_t nr = factors[r];
   tb->rows = n / nr;
   tb->padded_rows = (tb->rows + kW - 1) / kW * kW;
-  tb->pitch = (nr + kW - 1) / kW * kW;
-  std::size_t stride = 1;
+  // Room for the AVX-512 input map's runs that wrap past the row's end (permute_in there).
+  tb->pitch = (nr + kW - 1 + kW - 1) / kW * kW;
+  const std::size_t M = tb->rows;
   std::size_t longest = nr;
   for (std::size_t i = 0; i < r; ++i) {
-    axes[i].stride = stride;
-    stride *= factors[i];
-    longest = std::max(longest, factors[i]);
+    // Row μ = j mod M; along axis i its digit μ mod n_i steps by ε_i (≡ 1 mod n_i, ≡ 0 mod
+    // M/n_i), the other digits fixed: column set s lists the rows base_s + t·ε_i mod M, t < n_i.
+    const std::size_t ni = factors[i];
+    const std::size_t rest = M / ni;
+    const std::size_t eps = rest * static_cast<std::size_t>(inverse_mod(rest % ni, ni)) % M;
+    axes[i].rows.reserve(M);
+    for (std::size_t base = 0; base < M; base += ni) {
+      for (std::size_t t = 0; t < ni; ++t) {
+        axes[i].rows.push_back(static_cast<std::uint32_t>((base + t * eps) % M));
+      }
+    }
+    longest = std::max(longest, ni);
   }
   tb->work = (tb->pitch + longest) * kW;  // the last axis's transposed rows, then its work
   tb->last = std::move(axes[r]);
   axes.pop_back();
   tb->others = std::move(axes);
 
-  // Row c = Σ_i j_i·stride_i over the other axes; natural index Σ_i j_i·e_i mod n.
+  // Natural index j = CRT(μ, ρ) = μ·E_M + ρ·e_R mod n (E_M ≡ 1 mod M, ≡ 0 mod n_R).
+  const std::size_t e_m = nr * static_cast<std::size_t>(inverse_mod(nr % M, M)) % n;
+  const std::size_t e_r = idempotents[r];
+  const auto natural = [&](std::size_t mu, std::size_t rho) { return (mu * e_m + rho * e_r) % n; };
   tb->in_map.resize(n);
   tb->out_map.resize(n);
-  for (std::size_t c = 0; c < tb->rows; ++c) {
-    std::size_t base = 0;
-    for (std::size_t i = 0; i < r; ++i) {
-      const std::size_t digit = c / tb->others[i].stride % factors[i];
-      base = (base + digit * idempotents[i]) % n;
+  for (std::size_t mu = 0; mu < M; ++mu) {
+    for (std::size_t rho = 0; rho < nr; ++rho) {
+      const std::size_t j = natural(mu, rho);
+      tb->in_map[mu * nr + rho] = static_cast<std::uint32_t>(j);
+      tb->out_map[j] = static_cast<std::uint32_t>((mu / kW) * kW * nr + rho * kW + mu % kW);
     }
-    for (std::size_t j = 0; j < nr; ++j) {
-      const std::size_t natural = (base + j * idempotents[r]) % n;
-      tb->in_map[c * nr + j] = static_cast<std::uint32_t>(natural);
-      tb->out_map[natural] = static_cast<std::uint32_t>((c / kW) * kW * nr + j * kW + c % kW);
+  }
+  tb->line_start.resize(tb->padded_rows / kW * nr);
+  for (std::size_t b = 0; b < tb->padded_rows / kW; ++b) {
+    for (std::size_t rho = 0; rho < nr; ++rho) {
+      tb->line_start[b * nr + rho] = static_cast<std::uint32_t>(natural(b * kW, rho));
     }
   }
   return tb;

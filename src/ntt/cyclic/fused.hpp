@@ -8,14 +8,19 @@
 // so the transform is the product of the one-dimensional transforms of length n_i by ω_i = ω^(e_i)
 // along each axis, with no twiddle factors between them.
 //
-// Layout. The last axis R (the largest factor, a Rader or radix-2 axis) is the row: the input map
-// writes row c (the mixed-radix index of the other axes, M = n/n_R rows) at buf[c·P, c·P + n_R),
-// P = n_R rounded up to 8 words. The other axes are transformed in place, eight consecutive
-// words of a row per step (their columns lie side by side). The last axis is then transformed
-// eight rows at a time: the rows are read transposed (lane l from row 8b + l) and the results
-// written lane-interleaved in place, out[(8b)·n_R + 8·k + l], which never overtakes a row still
-// to be read. The output map reads the natural order from there. Padding words and rows (up to
-// a multiple of 8) are zeroed and carried along; no output reads them.
+// Layout. The last axis R (the largest factor, a Rader or radix-2 axis) is the row: with
+// M = n/n_R, natural j ↔ (μ, ρ) = (j mod M, j mod n_R), and the input map writes row μ at
+// buf[μ·P, μ·P + n_R), P ≥ n_R + 7 a multiple of 8 words. The other axes are transformed in
+// place, eight consecutive words of a row per step (their columns lie side by side); axis i's
+// digit is μ mod n_i, so its columns are row sets listed in FusedAxis::rows. The last axis is then
+// transformed eight rows at a time: the rows are read transposed (lane l from row 8b + l) and the
+// results written lane-interleaved in place, out[(8b)·n_R + 8·k + l], which never overtakes a row
+// still to be read. The output map reads the natural order from there. Padding words and rows (up
+// to a multiple of 8) are zeroed and carried along; no output reads them.
+//
+// Because μ is j mod M, eight consecutive natural indices j + m are (μ + m, ρ + m): a diagonal.
+// The AVX-512 maps move whole lines of the natural array that way (8×8 transposes and masked
+// blends, line_start), instead of one scattered word per cache line.
 //
 // Ranges follow Harvey's lazy butterflies: every pass takes [0, q) and returns [0, q).
 #pragma once
@@ -42,7 +47,7 @@ struct FusedAxis {
   Kind kind = Kind::direct;
   std::size_t n = 0;                 // the axis length n_i
   std::size_t len = 0;               // radix-2 length: n (radix2) or n − 1 (rader); 0 for direct
-  std::size_t stride = 0;            // rows between consecutive elements (other axes only)
+  std::vector<std::uint32_t> rows;   // other axes: column sets of n rows, by digit
   std::vector<FusedTwiddle> powers;  // direct: ω_i^e, e < n
   std::vector<std::uint32_t> order;  // rader: g^i mod n; radix2: bit-reverse of i
   std::vector<FusedTwiddle> twiddles;       // radix-2 stage tables, [h − 1 + i] = ω_(2h)^i
@@ -61,8 +66,9 @@ struct FusedTables {
   std::vector<FusedAxis> others;
   FusedAxis last;
   FusedTwiddle n_inv{};
-  std::vector<std::uint32_t> in_map;   // [c·n_R + j_R] → natural index
-  std::vector<std::uint32_t> out_map;  // natural index → position in the lane-interleaved output
+  std::vector<std::uint32_t> in_map;      // [μ·n_R + ρ] → natural index
+  std::vector<std::uint32_t> out_map;     // natural index → position in the interleaved output
+  std::vector<std::uint32_t> line_start;  // [b·n_R + ρ] → natural index of (μ, ρ) = (8b, ρ)
 
   /// Words of scratch, the 64-byte alignment slack included.
   [[nodiscard]] std::size_t scratch_words() const { return padded_rows * pitch + work + kLanes; }

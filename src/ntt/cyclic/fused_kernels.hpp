@@ -14,7 +14,9 @@
 //   gs(x, y, w), gs1(x, y)                         (x, y) ← (x + y, (x − y)·ω):  [0, c) → [0, c)
 //   V add(V, V), V reduce_c(V)                     plain sum; [0, 2c) → [0, c)
 //   V out_2c(V), V out_c(V)                        [0, 2c) → [0, q), [0, c) → [0, q)
-// (ct1 and gs1 are the butterflies with ω = 1.)
+// (ct1 and gs1 are the butterflies with ω = 1), and kBlocked: whether the radix-2 transforms run
+// as register-blocked passes (vector registers) or as plain stage loops (the scalar policy, whose
+// eight-word "vectors" live in memory anyway).
 #pragma once
 
 #include <cstddef>
@@ -60,12 +62,12 @@ inline void dif_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t top,
     for (std::size_t o = 0; o < stride; ++o) {
       V r[G];
       V* base = w + s + o;
-      static_for<G>([&](auto m) { r[m] = base[m * stride]; });
-      static_for<S>([&](auto t) {
+      static_for<G>([&](auto m) __attribute__((always_inline)) { r[m] = base[m * stride]; });
+      static_for<S>([&](auto t) __attribute__((always_inline)) {
         constexpr std::size_t half = G >> (t + 1);  // pair distance in the group
         const std::size_t h = top >> t;
-        static_for<G / (2 * half)>([&](auto blk) {
-          static_for<half>([&](auto i) {
+        static_for<G / (2 * half)>([&](auto blk) __attribute__((always_inline)) {
+          static_for<half>([&](auto i) __attribute__((always_inline)) {
             constexpr std::size_t m = blk * 2 * half + i;
             const std::size_t e = o + (m * stride) % (2 * h);
             if (e == 0) {
@@ -76,7 +78,7 @@ inline void dif_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t top,
           });
         });
       });
-      static_for<G>([&](auto m) { base[m * stride] = r[m]; });
+      static_for<G>([&](auto m) __attribute__((always_inline)) { base[m * stride] = r[m]; });
     }
   }
 }
@@ -92,12 +94,12 @@ inline void dit_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t botto
     for (std::size_t o = 0; o < bottom; ++o) {
       V r[G];
       V* base = w + s + o;
-      static_for<G>([&](auto m) { r[m] = base[m * bottom]; });
-      static_for<S>([&](auto t) {
+      static_for<G>([&](auto m) __attribute__((always_inline)) { r[m] = base[m * bottom]; });
+      static_for<S>([&](auto t) __attribute__((always_inline)) {
         constexpr std::size_t half = std::size_t{1} << t;
         const std::size_t h = bottom << t;
-        static_for<G / (2 * half)>([&](auto blk) {
-          static_for<half>([&](auto i) {
+        static_for<G / (2 * half)>([&](auto blk) __attribute__((always_inline)) {
+          static_for<half>([&](auto i) __attribute__((always_inline)) {
             constexpr std::size_t m = blk * 2 * half + i;
             const std::size_t e = o + (m * bottom) % (2 * h);
             if (e == 0) {
@@ -108,7 +110,7 @@ inline void dit_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t botto
           });
         });
       });
-      static_for<G>([&](auto m) { base[m * bottom] = r[m]; });
+      static_for<G>([&](auto m) __attribute__((always_inline)) { base[m * bottom] = r[m]; });
     }
   }
 }
@@ -117,6 +119,15 @@ inline void dit_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t botto
 /// out; [0, c) → [0, c). Twiddles tw[h − 1 + i] = ω_(2h)^i. Four stages per pass over memory.
 template <class Ops, class V>
 inline void dif(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
+  if constexpr (!Ops::kBlocked) {
+    for (std::size_t h = len / 2; h >= 1; h /= 2) {
+      for (std::size_t s = 0; s < len; s += 2 * h) {
+        ops.gs1(w[s], w[s + h]);
+        for (std::size_t i = 1; i < h; ++i) ops.gs(w[s + i], w[s + i + h], tw[h - 1 + i]);
+      }
+    }
+    return;
+  }
   std::size_t top = len / 2;
   for (; top >= 8; top /= 16) dif_pass<4>(ops, w, len, top, tw);
   if (top == 4) dif_pass<3>(ops, w, len, top, tw);
@@ -128,6 +139,15 @@ inline void dif(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
 /// [0, 2c) → [0, 2c).
 template <class Ops, class V>
 inline void dit(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
+  if constexpr (!Ops::kBlocked) {
+    for (std::size_t h = 1; h < len; h *= 2) {
+      for (std::size_t s = 0; s < len; s += 2 * h) {
+        ops.ct1(w[s], w[s + h]);
+        for (std::size_t i = 1; i < h; ++i) ops.ct(w[s + i], w[s + i + h], tw[h - 1 + i]);
+      }
+    }
+    return;
+  }
   std::size_t bottom = 1;
   for (; bottom * 16 <= len; bottom *= 16) dit_pass<4>(ops, w, len, bottom, tw);
   if (bottom * 8 == len) dit_pass<3>(ops, w, len, bottom, tw);
@@ -138,10 +158,10 @@ inline void dit(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
 /// dif and dit with the length known and every loop unrolled (short lengths: in registers).
 template <std::size_t Len, class Ops, class V>
 [[gnu::always_inline]] inline void dif_fixed(const Ops& ops, V* w, const FusedTwiddle* tw) {
-  static_for<log2_exact(Len)>([&](auto stage) {
+  static_for<log2_exact(Len)>([&](auto stage) __attribute__((always_inline)) {
     constexpr std::size_t h = Len >> (stage + 1);
-    static_for<Len / (2 * h)>([&](auto block) {
-      static_for<h>([&](auto i) {
+    static_for<Len / (2 * h)>([&](auto block) __attribute__((always_inline)) {
+      static_for<h>([&](auto i) __attribute__((always_inline)) {
         constexpr std::size_t s = block * 2 * h + i;
         if constexpr (i == 0) {
           ops.gs1(w[s], w[s + h]);
@@ -155,10 +175,10 @@ template <std::size_t Len, class Ops, class V>
 
 template <std::size_t Len, class Ops, class V>
 [[gnu::always_inline]] inline void dit_fixed(const Ops& ops, V* w, const FusedTwiddle* tw) {
-  static_for<log2_exact(Len)>([&](auto stage) {
+  static_for<log2_exact(Len)>([&](auto stage) __attribute__((always_inline)) {
     constexpr std::size_t h = std::size_t{1} << stage;
-    static_for<Len / (2 * h)>([&](auto block) {
-      static_for<h>([&](auto i) {
+    static_for<Len / (2 * h)>([&](auto block) __attribute__((always_inline)) {
+      static_for<h>([&](auto i) __attribute__((always_inline)) {
         constexpr std::size_t s = block * 2 * h + i;
         if constexpr (i == 0) {
           ops.ct1(w[s], w[s + h]);
@@ -181,20 +201,20 @@ template <std::size_t P, class Ops, class V, class Load, class Store>
   const Ops ops = ops_in;
   constexpr std::size_t H = (P - 1) / 2;
   V x[P];
-  static_for<P>([&](auto j) { x[j] = load(j); });
+  static_for<P>([&](auto j) __attribute__((always_inline)) { x[j] = load(j); });
   V sum[H], diff[H];
   V x0 = x[0];
   V total = x0;
   const V q = ops.modulus();
-  static_for<H>([&](auto j) {
+  static_for<H>([&](auto j) __attribute__((always_inline)) {
     sum[j] = ops.add(x[j + 1], x[P - 1 - j]);               // [0, 2q)
     diff[j] = ops.sub(ops.add(x[j + 1], q), x[P - 1 - j]);  // (0, 2q)
     total = ops.reduce_c(ops.add(total, sum[j]));           // [0, c)
   });
-  static_for<H>([&](auto k) {
+  static_for<H>([&](auto k) __attribute__((always_inline)) {
     V a = ops.mul(sum[0], ax.powers[k]);
     V b = ops.mul(diff[0], ax.powers[H * H + k]);
-    static_for<H - 1>([&](auto jm) {
+    static_for<H - 1>([&](auto jm) __attribute__((always_inline)) {
       constexpr std::size_t j = jm + 1;
       a = ops.reduce_c(ops.add(a, ops.mul(sum[j], ax.powers[j * H + k])));
       b = ops.reduce_c(ops.add(b, ops.mul(diff[j], ax.powers[H * H + j * H + k])));
@@ -208,7 +228,8 @@ template <std::size_t P, class Ops, class V, class Load, class Store>
 }
 
 template <class Ops, class V, class Load, class Store>
-inline void direct_column(const Ops& ops, const FusedAxis& ax, Load load, Store store) {
+[[gnu::always_inline]] inline void direct_column(const Ops& ops, const FusedAxis& ax, Load load,
+                                                 Store store) {
   switch (ax.n) {
     case 2: {
       const V x0 = load(0);
@@ -224,8 +245,9 @@ inline void direct_column(const Ops& ops, const FusedAxis& ax, Load load, Store 
 
 /// Radix-2 axis: bit-reversed load, Cooley–Tukey, natural store; optionally times 1/n.
 template <class Ops, class V, class Load, class Store>
-inline void radix2_column(const Ops& ops, const FusedAxis& ax, V* w, Load load, Store store,
-                          const FusedTwiddle* scale) {
+[[gnu::always_inline]] inline void radix2_column(const Ops& ops, const FusedAxis& ax, V* w,
+                                                 Load load, Store store,
+                                                 const FusedTwiddle* scale) {
   for (std::size_t i = 0; i < ax.len; ++i) w[i] = load(ax.order[i]);
   dit(ops, w, ax.len, ax.twiddles.data());
   for (std::size_t k = 0; k < ax.len; ++k) {
@@ -265,9 +287,9 @@ template <std::size_t Len, class Ops, class V, class Load, class Store>
 }
 
 template <class Ops, class V, class Load, class Store>
-inline void rader_column(const Ops& ops, const FusedAxis& ax, V* w, Load load, Store store,
-                         const FusedTwiddle* scale) {
-  if (ax.len == 16) {
+[[gnu::always_inline]] inline void rader_column(const Ops& ops, const FusedAxis& ax, V* w,
+                                                Load load, Store store, const FusedTwiddle* scale) {
+  if (Ops::kBlocked && ax.len == 16) {
     V r[16];
     rader_body<16, Ops, V>(ops, ax, r, load, store, scale);
   } else {
@@ -276,8 +298,8 @@ inline void rader_column(const Ops& ops, const FusedAxis& ax, V* w, Load load, S
 }
 
 template <class Ops, class V, class Load, class Store>
-inline void axis_column(const Ops& ops, const FusedAxis& ax, V* w, Load load, Store store,
-                        const FusedTwiddle* scale) {
+[[gnu::always_inline]] inline void axis_column(const Ops& ops, const FusedAxis& ax, V* w, Load load,
+                                               Store store, const FusedTwiddle* scale) {
   switch (ax.kind) {
     case FusedAxis::Kind::direct: direct_column<Ops, V>(ops, ax, load, store); break;
     case FusedAxis::Kind::radix2: radix2_column(ops, ax, w, load, store, scale); break;
@@ -299,17 +321,17 @@ void run_fused_with(const Ops& ops, const FusedTables& tb, u64* a, u64* buf, boo
   Ops::permute_in(tb, a, rows);
 
   for (const FusedAxis& ax : tb.others) {
-    const std::size_t step = ax.stride * pitch;
-    const std::size_t block = ax.stride * ax.n;
-    for (std::size_t hi = 0; hi < tb.rows; hi += block) {
-      for (std::size_t lo = 0; lo < ax.stride; ++lo) {
-        u64* base = rows + (hi + lo) * pitch;
-        for (std::size_t v = 0; v < pitch; v += kW) {
-          u64* col = base + v;
-          axis_column(
-              ops, ax, w, [&](std::size_t j) { return Ops::load(col + j * step); },
-              [&](std::size_t k, V x) { Ops::store(col + k * step, x); }, nullptr);
-        }
+    for (std::size_t set = 0; set < tb.rows; set += ax.n) {
+      const std::uint32_t* idx = ax.rows.data() + set;
+      for (std::size_t v = 0; v < pitch; v += kW) {
+        u64* col = rows + v;
+        axis_column(
+            ops, ax, w,
+            [&](std::size_t j)
+                __attribute__((always_inline)) { return Ops::load(col + idx[j] * pitch); },
+            [&](std::size_t k, V x)
+                __attribute__((always_inline)) { Ops::store(col + idx[k] * pitch, x); },
+            nullptr);
       }
     }
   }
@@ -323,8 +345,10 @@ void run_fused_with(const Ops& ops, const FusedTables& tb, u64* a, u64* buf, boo
     for (std::size_t j = 0; j < pitch; j += kW) Ops::transpose8(in + j, pitch, t + j * kW);
     u64* out = rows + b * nr;  // never past the rows still to be read (nr ≤ pitch)
     axis_column(
-        ops, tb.last, w_last, [&](std::size_t j) { return Ops::load(t + j * kW); },
-        [&](std::size_t k, V x) { Ops::store(out + k * kW, x); }, scale);
+        ops, tb.last,
+        w_last, [&](std::size_t j) __attribute__((always_inline)) { return Ops::load(t + j * kW); },
+        [&](std::size_t k, V x) __attribute__((always_inline)) { Ops::store(out + k * kW, x); },
+        scale);
   }
 
   Ops::permute_out(tb, rows, a, inverse);

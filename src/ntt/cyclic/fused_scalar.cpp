@@ -11,6 +11,7 @@ struct ScalarOps {
   struct V {
     u64 v[kW];
   };
+  static constexpr bool kBlocked = false;
   u64 q;
   u64 c;
 
