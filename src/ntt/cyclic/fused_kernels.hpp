@@ -19,6 +19,7 @@
 // eight-word "vectors" live in memory anyway).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -69,7 +70,7 @@ inline void dif_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t top,
         static_for<G / (2 * half)>([&](auto blk) __attribute__((always_inline)) {
           static_for<half>([&](auto i) __attribute__((always_inline)) {
             constexpr std::size_t m = blk * 2 * half + i;
-            const std::size_t e = o + (m * stride) % (2 * h);
+            const std::size_t e = o + ((m * stride) & (2 * h - 1));  // 2h: a power of two
             if (e == 0) {
               ops.gs1(r[m], r[m + half]);
             } else {
@@ -101,7 +102,7 @@ inline void dit_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t botto
         static_for<G / (2 * half)>([&](auto blk) __attribute__((always_inline)) {
           static_for<half>([&](auto i) __attribute__((always_inline)) {
             constexpr std::size_t m = blk * 2 * half + i;
-            const std::size_t e = o + (m * bottom) % (2 * h);
+            const std::size_t e = o + ((m * bottom) & (2 * h - 1));
             if (e == 0) {
               ops.ct1(r[m], r[m + half]);
             } else {
@@ -155,39 +156,79 @@ inline void dit(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
   if (bottom * 2 == len) dit_pass<1>(ops, w, len, bottom, tw);
 }
 
-/// dif and dit with the length known and every loop unrolled (short lengths: in registers).
-template <std::size_t Len, class Ops, class V>
-[[gnu::always_inline]] inline void dif_fixed(const Ops& ops, V* w, const FusedTwiddle* tw) {
-  static_for<log2_exact(Len)>([&](auto stage) __attribute__((always_inline)) {
-    constexpr std::size_t h = Len >> (stage + 1);
-    static_for<Len / (2 * h)>([&](auto block) __attribute__((always_inline)) {
-      static_for<h>([&](auto i) __attribute__((always_inline)) {
-        constexpr std::size_t s = block * 2 * h + i;
-        if constexpr (i == 0) {
-          ops.gs1(w[s], w[s + h]);
+/// One group of dif_pass with the pass's shape known at compile time: every twiddle index
+/// o + (m·stride mod 2h) is o plus a constant, and with kFirst (o = 0) the trivial ones are known.
+template <std::size_t Top, std::size_t S, bool kFirst, class Ops, class V>
+[[gnu::always_inline]] inline void dif_group(const Ops& ops, V* base, std::size_t o,
+                                             const FusedTwiddle* tw) {
+  constexpr std::size_t G = std::size_t{1} << S;
+  constexpr std::size_t stride = Top >> (S - 1);
+  V r[G];
+  static_for<G>([&](auto m) __attribute__((always_inline)) { r[m] = base[m * stride]; });
+  static_for<S>([&](auto t) __attribute__((always_inline)) {
+    constexpr std::size_t half = G >> (t + 1);
+    constexpr std::size_t h = Top >> t;
+    static_for<G / (2 * half)>([&](auto blk) __attribute__((always_inline)) {
+      static_for<half>([&](auto i) __attribute__((always_inline)) {
+        constexpr std::size_t m = blk * 2 * half + i;
+        constexpr std::size_t em = (m * stride) & (2 * h - 1);
+        if constexpr (kFirst && em == 0) {
+          ops.gs1(r[m], r[m + half]);
         } else {
-          ops.gs(w[s], w[s + h], tw[h - 1 + i]);
+          ops.gs(r[m], r[m + half], tw[h - 1 + o + em]);
         }
       });
     });
   });
+  static_for<G>([&](auto m) __attribute__((always_inline)) { base[m * stride] = r[m]; });
 }
 
-template <std::size_t Len, class Ops, class V>
-[[gnu::always_inline]] inline void dit_fixed(const Ops& ops, V* w, const FusedTwiddle* tw) {
-  static_for<log2_exact(Len)>([&](auto stage) __attribute__((always_inline)) {
-    constexpr std::size_t h = std::size_t{1} << stage;
-    static_for<Len / (2 * h)>([&](auto block) __attribute__((always_inline)) {
-      static_for<h>([&](auto i) __attribute__((always_inline)) {
-        constexpr std::size_t s = block * 2 * h + i;
-        if constexpr (i == 0) {
-          ops.ct1(w[s], w[s + h]);
+/// dif for a length known at compile time: the passes of dif, each group's shape a constant.
+template <std::size_t Len, std::size_t Top = Len / 2, class Ops, class V>
+inline void dif_const(const Ops& ops, V* w, const FusedTwiddle* tw) {
+  constexpr std::size_t S = Top >= 8 ? 4 : log2_exact(Top) + 1;
+  constexpr std::size_t stride = Top >> (S - 1);
+  for (std::size_t s = 0; s < Len; s += 2 * Top) {
+    dif_group<Top, S, true>(ops, w + s, 0, tw);
+    for (std::size_t o = 1; o < stride; ++o) dif_group<Top, S, false>(ops, w + s + o, o, tw);
+  }
+  if constexpr (stride > 1) dif_const<Len, stride / 2>(ops, w, tw);
+}
+
+/// One group of dit_pass, shape known (as dif_group).
+template <std::size_t Bottom, std::size_t S, bool kFirst, class Ops, class V>
+[[gnu::always_inline]] inline void dit_group(const Ops& ops, V* base, std::size_t o,
+                                             const FusedTwiddle* tw) {
+  constexpr std::size_t G = std::size_t{1} << S;
+  V r[G];
+  static_for<G>([&](auto m) __attribute__((always_inline)) { r[m] = base[m * Bottom]; });
+  static_for<S>([&](auto t) __attribute__((always_inline)) {
+    constexpr std::size_t half = std::size_t{1} << t;
+    constexpr std::size_t h = Bottom << t;
+    static_for<G / (2 * half)>([&](auto blk) __attribute__((always_inline)) {
+      static_for<half>([&](auto i) __attribute__((always_inline)) {
+        constexpr std::size_t m = blk * 2 * half + i;
+        constexpr std::size_t em = (m * Bottom) & (2 * h - 1);
+        if constexpr (kFirst && em == 0) {
+          ops.ct1(r[m], r[m + half]);
         } else {
-          ops.ct(w[s], w[s + h], tw[h - 1 + i]);
+          ops.ct(r[m], r[m + half], tw[h - 1 + o + em]);
         }
       });
     });
   });
+  static_for<G>([&](auto m) __attribute__((always_inline)) { base[m * Bottom] = r[m]; });
+}
+
+template <std::size_t Len, std::size_t Bottom = 1, class Ops, class V>
+inline void dit_const(const Ops& ops, V* w, const FusedTwiddle* tw) {
+  constexpr std::size_t S = std::min<std::size_t>(4, log2_exact(Len / Bottom));
+  constexpr std::size_t G = std::size_t{1} << S;
+  for (std::size_t s = 0; s < Len; s += G * Bottom) {
+    dit_group<Bottom, S, true>(ops, w + s, 0, tw);
+    for (std::size_t o = 1; o < Bottom; ++o) dit_group<Bottom, S, false>(ops, w + s + o, o, tw);
+  }
+  if constexpr (G * Bottom < Len) dit_const<Len, G * Bottom>(ops, w, tw);
 }
 
 /// The DFT of odd prime length P ≤ 5 with its symmetry: with s_j = x_j + x_(P−j),
@@ -269,7 +310,7 @@ template <std::size_t Len, class Ops, class V, class Load, class Store>
   const V x0 = load(0);
   for (std::size_t i = 0; i < len; ++i) w[i] = load(ax.order[i]);
   if constexpr (Len > 0) {
-    dif_fixed<Len>(ops, w, ax.twiddles.data());
+    dif_const<Len>(ops, w, ax.twiddles.data());
   } else {
     dif(ops, w, len, ax.twiddles.data());
   }
@@ -278,7 +319,7 @@ template <std::size_t Len, class Ops, class V, class Load, class Store>
   for (std::size_t i = 0; i < len; ++i) w[i] = ops.mul(w[i], kernel[i]);
   w[0] = ops.add(w[0], scale != nullptr ? ops.mul(x0, *scale) : x0);  // [0, 2c)
   if constexpr (Len > 0) {
-    dit_fixed<Len>(ops, w, ax.twiddles.data());
+    dit_const<Len>(ops, w, ax.twiddles.data());
   } else {
     dit(ops, w, len, ax.twiddles.data());
   }
@@ -292,6 +333,8 @@ template <class Ops, class V, class Load, class Store>
   if (Ops::kBlocked && ax.len == 16) {
     V r[16];
     rader_body<16, Ops, V>(ops, ax, r, load, store, scale);
+  } else if (Ops::kBlocked && ax.len == 256) {
+    rader_body<256, Ops, V>(ops, ax, w, load, store, scale);
   } else {
     rader_body<0, Ops, V>(ops, ax, w, load, store, scale);
   }
