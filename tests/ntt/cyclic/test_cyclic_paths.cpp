@@ -1,8 +1,9 @@
-// The flattened PFA transform on every CPU path (POLYHE_CPU's scalar, avx512): each path equal to
-// the scalar one word for word, forward and inverse, at lengths that exercise every axis kind
-// (direct, radix-2, Rader) in every position, with primes of 40, 60 (lazy bound 4q on AVX-512)
-// and 62 bits (bound 2q); plus the naive DFT on sampled outputs and the extreme inputs 0 and
-// q − 1. Paths this CPU or build lacks are skipped, so no test depends on the machine's ISA.
+// The flattened PFA transform and the radix-2 plan on every CPU path (POLYHE_CPU's scalar,
+// avx512, ifma): each path equal to the scalar one word for word, forward and inverse, at lengths
+// that exercise every axis kind (direct, radix-2, Rader) in every position, with primes of 40, 60
+// (lazy bound 4q on AVX-512) and 62 bits (bound 2q); plus the naive DFT on sampled outputs and the
+// extreme inputs 0 and q − 1. Paths this CPU or build lacks are skipped, so no test depends on the
+// machine's ISA.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -43,7 +44,7 @@ class CyclicPaths : public ::testing::TestWithParam<Case> {};
 TEST_P(CyclicPaths, EveryPathEqualsScalarWordForWord) {
   POLYHE_SEEDED_RNG(rng);
   const auto [n, bits] = GetParam();
-  const u64 q = cyclic_prime(bits, test::friendly_modulus(n, 9));
+  const u64 q = cyclic_prime(bits, test::friendly_modulus(n, 16));
   const Modulus<u64> mod(q);
   const auto plan = CyclicNttPlan::create(n, q);
   PathGuard guard;
@@ -91,12 +92,14 @@ TEST_P(CyclicPaths, EveryPathEqualsScalarWordForWord) {
 }
 
 // 21845 = 5·17·257 and 4369 = 17·257 (HElib), 255 = 3·5·17, 514 = 2·257 (radix-2 axis of 2),
-// 272 = 16·17 (radix-2 other axis), 4112 = 16·257, 85 = 5·17 (rows not a multiple of 8), 51.
+// 272 = 16·17 (radix-2 other axis), 4112 = 16·257, 85 = 5·17 (rows not a multiple of 8), 51;
+// and radix-2 plans through the negacyclic kernels (q ≡ 1 mod 2n; 40 bits: the IFMA kernel).
 INSTANTIATE_TEST_SUITE_P(Lengths, CyclicPaths,
                          ::testing::Values(Case{21845, 60}, Case{21845, 62}, Case{21845, 40},
                                            Case{4369, 60}, Case{4369, 62}, Case{255, 62},
                                            Case{514, 61}, Case{272, 60}, Case{4112, 62},
-                                           Case{85, 50}, Case{51, 60}),
+                                           Case{85, 50}, Case{51, 60}, Case{16384, 60},
+                                           Case{16384, 40}, Case{1024, 62}),
                          [](const auto& param_info) {
                            return std::to_string(param_info.param.n) + "_" +
                                   std::to_string(param_info.param.bits) + "bit";
