@@ -59,9 +59,15 @@ bool make_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv) {
     ax.twiddles = radix2_twiddles(len, omega, q);
     return true;
   }
-  if (!is_prime(len)) return false;
+  // Rader over a power-of-two convolution for primes above 5 that have one (as the planner);
+  // any other odd length up to kDirectMax runs as a symmetric direct DFT (prime powers and the
+  // primes whose Rader convolution the planner would split further: 7, 11, 13, 9, 25, ...).
   constexpr std::size_t kDirectPrime = 5;  // as plan_automatic
-  if (len <= kDirectPrime) {
+  constexpr std::size_t kDirectMax = 31;   // kMaxDirect of fused_kernels.hpp
+  const std::size_t L = len - 1;
+  const bool rader = len > kDirectPrime && is_prime(len) && is_power_of_two(L) && (q - 1) % L == 0;
+  if (!rader) {
+    if (len % 2 == 0 || len > kDirectMax) return false;
     // The symmetric tables of direct_odd: (ω^(jk) ± ω^(−jk))/2 for j, k in [1, H].
     ax.kind = FusedAxis::Kind::direct;
     const std::size_t half = (len - 1) / 2;
@@ -79,8 +85,6 @@ bool make_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv) {
     }
     return true;
   }
-  const std::size_t L = len - 1;
-  if (!is_power_of_two(L) || (q - 1) % L != 0) return false;
   ax.kind = FusedAxis::Kind::rader;
   ax.len = L;
   const u64 g = multiplicative_generator(len);
@@ -131,17 +135,22 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 o
     idempotents[i] = rest * static_cast<std::size_t>(inverse_mod(rest % ni, ni)) % n;
     if (!make_axis(axes[i], ni, q, pow_mod(omega, idempotents[i], q), n_inv)) return nullptr;
   }
-  const std::size_t r = factors.size() - 1;  // prime_factors ascends: the largest is last
-  if (axes[r].kind == FusedAxis::Kind::direct) return nullptr;
+  // The row axis: the largest factor (the most words per row, the fewest padded lanes).
+  const auto r =
+      static_cast<std::size_t>(std::max_element(factors.begin(), factors.end()) - factors.begin());
   constexpr std::size_t kW = FusedTables::kLanes;
   const std::size_t nr = factors[r];
   tb->rows = n / nr;
   tb->padded_rows = (tb->rows + kW - 1) / kW * kW;
-  // Room for the AVX-512 input map's runs that wrap past the row's end (permute_in there).
-  tb->pitch = (nr + kW - 1 + kW - 1) / kW * kW;
+  // Long rows get room for the AVX-512 input map's runs that wrap past the row's end
+  // (permute_in there); short ones would waste too many lanes on it and keep the plain maps.
+  constexpr std::size_t kLineMapsFrom = 64;
+  tb->line_maps = nr >= kLineMapsFrom;
+  tb->pitch = (nr + (tb->line_maps ? kW - 1 : 0) + kW - 1) / kW * kW;
   const std::size_t M = tb->rows;
   std::size_t longest = nr;
-  for (std::size_t i = 0; i < r; ++i) {
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    if (i == r) continue;
     // Row μ = j mod M; along axis i its digit μ mod n_i steps by ε_i (≡ 1 mod n_i, ≡ 0 mod
     // M/n_i), the other digits fixed: column set s lists the rows base_s + t·ε_i mod M, t < n_i.
     const std::size_t ni = factors[i];
@@ -157,7 +166,7 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 o
   }
   tb->work = (tb->pitch + longest) * kW;  // the last axis's transposed rows, then its work
   tb->last = std::move(axes[r]);
-  axes.pop_back();
+  axes.erase(axes.begin() + static_cast<std::ptrdiff_t>(r));
   tb->others = std::move(axes);
 
   // Natural index j = CRT(μ, ρ) = μ·E_M + ρ·e_R mod n (E_M ≡ 1 mod M, ≡ 0 mod n_R).

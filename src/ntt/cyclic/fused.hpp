@@ -8,15 +8,15 @@
 // so the transform is the product of the one-dimensional transforms of length n_i by ω_i = ω^(e_i)
 // along each axis, with no twiddle factors between them.
 //
-// Layout. The last axis R (the largest factor, a Rader or radix-2 axis) is the row: with
+// Layout. The last axis R (the largest factor) is the row: with
 // M = n/n_R, natural j ↔ (μ, ρ) = (j mod M, j mod n_R), and the input map writes row μ at
-// buf[μ·P, μ·P + n_R), P ≥ n_R + 7 a multiple of 8 words. The other axes are transformed in
-// place, eight consecutive words of a row per step (their columns lie side by side); axis i's
-// digit is μ mod n_i, so its columns are row sets listed in FusedAxis::rows. The last axis is then
-// transformed eight rows at a time: the rows are read transposed (lane l from row 8b + l) and the
-// results written lane-interleaved in place, out[(8b)·n_R + 8·k + l], which never overtakes a row
-// still to be read. The output map reads the natural order from there. Padding words and rows (up
-// to a multiple of 8) are zeroed and carried along; no output reads them.
+// buf[μ·P, μ·P + n_R), P a multiple of 8 words (≥ n_R + 7 when n_R ≥ 64). The other axes are
+// transformed in place, eight consecutive words of a row per step (their columns lie side by side);
+// axis i's digit is μ mod n_i, so its columns are row sets listed in FusedAxis::rows. The last axis
+// is then transformed eight rows at a time: the rows are read transposed (lane l from row 8b + l)
+// and the results written lane-interleaved in place, out[(8b)·n_R + 8·k + l], which never overtakes
+// a row still to be read. The output map reads the natural order from there. Padding words and rows
+// (up to a multiple of 8) are zeroed and carried along; no output reads them.
 //
 // Because μ is j mod M, eight consecutive natural indices j + m are (μ + m, ρ + m): a diagonal.
 // The AVX-512 maps move whole lines of the natural array that way (8×8 transposes and masked
@@ -63,6 +63,7 @@ struct FusedTables {
   std::size_t padded_rows = 0;  // M rounded up to kLanes
   std::size_t pitch = 0;        // P = n_R rounded up to kLanes
   std::size_t work = 0;         // words of work space: transposed rows, column work
+  bool line_maps = false;       // P ≥ n_R + 7: the AVX-512 maps may move whole lines
   std::vector<FusedAxis> others;
   FusedAxis last;
   FusedTwiddle n_inv{};
@@ -74,9 +75,10 @@ struct FusedTables {
   [[nodiscard]] std::size_t scratch_words() const { return padded_rows * pitch + work + kLanes; }
 };
 
-/// The tables when every prime-power factor of n is a prime ≤ 5, a power of two, or a prime p > 5
-/// with p − 1 a power of two and q ≡ 1 mod p − 1, n has at least two such factors and the largest
-/// is not direct; nullptr otherwise (the PFA tree then runs node by node).
+/// The tables when n has at least two prime-power factors and each is a power of two (radix-2), a
+/// prime p > 5 with p − 1 a power of two and q ≡ 1 mod p − 1 (Rader), or another odd length ≤ 31
+/// (a direct DFT in symmetric form, whatever the planner's subtree for it: cooley_tukey(3, 3)
+/// and rader(7 -> ...) alike); nullptr otherwise (the PFA tree then runs node by node).
 std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, std::uint64_t q,
                                                      std::uint64_t omega);
 

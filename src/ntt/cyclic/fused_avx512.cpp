@@ -87,6 +87,10 @@ struct Avx512Ops {
   /// past column n_R − 1 land in the row's padding (P ≥ n_R + 7) and are moved to the row's
   /// start afterwards; the last n_R mod 8 lines go word by word.
   static void permute_in(const FusedTables& tb, const u64* a, u64* rows) {
+    if (!tb.line_maps) {
+      permute_in_plain(tb, a, rows);
+      return;
+    }
     const std::size_t n = tb.n;
     const std::size_t nr = tb.last.n;
     const std::size_t pitch = tb.pitch;
@@ -124,6 +128,10 @@ struct Avx512Ops {
   /// vector (b, ρ + m) for m < 8, assembled by seven masked blends. Inverse: frequency j goes to
   /// position (n − j) mod n, so the line is stored reversed, ending at n − s.
   static void permute_out(const FusedTables& tb, const u64* out, u64* a, bool inverse) {
+    if (!tb.line_maps) {
+      permute_out_plain(tb, out, a, inverse);
+      return;
+    }
     const std::size_t n = tb.n;
     const std::size_t nr = tb.last.n;
     const V reverse = _mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0);

@@ -231,56 +231,61 @@ inline void dit_const(const Ops& ops, V* w, const FusedTwiddle* tw) {
   if constexpr (G * Bottom < Len) dit_const<Len, G * Bottom>(ops, w, tw);
 }
 
-/// The DFT of odd prime length P ≤ 5 with its symmetry: with s_j = x_j + x_(P−j),
-/// d_j = x_j − x_(P−j), c_jk = (ω^(jk) + ω^(−jk))/2 and t_jk = (ω^(jk) − ω^(−jk))/2 (j, k ≤ H =
-/// (P − 1)/2; tables powers[0, H²) and [H², 2H²)),
+/// The DFT of odd length P with its symmetry: with s_j = x_j + x_(P−j), d_j = x_j − x_(P−j),
+/// c_jk = (ω^(jk) + ω^(−jk))/2 and t_jk = (ω^(jk) − ω^(−jk))/2 (j, k ≤ H = (P − 1)/2; tables
+/// powers[0, H²) and [H², 2H²)),
 ///   X_k = x_0 + A_k + B_k,  X_(P−k) = x_0 + A_k − B_k,  A_k = Σ_j s_j·c_jk,  B_k = Σ_j d_j·t_jk:
-/// 2H² products (8 for P = 5) instead of (P − 1)².
-template <std::size_t P, class Ops, class V, class Load, class Store>
+/// 2H² products (8 for P = 5) instead of (P − 1)². With scale (the inverse's 1/n on the last
+/// axis) every output is multiplied by it. kP > 0: P known at compile time, all unrolled; kP = 0:
+/// P = ax.n ≤ kMaxDirect, loops.
+constexpr std::size_t kMaxDirect = 31;
+
+template <std::size_t kP, class Ops, class V, class Load, class Store>
 [[gnu::always_inline]] inline void direct_odd(const Ops& ops_in, const FusedAxis& ax, Load load,
-                                              Store store) {
+                                              Store store, const FusedTwiddle* scale) {
   const Ops ops = ops_in;
-  constexpr std::size_t H = (P - 1) / 2;
-  V x[P];
-  static_for<P>([&](auto j) __attribute__((always_inline)) { x[j] = load(j); });
-  V sum[H], diff[H];
-  V x0 = x[0];
+  const std::size_t p = kP > 0 ? kP : ax.n;
+  const std::size_t h = (p - 1) / 2;
+  constexpr std::size_t kCap = kP > 0 ? kP : kMaxDirect;
+  V x[kCap];
+  V sum[kCap / 2];
+  V diff[kCap / 2];
+  for (std::size_t j = 0; j < p; ++j) x[j] = load(j);
+  const V x0 = x[0];
   V total = x0;
   const V q = ops.modulus();
-  static_for<H>([&](auto j) __attribute__((always_inline)) {
-    sum[j] = ops.add(x[j + 1], x[P - 1 - j]);               // [0, 2q)
-    diff[j] = ops.sub(ops.add(x[j + 1], q), x[P - 1 - j]);  // (0, 2q)
+  for (std::size_t j = 0; j < h; ++j) {
+    sum[j] = ops.add(x[j + 1], x[p - 1 - j]);               // [0, 2q)
+    diff[j] = ops.sub(ops.add(x[j + 1], q), x[p - 1 - j]);  // (0, 2q)
     total = ops.reduce_c(ops.add(total, sum[j]));           // [0, c)
-  });
-  static_for<H>([&](auto k) __attribute__((always_inline)) {
-    V a = ops.mul(sum[0], ax.powers[k]);
-    V b = ops.mul(diff[0], ax.powers[H * H + k]);
-    static_for<H - 1>([&](auto jm) __attribute__((always_inline)) {
-      constexpr std::size_t j = jm + 1;
-      a = ops.reduce_c(ops.add(a, ops.mul(sum[j], ax.powers[j * H + k])));
-      b = ops.reduce_c(ops.add(b, ops.mul(diff[j], ax.powers[H * H + j * H + k])));
-    });
+  }
+  const auto out = [&](std::size_t k, V v) __attribute__((always_inline)) {  // v in [0, 2c)
+    store(k, scale != nullptr ? ops.out_c(ops.mul(v, *scale)) : ops.out_2c(v));
+  };
+  const FusedTwiddle* c = ax.powers.data();
+  const FusedTwiddle* t = c + h * h;
+  for (std::size_t k = 0; k < h; ++k) {
+    V a = ops.mul(sum[0], c[k]);
+    V b = ops.mul(diff[0], t[k]);
+    for (std::size_t j = 1; j < h; ++j) {
+      a = ops.reduce_c(ops.add(a, ops.mul(sum[j], c[j * h + k])));
+      b = ops.reduce_c(ops.add(b, ops.mul(diff[j], t[j * h + k])));
+    }
     const V plus = ops.reduce_c(ops.add(a, b));                         // [0, c)
     const V minus = ops.reduce_c(ops.sub(ops.add(a, ops.bound()), b));  // [0, c)
-    store(k + 1, ops.out_2c(ops.add(plus, x0)));
-    store(P - 1 - k, ops.out_2c(ops.add(minus, x0)));
-  });
-  store(0, ops.out_c(total));
+    out(k + 1, ops.add(plus, x0));
+    out(p - 1 - k, ops.add(minus, x0));
+  }
+  out(0, total);
 }
 
 template <class Ops, class V, class Load, class Store>
 [[gnu::always_inline]] inline void direct_column(const Ops& ops, const FusedAxis& ax, Load load,
-                                                 Store store) {
+                                                 Store store, const FusedTwiddle* scale) {
   switch (ax.n) {
-    case 2: {
-      const V x0 = load(0);
-      const V x1 = load(1);
-      store(0, ops.out_c(ops.reduce_c(ops.add(x0, x1))));
-      store(1, ops.out_c(ops.reduce_c(ops.sub(ops.add(x0, ops.bound()), x1))));
-      break;
-    }
-    case 3: direct_odd<3, Ops, V>(ops, ax, load, store); break;
-    default: direct_odd<5, Ops, V>(ops, ax, load, store); break;
+    case 3: direct_odd<3, Ops, V>(ops, ax, load, store, scale); break;
+    case 5: direct_odd<5, Ops, V>(ops, ax, load, store, scale); break;
+    default: direct_odd<0, Ops, V>(ops, ax, load, store, scale); break;
   }
 }
 
@@ -344,7 +349,7 @@ template <class Ops, class V, class Load, class Store>
 [[gnu::always_inline]] inline void axis_column(const Ops& ops, const FusedAxis& ax, V* w, Load load,
                                                Store store, const FusedTwiddle* scale) {
   switch (ax.kind) {
-    case FusedAxis::Kind::direct: direct_column<Ops, V>(ops, ax, load, store); break;
+    case FusedAxis::Kind::direct: direct_column<Ops, V>(ops, ax, load, store, scale); break;
     case FusedAxis::Kind::radix2: radix2_column(ops, ax, w, load, store, scale); break;
     case FusedAxis::Kind::rader: rader_column(ops, ax, w, load, store, scale); break;
   }

@@ -93,13 +93,18 @@ TEST_P(CyclicPaths, EveryPathEqualsScalarWordForWord) {
 
 // 21845 = 5·17·257 and 4369 = 17·257 (HElib), 255 = 3·5·17, 514 = 2·257 (radix-2 axis of 2),
 // 272 = 16·17 (radix-2 other axis), 4112 = 16·257, 85 = 5·17 (rows not a multiple of 8), 51;
+// direct axes of odd length up to 31: 8190 = 2·9·5·7·13 (8191's Rader convolution, also through
+// 8191), 630 = 2·9·5·7 and 1155 = 3·5·7·11 (a direct last axis: the inverse's 1/n in it, short
+// rows with the plain maps), 768 = 256·3 (the largest factor first);
 // and radix-2 plans through the negacyclic kernels (q ≡ 1 mod 2n; 40 bits: the IFMA kernel).
 INSTANTIATE_TEST_SUITE_P(Lengths, CyclicPaths,
                          ::testing::Values(Case{21845, 60}, Case{21845, 62}, Case{21845, 40},
                                            Case{4369, 60}, Case{4369, 62}, Case{255, 62},
                                            Case{514, 61}, Case{272, 60}, Case{4112, 62},
-                                           Case{85, 50}, Case{51, 60}, Case{16384, 60},
-                                           Case{16384, 40}, Case{1024, 62}),
+                                           Case{85, 50}, Case{51, 60}, Case{8190, 60},
+                                           Case{8191, 62}, Case{630, 40}, Case{1155, 61},
+                                           Case{768, 60}, Case{16384, 60}, Case{16384, 40},
+                                           Case{1024, 62}),
                          [](const auto& param_info) {
                            return std::to_string(param_info.param.n) + "_" +
                                   std::to_string(param_info.param.bits) + "bit";
