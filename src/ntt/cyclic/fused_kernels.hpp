@@ -32,7 +32,7 @@ namespace polyhe::cyclic {
 namespace {  // NOLINT(cert-dcl59-cpp, google-build-namespaces): see the file comment
 
 using u64 = std::uint64_t;
-constexpr std::size_t kW = FusedTables::kLanes;
+inline constexpr std::size_t kW = FusedTables::kLanes;
 
 /// f(integral_constant<0>) … f(integral_constant<N − 1>): a loop unrolled in every build type.
 template <std::size_t N, class F>
@@ -238,7 +238,7 @@ inline void dit_const(const Ops& ops, V* w, const FusedTwiddle* tw) {
 /// 2H² products (8 for P = 5) instead of (P − 1)². With scale (the inverse's 1/n on the last
 /// axis) every output is multiplied by it. kP > 0: P known at compile time, all unrolled; kP = 0:
 /// P = ax.n ≤ kMaxDirect, loops.
-constexpr std::size_t kMaxDirect = 31;
+inline constexpr std::size_t kMaxDirect = 31;
 
 template <std::size_t kP, class Ops, class V, class Load, class Store>
 [[gnu::always_inline]] inline void direct_odd(const Ops& ops_in, const FusedAxis& ax, Load load,

@@ -63,7 +63,10 @@ class CyclicNttPlan {
   [[nodiscard]] u64 omega() const { return omega_; }
   /// The algorithm at the root of this plan.
   [[nodiscard]] Decomposition kind() const { return kind_; }
-  /// The whole tree, e.g. "pfa(5, pfa(17, rader(257 -> radix2(256))))".
+  /// The whole tree, e.g. "pfa(5, pfa(17, rader(257 -> radix2(256))))": the planner's choice.
+  /// How it runs may differ below a PFA node whose factors allow flattening (one CRT map per
+  /// direction, SIMD over columns, small odd factors as direct DFTs; src/ntt/cyclic/fused.hpp)
+  /// and for radix-2 nodes with q ≡ 1 mod 2n (the negacyclic kernels); the result is the same.
   [[nodiscard]] virtual std::string decomposition() const = 0;
 
   /// In place, natural order. Requires a.size() == n (checked) and every a[i] < q
