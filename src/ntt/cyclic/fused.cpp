@@ -12,7 +12,7 @@ namespace polyhe::cyclic {
 
 FusedTwiddle make_fused_twiddle(u64 w, u64 q) {
   const ShoupOperand<u64> s = make_shoup<u64>(w, q);
-  return {s.w, s.w_shoup, s.w_shoup >> 32};
+  return {s.w, s.w_shoup, s.w_shoup >> 32, s.w_shoup >> 12};
 }
 
 namespace {
@@ -193,9 +193,14 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 o
 
 void run_fused(const FusedTables& tables, std::span<u64> a, std::span<u64> scratch, bool inverse) {
   POLYHE_DEBUG_ASSERT(a.size() == tables.n && scratch.size() >= tables.scratch_words());
+  constexpr std::uint64_t kIfmaBound = std::uint64_t{1} << 50;
   FusedKernel kernel = fused_kernel_scalar();
-  if (cpu_path() >= CpuPath::avx512) {
+  const CpuPath path = cpu_path();
+  if (path >= CpuPath::avx512) {
     if (const FusedKernel k = fused_kernel_avx512()) kernel = k;
+  }
+  if (path >= CpuPath::ifma && tables.q < kIfmaBound) {
+    if (const FusedKernel k = fused_kernel_ifma()) kernel = k;
   }
   kernel(tables, a.data(), scratch.data(), inverse);
 }

@@ -33,11 +33,13 @@
 
 namespace polyhe::cyclic {
 
-/// A constant ω < q with ω' = ⌊ω·2^64/q⌋ and ω' >> 32 (the AVX-512 products read both halves).
+/// A constant ω < q with ω' = ⌊ω·2^64/q⌋, ω' >> 32 (the AVX-512 products read both halves) and
+/// ⌊ω·2^52/q⌋ = ω' >> 12 (the IFMA products; meaningful for q < 2^52).
 struct FusedTwiddle {
   std::uint64_t w;
   std::uint64_t shoup;
   std::uint64_t shoup_hi;
+  std::uint64_t shoup52;
 };
 
 FusedTwiddle make_fused_twiddle(std::uint64_t w, std::uint64_t q);
@@ -83,15 +85,17 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, std::uint64_
                                                      std::uint64_t omega);
 
 /// Forward (inverse = false) or inverse transform of a (length n, values in [0, q)) in place,
-/// with scratch of at least tables.scratch_words() words. Dispatches on cpu_path().
+/// with scratch of at least tables.scratch_words() words. Dispatches on cpu_path(): ifma for
+/// q < 2^50 (else avx512), avx512, scalar.
 void run_fused(const FusedTables& tables, std::span<std::uint64_t> a,
                std::span<std::uint64_t> scratch, bool inverse);
 
-/// The kernels behind run_fused, one per path (tests call each directly). The AVX-512 one is
-/// nullptr when this build did not compile it.
+/// The kernels behind run_fused, one per path. The AVX-512 and IFMA ones are nullptr when this
+/// build did not compile them.
 using FusedKernel = void (*)(const FusedTables&, std::uint64_t* a, std::uint64_t* buf,
                              bool inverse);
 FusedKernel fused_kernel_scalar();
 FusedKernel fused_kernel_avx512();
+FusedKernel fused_kernel_ifma();  // q < 2^50 only
 
 }  // namespace polyhe::cyclic
