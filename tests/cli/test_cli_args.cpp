@@ -358,6 +358,18 @@ TEST(CliBenchCyclic, JsonPerLengthAndDecomposition) {
             std::string::npos);
 }
 
+TEST(CliBenchCyclic, InverseOnRequest) {
+  const auto r =
+      run_cli({"bench", "cyclic", "--n", "85", "--bits", "40", "--decomposition", "automatic",
+               "--ops", "forward,inverse", "--min-time", "0.001", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto ls = lines(r.out);
+  ASSERT_EQ(ls.size(), 2U) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(ls[0])["op"], "cyclic_forward");
+  EXPECT_EQ(nlohmann::json::parse(ls[1])["op"], "cyclic_inverse");
+  expect_bad_input(run_cli({"bench", "cyclic", "--ops", "backward"}), "backward");
+}
+
 TEST(CliBenchCyclic, RefusesBadOptions) {
   expect_bad_input(run_cli({"bench", "cyclic", "--decomposition", "fft9"}), "fft9");
   expect_bad_input(run_cli({"bench", "cyclic", "--bits", "70"}), "70");

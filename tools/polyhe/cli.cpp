@@ -306,6 +306,8 @@ Commands declare(CLI::App& app, Options& o) {
                    "automatic, radix2, pfa, cooley_tukey, rader, rader_padded, bluestein, direct "
                    "(a list), or all; a decomposition that does not apply to n is skipped")
       ->capture_default_str();
+  c.bench_cyclic->add_option("--ops", bc.ops, "forward, inverse, or both (a list)")
+      ->capture_default_str();
   c.bench_cyclic->add_option("--bits", bc.bits, "Prime size in bits (30-62)")
       ->capture_default_str();
   c.bench_cyclic->add_option("--min-time", bc.min_time_s, "Seconds per measurement")

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/cyclic/plan.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
 #include "random.hpp"
@@ -62,6 +63,17 @@ u64 bench_prime(std::size_t n, int bits) {
 int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostream& err) {
   const std::vector<int> lengths = parse_int_list(args.n, "--n", 2, 1 << 20);
   const std::vector<Decomposition> decompositions = parse_decompositions(args.decomposition);
+  bool run_forward = false;
+  bool run_inverse = false;
+  for (const std::string& op : split_list(args.ops, "--ops")) {
+    if (op == "forward") {
+      run_forward = true;
+    } else if (op == "inverse") {
+      run_inverse = true;
+    } else {
+      throw UsageError("--ops: unknown op '" + op + "'; use forward, inverse or both");
+    }
+  }
   if (args.bits < 30 || args.bits > 62) {
     throw UsageError("--bits: " + std::to_string(args.bits) + " is outside [30, 62]");
   }
@@ -74,9 +86,10 @@ int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostrea
   const std::string device = cpu_model();
   InputRng rng(os_seed());
   if (!args.json) {
-    out << "Cyclic NTT benchmark on " << device << ": 1 thread, forward transform, per call\n\n"
-        << "| n | bits | decomposition | median µs | p10 µs | p90 µs | reps |\n"
-        << "|---:|---:|---|---:|---:|---:|---:|\n";
+    out << "Cyclic NTT benchmark on " << device << ": 1 thread, CPU path " << to_string(cpu_path())
+        << ", per call\n\n"
+        << "| op | n | bits | decomposition | median µs | p10 µs | p90 µs | reps |\n"
+        << "|---|---:|---:|---|---:|---:|---:|---:|\n";
   }
   for (int n_int : lengths) {
     const auto n = static_cast<std::size_t>(n_int);
@@ -98,28 +111,35 @@ int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostrea
       }
       std::vector<u64> a(n);
       for (auto& x : a) x = rng.uniform(1, q - 1);
-      const TimingStats s = measure([&] { plan->forward(a); }, timing);
-      if (args.json) {
-        const nlohmann::ordered_json j = {{"op", "cyclic_forward"},
-                                          {"backend", "cpu"},
-                                          {"device", device},
-                                          {"n", n},
-                                          {"log_n", std::bit_width(n) - 1},
-                                          {"bits", args.bits},
-                                          {"limbs", 1},
-                                          {"variant", plan->decomposition()},
-                                          {"median_ns", s.median_ns},
-                                          {"p10_ns", s.p10_ns},
-                                          {"p90_ns", s.p90_ns},
-                                          {"reps", s.reps},
-                                          {"threads", 1},
-                                          {"unit", "ns"}};
-        out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-            << std::endl;
-      } else {
-        out << "| " << n << " | " << args.bits << " | " << plan->decomposition() << " | "
-            << fixed(s.median_ns / 1000, 3) << " | " << fixed(s.p10_ns / 1000, 3) << " | "
-            << fixed(s.p90_ns / 1000, 3) << " | " << s.reps << " |" << std::endl;
+      for (const bool inverse : {false, true}) {
+        if (inverse ? !run_inverse : !run_forward) continue;
+        const std::string op = inverse ? "cyclic_inverse" : "cyclic_forward";
+        const TimingStats s = inverse ? measure([&] { plan->inverse(a); }, timing)
+                                      : measure([&] { plan->forward(a); }, timing);
+        if (args.json) {
+          const nlohmann::ordered_json j = {{"op", op},
+                                            {"backend", "cpu"},
+                                            {"cpu_path", to_string(cpu_path())},
+                                            {"device", device},
+                                            {"n", n},
+                                            {"log_n", std::bit_width(n) - 1},
+                                            {"bits", args.bits},
+                                            {"limbs", 1},
+                                            {"variant", plan->decomposition()},
+                                            {"median_ns", s.median_ns},
+                                            {"p10_ns", s.p10_ns},
+                                            {"p90_ns", s.p90_ns},
+                                            {"reps", s.reps},
+                                            {"threads", 1},
+                                            {"unit", "ns"}};
+          out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+              << std::endl;
+        } else {
+          out << "| " << (inverse ? "inverse" : "forward") << " | " << n << " | " << args.bits
+              << " | " << plan->decomposition() << " | " << fixed(s.median_ns / 1000, 3) << " | "
+              << fixed(s.p10_ns / 1000, 3) << " | " << fixed(s.p90_ns / 1000, 3) << " | " << s.reps
+              << " |" << std::endl;
+        }
       }
     }
   }

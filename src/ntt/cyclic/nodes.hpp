@@ -22,7 +22,8 @@ using PlanPtr = std::shared_ptr<const CyclicNttPlan>;
 PlanPtr make_direct(std::size_t n, u64 q, u64 omega);
 PlanPtr make_radix2(std::size_t n, u64 q, u64 omega);
 /// n = n1·(n/n1) with gcd(n1, n/n1) = 1.
-PlanPtr make_pfa(std::size_t n, u64 q, u64 omega, std::size_t n1);
+/// Runs as one flattened transform (fused.hpp) when flatten and the factors allow it.
+PlanPtr make_pfa(std::size_t n, u64 q, u64 omega, std::size_t n1, bool flatten = true);
 /// n = n1·(n/n1), any factors.
 PlanPtr make_cooley_tukey(std::size_t n, u64 q, u64 omega, std::size_t n1);
 /// n prime; padded: the (n−1)-point convolution through a power of two ≥ 2(n−1)−1.
@@ -33,7 +34,9 @@ PlanPtr make_bluestein(std::size_t n, u64 q, u64 omega);
 /// prime-power factor and the rest, Cooley–Tukey p·p^(k−1) for prime powers, the direct DFT for
 /// primes ≤ 5, Rader for larger primes (padded, then Bluestein, when q lacks the root the
 /// convolution needs).
-PlanPtr plan_automatic(std::size_t n, u64 q, u64 omega);
+/// flatten_pfa = false leaves a PFA node unflattened (fused.hpp): for the children of a flattened
+/// node, which only name the tree.
+PlanPtr plan_automatic(std::size_t n, u64 q, u64 omega, bool flatten_pfa = true);
 
 /// A plan for a cyclic convolution of length L mod q: any primitive L-th root will do. Throws
 /// InvalidParameter naming `who` when q ≢ 1 mod L.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fused.hpp"
 #include "nodes.hpp"
 #include "polyhe/core/error.hpp"
 
@@ -20,18 +21,25 @@ namespace {
 
 class PfaPlan final : public CyclicNttPlan {
  public:
-  PfaPlan(std::size_t n, u64 q, u64 omega, PlanPtr p1, PlanPtr p2, std::vector<std::uint32_t> perm)
+  PfaPlan(std::size_t n, u64 q, u64 omega, PlanPtr p1, PlanPtr p2, std::vector<std::uint32_t> perm,
+          std::shared_ptr<const FusedTables> fused)
       : CyclicNttPlan(n, q, omega, Decomposition::pfa,
-                      2 * n + std::max(p1->scratch_size(), p2->scratch_size())),
+                      fused ? fused->scratch_words()
+                            : 2 * n + std::max(p1->scratch_size(), p2->scratch_size())),
         p1_(std::move(p1)),
         p2_(std::move(p2)),
-        perm_(std::move(perm)) {}
+        perm_(std::move(perm)),
+        fused_(std::move(fused)) {}
 
   [[nodiscard]] std::string decomposition() const override {
     return "pfa(" + p1_->decomposition() + ", " + p2_->decomposition() + ")";
   }
 
   void forward_with(std::span<u64> a, std::span<u64> scratch) const override {
+    if (fused_) {
+      run_fused(*fused_, a, scratch, false);
+      return;
+    }
     const std::size_t len = n();
     const std::size_t n1 = p1_->n();
     const std::size_t n2 = p2_->n();
@@ -49,14 +57,23 @@ class PfaPlan final : public CyclicNttPlan {
     }
   }
 
+  void inverse_with(std::span<u64> a, std::span<u64> scratch) const override {
+    if (fused_) {
+      run_fused(*fused_, a, scratch, true);
+    } else {
+      CyclicNttPlan::inverse_with(a, scratch);
+    }
+  }
+
  private:
-  PlanPtr p1_, p2_;
-  std::vector<std::uint32_t> perm_;  // perm[j1·n2 + j2] = CRT(j1, j2)
+  PlanPtr p1_, p2_;                           // the tree; run node by node unless fused_
+  std::vector<std::uint32_t> perm_;           // perm[j1·n2 + j2] = CRT(j1, j2)
+  std::shared_ptr<const FusedTables> fused_;  // the whole subtree flattened, when it applies
 };
 
 }  // namespace
 
-PlanPtr make_pfa(std::size_t n, u64 q, u64 omega, std::size_t n1) {
+PlanPtr make_pfa(std::size_t n, u64 q, u64 omega, std::size_t n1, bool flatten) {
   if (n1 <= 1 || n % n1 != 0 || n1 == n || std::gcd(n1, n / n1) != 1) {
     throw InvalidParameter("pfa needs n = n1·n2 with coprime n1, n2 > 1; n = " + std::to_string(n) +
                            ", n1 = " + std::to_string(n1));
@@ -72,10 +89,12 @@ PlanPtr make_pfa(std::size_t n, u64 q, u64 omega, std::size_t n1) {
       perm[j1 * n2 + j2] = static_cast<std::uint32_t>((j1 * e1 + j2 * e2) % n);
     }
   }
-  PlanPtr p1 = plan_automatic(n1, q, pow_mod(omega, e1, q));
-  PlanPtr p2 = plan_automatic(n2, q, pow_mod(omega, e2, q));
-  return std::make_shared<const PfaPlan>(n, q, omega, std::move(p1), std::move(p2),
-                                         std::move(perm));
+  auto fused = flatten ? make_fused_tables(n, q, omega) : nullptr;
+  // Under a flattened node the children only name the tree: not flattened again.
+  PlanPtr p1 = plan_automatic(n1, q, pow_mod(omega, e1, q), fused == nullptr);
+  PlanPtr p2 = plan_automatic(n2, q, pow_mod(omega, e2, q), fused == nullptr);
+  return std::make_shared<const PfaPlan>(n, q, omega, std::move(p1), std::move(p2), std::move(perm),
+                                         std::move(fused));
 }
 
 }  // namespace polyhe::cyclic

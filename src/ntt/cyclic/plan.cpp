@@ -35,19 +35,39 @@ CyclicNttPlan::CyclicNttPlan(std::size_t n, u64 q, u64 omega, Decomposition kind
       scratch_(scratch),
       n_inv_(make_shoup<u64>(inverse_mod(n % q, q), q)) {}
 
+namespace {
+
+/// The calling thread's scratch, grown on demand and kept: a plan's entry points allocate (and
+/// zero) nothing per call. No entry point runs inside another on the same thread: composite
+/// plans call their sub-plans' forward_with with their own scratch.
+std::span<std::uint64_t> thread_scratch(std::size_t words) {
+  thread_local std::vector<std::uint64_t> scratch;
+  if (scratch.size() < words) scratch.resize(words);
+  return {scratch.data(), words};
+}
+
+}  // namespace
+
 void CyclicNttPlan::forward(std::span<u64> a) const {
   if (a.size() != n_) {
     throw InvalidParameter("cyclic NTT of length " + std::to_string(n_) + " given " +
                            std::to_string(a.size()) + " coefficients");
   }
-  std::vector<u64> scratch(scratch_);
-  forward_with(a, scratch);
+  forward_with(a, thread_scratch(scratch_));
+}
+
+void CyclicNttPlan::inverse(std::span<u64> a) const {
+  if (a.size() != n_) {
+    throw InvalidParameter("inverse cyclic NTT of length " + std::to_string(n_) + " given " +
+                           std::to_string(a.size()) + " coefficients");
+  }
+  inverse_with(a, thread_scratch(scratch_));
 }
 
 // With F the forward transform by ω, F⁻¹(x)[k] = (1/n)·F(x)[(n − k) mod n]: the transform by
 // ω⁻¹ is the transform by ω read backwards.
-void CyclicNttPlan::inverse(std::span<u64> a) const {
-  forward(a);
+void CyclicNttPlan::inverse_with(std::span<u64> a, std::span<u64> scratch) const {
+  forward_with(a, scratch);
   std::reverse(a.begin() + 1, a.end());
   for (u64& x : a) x = mul_shoup(x, n_inv_, q_);
 }
@@ -127,10 +147,10 @@ std::shared_ptr<const CyclicNttPlan> CyclicNttPlan::create(std::size_t n, u64 q,
 
 namespace cyclic {
 
-PlanPtr plan_automatic(std::size_t n, u64 q, u64 omega) {
+PlanPtr plan_automatic(std::size_t n, u64 q, u64 omega, bool flatten_pfa) {
   if (is_power_of_two(n)) return make_radix2(n, q, omega);
   const std::size_t pe = smallest_prime_power(n);
-  if (pe != n) return make_pfa(n, q, omega, pe);
+  if (pe != n) return make_pfa(n, q, omega, pe, flatten_pfa);
   const auto p = static_cast<std::size_t>(prime_factors(n).front());
   if (p != n) return make_cooley_tukey(n, q, omega, p);
   constexpr std::size_t kDirectPrime = 5;      // small primes end the recursion (paper, §Rader)

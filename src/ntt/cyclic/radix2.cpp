@@ -1,10 +1,18 @@
-// The cyclic radix-2 NTT: bit-reversal permutation, then decimation-in-time butterflies.
+// The cyclic radix-2 NTT: bit-reversal permutation, then decimation-in-time butterflies; or,
+// when q ≡ 1 mod 2n, through the negacyclic NttPlan and its SIMD kernels: with ψ² = ω a
+// primitive 2n-th root, NttPlan::forward(a)[i] = Σ_j a_j·ψ^(j(2·br(i)+1)) = Σ_j
+// (a_j·ψ^j)·ω^(j·br(i)), so X = F_ω(x) is forward(x ⊙ ψ^−j) read in bit-reversed order, and the
+// inverse is NttPlan::inverse of X read bit-reversed, times ψ^j.
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "nodes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/ntt/cyclic/primes.hpp"
+#include "polyhe/ntt/plan.hpp"
 
 namespace polyhe::cyclic {
 namespace {
@@ -29,6 +37,31 @@ class Radix2Plan final : public CyclicNttPlan {
       std::copy(powers.begin(), powers.end(),
                 twiddles_.begin() + static_cast<std::ptrdiff_t>(h - 1));
     }
+    constexpr std::size_t kMaxNegacyclic = std::size_t{1} << 17;  // NttPlan's limit
+    // Below this the two extra passes and the dispatch cost more than the scalar butterflies
+    // save (measured: see docs/perf.md section 6).
+    constexpr std::size_t kMinNegacyclic = 64;
+    if (n >= kMinNegacyclic && n <= kMaxNegacyclic && (q - 1) % (2 * n) == 0) {
+      // ψ: the odd power of a primitive 2n-th root whose square is ω (one exists: ω is a
+      // primitive n-th root, n a power of two).
+      const u64 root = primitive_nth_root(q, 2 * n);
+      const u64 root2 = mul_mod_slow(root, root, q);
+      u64 psi = root;
+      while (mul_mod_slow(psi, psi, q) != omega) psi = mul_mod_slow(psi, root2, q);
+      negacyclic_ = NttPlan<u64>::create(n, q, psi);
+      mod_ = std::make_unique<const Modulus<u64>>(q);
+      psi_powers_.resize(n);
+      psi_inv_powers_.resize(n);
+      const u64 psi_inv = inverse_mod(psi, q);
+      u64 w = 1;
+      u64 w_inv = 1;
+      for (std::size_t j = 0; j < n; ++j) {
+        psi_powers_[j] = w;
+        psi_inv_powers_[j] = w_inv;
+        w = mul_mod_slow(w, psi, q);
+        w_inv = mul_mod_slow(w_inv, psi_inv, q);
+      }
+    }
   }
 
   [[nodiscard]] std::string decomposition() const override {
@@ -38,12 +71,15 @@ class Radix2Plan final : public CyclicNttPlan {
   // After the bit-reversal, each stage merges pairs of length-h transforms: for block s and
   // i < h, (u, v) ← (u + ω_{2h}^i·v, u − ω_{2h}^i·v). In [0, q) → out [0, q).
   void forward_with(std::span<u64> a, std::span<u64> /*scratch*/) const override {
+    if (negacyclic_) {
+      vec::multiply(a, psi_inv_powers_, a, *mod_);
+      negacyclic_->forward(a);
+      bit_reverse(a);
+      return;
+    }
     const std::size_t len = n();
     const u64 mod = q();
-    for (std::size_t i = 0; i < len; ++i) {
-      const std::size_t j = rev_[i];
-      if (i < j) std::swap(a[i], a[j]);
-    }
+    bit_reverse(a);
     for (std::size_t h = 1; h < len; h <<= 1) {
       const ShoupOperand<u64>* tw = &twiddles_[h - 1];
       for (std::size_t s = 0; s < len; s += 2 * h) {
@@ -59,9 +95,31 @@ class Radix2Plan final : public CyclicNttPlan {
     }
   }
 
+  void inverse_with(std::span<u64> a, std::span<u64> scratch) const override {
+    if (!negacyclic_) {
+      CyclicNttPlan::inverse_with(a, scratch);
+      return;
+    }
+    bit_reverse(a);
+    negacyclic_->inverse(a);
+    vec::multiply(a, psi_powers_, a, *mod_);
+  }
+
  private:
+  void bit_reverse(std::span<u64> a) const {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const std::size_t j = rev_[i];
+      if (i < j) std::swap(a[i], a[j]);
+    }
+  }
+
   std::vector<std::uint32_t> rev_;
   std::vector<ShoupOperand<u64>> twiddles_;
+  // The negacyclic route, when q ≡ 1 mod 2n.
+  std::shared_ptr<const NttPlan<u64>> negacyclic_;
+  std::unique_ptr<const Modulus<u64>> mod_;
+  std::vector<u64> psi_powers_;      // ψ^j
+  std::vector<u64> psi_inv_powers_;  // ψ^−j
 };
 
 }  // namespace

@@ -63,7 +63,10 @@ class CyclicNttPlan {
   [[nodiscard]] u64 omega() const { return omega_; }
   /// The algorithm at the root of this plan.
   [[nodiscard]] Decomposition kind() const { return kind_; }
-  /// The whole tree, e.g. "pfa(5, pfa(17, rader(257 -> radix2(256))))".
+  /// The whole tree, e.g. "pfa(5, pfa(17, rader(257 -> radix2(256))))": the planner's choice.
+  /// How it runs may differ below a PFA node whose factors allow flattening (one CRT map per
+  /// direction, SIMD over columns, small odd factors as direct DFTs; src/ntt/cyclic/fused.hpp)
+  /// and for radix-2 nodes with q ≡ 1 mod 2n (the negacyclic kernels); the result is the same.
   [[nodiscard]] virtual std::string decomposition() const = 0;
 
   /// In place, natural order. Requires a.size() == n (checked) and every a[i] < q
@@ -77,6 +80,10 @@ class CyclicNttPlan {
   /// forward without the size check, with caller-provided scratch of at least scratch_size()
   /// words (internal: the composite plans run their sub-plans through it).
   virtual void forward_with(std::span<u64> a, std::span<u64> scratch) const = 0;
+  /// inverse without the size check, with scratch as forward_with. The default runs
+  /// forward_with, reverses a[1, n) and multiplies by 1/n; plans that fold those into their
+  /// last pass override it.
+  virtual void inverse_with(std::span<u64> a, std::span<u64> scratch) const;
 
  protected:
   CyclicNttPlan(std::size_t n, u64 q, u64 omega, Decomposition kind, std::size_t scratch);
