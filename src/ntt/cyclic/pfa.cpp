@@ -65,6 +65,8 @@ class PfaPlan final : public CyclicNttPlan {
     }
   }
 
+  [[nodiscard]] bool flattened() const override { return fused_ != nullptr; }
+
  private:
   PlanPtr p1_, p2_;                           // the tree; run node by node unless fused_
   std::vector<std::uint32_t> perm_;           // perm[j1·n2 + j2] = CRT(j1, j2)

@@ -19,7 +19,7 @@ using u64 = std::uint64_t;
 
 /// Per-thread buffers of the transforms (a factor's padded row and its plan's scratch).
 std::span<u64> thread_buffer(std::size_t slot, std::size_t words) {
-  thread_local std::vector<u64> buffers[2];
+  thread_local std::vector<u64> buffers[3];
   std::vector<u64>& b = buffers[slot];
   if (b.size() < words) b.resize(words);
   return std::span<u64>(b.data(), words);
@@ -180,10 +180,25 @@ std::shared_ptr<const PowerfulNtt> PowerfulNtt::create(std::size_t m, u64 q, Dec
     throw InvalidParameter("q = " + std::to_string(q) + " is not 1 mod m = " + std::to_string(m) +
                            ": no primitive m-th root of unity");
   }
-  return std::shared_ptr<const PowerfulNtt>(new PowerfulNtt(m, q, force));
+  return create(m, q, force, Route::automatic);
 }
 
-PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force)
+std::shared_ptr<const PowerfulNtt> PowerfulNtt::create(std::size_t m, u64 q, Decomposition force,
+                                                       Route route) {
+  if (m % 2 == 0 || m < 3 || m > kMaxM) {
+    throw InvalidParameter("powerful-basis transform: m = " + std::to_string(m) +
+                           " must be odd in [3, " + std::to_string(kMaxM) + "]");
+  }
+  if (bit_length(q) > 62 || !is_prime(q) || (q - 1) % m != 0) {
+    throw InvalidParameter("q = " + std::to_string(q) +
+                           " is not a prime of at most 62 bits that "
+                           "is 1 mod m = " +
+                           std::to_string(m));
+  }
+  return std::shared_ptr<const PowerfulNtt>(new PowerfulNtt(m, q, force, route));
+}
+
+PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route)
     : m_(m), degree_(euler_phi(m)), mod_(q), omega_(primitive_nth_root(q, m)) {
   const auto pf = prime_power_factors(m);
   std::size_t stride = degree_;
@@ -226,6 +241,94 @@ PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force)
     slot_k_ = std::move(next);
     modulus *= f.m;
   }
+  // The length-m route: when forced, or automatically when m's plan runs flattened (a forced
+  // factor decomposition keeps the per-factor route, which is what it tests).
+  if (route == Route::automatic) {
+    route = Route::per_factor;
+    if (force == Decomposition::automatic && factor_data_.size() > 1) {
+      const auto plan = CyclicNttPlan::create(m, q, omega_, Decomposition::automatic);
+      if (plan->flattened()) route = Route::length_m;
+    }
+  }
+  route_ = route;
+  if (route_ == Route::length_m) {
+    cyclic_ = CyclicNttPlan::create(m, q, omega_, Decomposition::automatic);
+    const auto e = powerful_exponents(m);
+    exponent_.assign(e.begin(), e.end());
+    const std::size_t r = factor_data_.size();
+    grid_stride_.resize(r);
+    std::size_t stride = m;
+    std::vector<u64> inv(r);
+    for (std::size_t i = 0; i < r; ++i) {
+      const std::size_t mi = factor_data_[i].m;
+      stride /= mi;
+      grid_stride_[i] = stride;
+      inv[i] = r == 1 ? 1 : inverse_mod((m / mi) % mi, mi);
+    }
+    cell_of_power_.resize(m);
+    for (std::size_t k = 0; k < m; ++k) {
+      std::size_t cell = 0;
+      for (std::size_t i = 0; i < r; ++i) {
+        const std::size_t mi = factor_data_[i].m;
+        cell += static_cast<std::size_t>((k % mi) * inv[i] % mi) * grid_stride_[i];
+      }
+      cell_of_power_[k] = static_cast<std::uint32_t>(cell);
+    }
+    cell_of_coordinate_.resize(degree_);
+    std::vector<std::size_t> digit(r, 0);
+    for (std::size_t j = 0; j < degree_; ++j) {
+      std::size_t cell = 0;
+      for (std::size_t i = 0; i < r; ++i) cell += digit[i] * grid_stride_[i];
+      cell_of_coordinate_[j] = static_cast<std::uint32_t>(cell);
+      for (std::size_t i = r; i-- > 0;) {
+        if (++digit[i] < factor_data_[i].phi) break;
+        digit[i] = 0;
+      }
+    }
+    buffer_words_ = std::max(buffer_words_, m);
+    scratch_words_ = std::max(scratch_words_, cyclic_->scratch_size());
+  }
+}
+
+void PowerfulNtt::forward_length_m(std::span<u64> a) const {
+  const auto buf = thread_buffer(0, m_);
+  const auto scratch = thread_buffer(1, scratch_words_);
+  std::fill(buf.begin(), buf.end(), u64{0});
+  for (std::size_t j = 0; j < degree_; ++j) buf[exponent_[j]] = a[j];
+  cyclic_->forward_with(buf, scratch);
+  for (std::size_t t = 0; t < degree_; ++t) a[t] = buf[slot_k_[t]];
+}
+
+void PowerfulNtt::inverse_length_m(std::span<u64> a) const {
+  const u64 q = mod_.value();
+  const auto buf = thread_buffer(0, m_);
+  const auto scratch = thread_buffer(1, scratch_words_);
+  std::fill(buf.begin(), buf.end(), u64{0});
+  for (std::size_t t = 0; t < degree_; ++t) buf[slot_k_[t]] = a[t];
+  cyclic_->inverse_with(buf, scratch);  // C, degree < m, C ≡ a mod Φ_m
+  // C's monomials on the CRT grid, then each dimension's top block folded down by Φ_(m_i).
+  const auto grid = thread_buffer(2, m_);
+  for (std::size_t k = 0; k < m_; ++k) grid[cell_of_power_[k]] = buf[k];
+  for (std::size_t i = 0; i < factor_data_.size(); ++i) {
+    const Factor& f = factor_data_[i];
+    const std::size_t s = grid_stride_[i];
+    const std::size_t big_p = f.m / f.p;
+    const std::size_t block = f.m * s;
+    for (std::size_t outer = 0; outer < m_; outer += block) {
+      for (std::size_t c = 0; c < big_p; ++c) {
+        u64* const top = grid.data() + outer + ((f.p - 1) * big_p + c) * s;
+        for (std::size_t j = 0; j + 1 < f.p; ++j) {
+          u64* const row = grid.data() + outer + (j * big_p + c) * s;
+          for (std::size_t inner = 0; inner < s; ++inner) {
+            const u64 x = row[inner];
+            const u64 y = top[inner];
+            row[inner] = x >= y ? x - y : x + q - y;
+          }
+        }
+      }
+    }
+  }
+  for (std::size_t j = 0; j < degree_; ++j) a[j] = grid[cell_of_coordinate_[j]];
 }
 
 std::string PowerfulNtt::decomposition() const {
@@ -293,6 +396,10 @@ void PowerfulNtt::inverse_dimension(const Factor& f, std::span<u64> a, std::span
 
 void PowerfulNtt::forward(std::span<u64> a) const {
   check_size(a, "forward");
+  if (route_ == Route::length_m) {
+    forward_length_m(a);
+    return;
+  }
   const auto buf = thread_buffer(0, buffer_words_);
   const auto scratch = thread_buffer(1, scratch_words_);
   for (const Factor& f : factor_data_) {
@@ -302,6 +409,10 @@ void PowerfulNtt::forward(std::span<u64> a) const {
 
 void PowerfulNtt::inverse(std::span<u64> a) const {
   check_size(a, "inverse");
+  if (route_ == Route::length_m) {
+    inverse_length_m(a);
+    return;
+  }
   const auto buf = thread_buffer(0, buffer_words_);
   const auto scratch = thread_buffer(1, scratch_words_);
   for (const Factor& f : factor_data_) {

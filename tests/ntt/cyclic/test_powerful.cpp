@@ -171,6 +171,37 @@ TEST(PowerfulNtt, ForcedDecompositionsAgree) {
   }
 }
 
+// The length-m route (one flattened cyclic transform, the grid reduction) and the per-factor
+// route give the same words, both ways.
+TEST(PowerfulNtt, BothRoutesGiveTheSameWords) {
+  for (const std::size_t m : {15, 105, 1155, 4369, 21845}) {
+    for (const int bits : {50, 60}) {
+      const u64 q = powerful_ntt_primes(m, bits, 1).front();
+      const auto per_factor =
+          PowerfulNtt::create(m, q, Decomposition::automatic, PowerfulNtt::Route::per_factor);
+      const auto length_m =
+          PowerfulNtt::create(m, q, Decomposition::automatic, PowerfulNtt::Route::length_m);
+      EXPECT_EQ(per_factor->route(), PowerfulNtt::Route::per_factor);
+      EXPECT_EQ(length_m->route(), PowerfulNtt::Route::length_m);
+      auto a = random_vector(per_factor->degree(), q, m + static_cast<u64>(bits));
+      for (std::size_t i = 0; i < 3; ++i) a[i] = q - 1;  // edge values
+      auto x = a, y = a;
+      per_factor->forward(x);
+      length_m->forward(y);
+      ASSERT_EQ(x, y) << "m = " << m << ", " << bits << " bits";
+      length_m->inverse(y);
+      ASSERT_EQ(y, a) << "m = " << m << ", " << bits << " bits";
+      per_factor->inverse(x);
+      ASSERT_EQ(x, a);
+    }
+  }
+  // 21845 at 60 bits runs flattened: the automatic route takes the length-m transform.
+  const u64 q = powerful_ntt_primes(21845, 60, 1).front();
+  EXPECT_EQ(PowerfulNtt::create(21845, q)->route(), PowerfulNtt::Route::length_m);
+  EXPECT_EQ(PowerfulNtt::create(21845, q, Decomposition::bluestein)->route(),
+            PowerfulNtt::Route::per_factor);
+}
+
 TEST(PowerfulNtt, PrimesAreDistinctWideAndServeTheTransform) {
   const auto primes = powerful_ntt_primes(21845, 60, 4);
   ASSERT_EQ(primes.size(), 4U);

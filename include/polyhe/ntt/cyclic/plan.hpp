@@ -75,6 +75,10 @@ class CyclicNttPlan {
   /// In place: the exact inverse of forward, 1/n included. Same requirements.
   void inverse(std::span<u64> a) const;
 
+  /// Whether the whole transform runs as one flattened multi-dimensional pass (a prime-factor
+  /// tree the fast kernels serve) rather than node by node.
+  [[nodiscard]] virtual bool flattened() const { return false; }
+
   /// Words of scratch that forward_with needs.
   [[nodiscard]] std::size_t scratch_size() const { return scratch_; }
   /// forward without the size check, with caller-provided scratch of at least scratch_size()

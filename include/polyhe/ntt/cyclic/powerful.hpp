@@ -11,6 +11,13 @@
 // Bluestein), and its inverse a length-m_i inverse NTT followed by the reduction mod
 // Φ_(p^e)(x) = Σ_(c<p) x^(c·p^(e−1)), which is O(m_i) subtractions: no division by the dense
 // Φ_m of length φ(m) is ever needed (the power basis needs one per inverse transform).
+//
+// When the length-m cyclic plan runs flattened (the fast PFA kernels; CyclicNttPlan), the same
+// maps run through it instead, which is the same arithmetic done at once: forward scatters the
+// coordinates to X^(e_j) (powerful_exponents) and keeps the values at the primitive roots;
+// inverse fills the other roots with 0, transforms back to a polynomial C of degree < m with
+// C ≡ a mod Φ_m, and reduces C's monomials X^k = Π_i x_i^(c_i) on the CRT grid of Π m_i = m cells
+// by the Φ_(m_i) rule above, dimension by dimension. Both routes give the same words (tested).
 #pragma once
 
 #include <cstddef>
@@ -79,6 +86,15 @@ class PowerfulNtt {
   static std::shared_ptr<const PowerfulNtt> create(std::size_t m, u64 q,
                                                    Decomposition force = Decomposition::automatic);
 
+  /// How forward/inverse run: per factor along its dimension, or through one length-m cyclic
+  /// transform (the default when the planner has a flattened plan for m mod q; tests force
+  /// either).
+  enum class Route { automatic, per_factor, length_m };
+  static std::shared_ptr<const PowerfulNtt> create(std::size_t m, u64 q, Decomposition force,
+                                                   Route route);
+  /// The route this transform takes.
+  [[nodiscard]] Route route() const { return route_; }
+
   PowerfulNtt(const PowerfulNtt&) = delete;
   PowerfulNtt& operator=(const PowerfulNtt&) = delete;
 
@@ -115,7 +131,9 @@ class PowerfulNtt {
     ShoupOperand<u64> m_inv;                    // m^−1 mod q
   };
 
-  PowerfulNtt(std::size_t m, u64 q, Decomposition force);
+  PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route);
+  void forward_length_m(std::span<u64> a) const;
+  void inverse_length_m(std::span<u64> a) const;
   void check_size(std::span<const u64> a, const char* op) const;
   void forward_dimension(const Factor& f, std::span<u64> a, std::span<u64> buf,
                          std::span<u64> scratch) const;
@@ -129,8 +147,16 @@ class PowerfulNtt {
   std::vector<Factor> factor_data_;
   std::vector<std::size_t> factors_;
   std::vector<std::size_t> slot_k_;
-  std::size_t buffer_words_ = 0;   // the largest m_i
+  std::size_t buffer_words_ = 0;   // the largest m_i (m on the length-m route)
   std::size_t scratch_words_ = 0;  // the largest plan scratch
+  Route route_ = Route::per_factor;
+  // The length-m route: the plan, e_j = powerful_exponents(m), the grid cell of X^k (k < m), the
+  // grid cell of coordinate j, and the grid's strides and factor primes.
+  std::shared_ptr<const CyclicNttPlan> cyclic_;
+  std::vector<std::uint32_t> exponent_;
+  std::vector<std::uint32_t> cell_of_power_;
+  std::vector<std::uint32_t> cell_of_coordinate_;
+  std::vector<std::size_t> grid_stride_;
 };
 
 }  // namespace polyhe
