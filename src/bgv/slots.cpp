@@ -455,7 +455,8 @@ std::vector<u64> SlotEncoder::frobenius(std::span<const u64> value, std::size_t 
     nmod_poly_set_coeff_ui(reinterpret_cast<nmod_poly_struct*>(x.get()), static_cast<slong>(c),
                            value[c]);
   }
-  fq_nmod_frobenius(x.get(), x.get(), static_cast<slong>(e % d_), ctx);
+  // d_ = ord_m(t) ≥ 1; the max only tells the analyser so.
+  fq_nmod_frobenius(x.get(), x.get(), static_cast<slong>(e % std::max<std::size_t>(d_, 1)), ctx);
   std::vector<u64> out(d_);
   for (std::size_t c = 0; c < d_; ++c) {
     out[c] = nmod_poly_get_coeff_ui(reinterpret_cast<const nmod_poly_struct*>(x.get()),
