@@ -165,34 +165,52 @@ void RingContext::forward_lifted(std::size_t i, std::span<const u64> x, u64 p,
   vec::sub_multiply_scalar(c, work, s, out, basis_.modulus(i));
 }
 
-void RingContext::forward(std::span<u64> data, std::span<const std::size_t> limbs) const {
-  if (data.size() != limbs.size() * n_) {
-    throw InvalidParameter("RingContext::forward: " + std::to_string(data.size()) + " words for " +
-                           std::to_string(limbs.size()) + " limbs of " + std::to_string(n_));
+namespace {
+
+/// The batched transform of limbs `limbs` held in `data`, either direction, for either shape.
+void transform_limbs(const RingContext& ring, std::span<std::uint64_t> data,
+                     std::span<const std::size_t> limbs, bool inverse, const char* op) {
+  const std::size_t n = ring.n();
+  if (data.size() != limbs.size() * n) {
+    throw InvalidParameter(std::string("RingContext::") + op + ": " + std::to_string(data.size()) +
+                           " words for " + std::to_string(limbs.size()) + " limbs of " +
+                           std::to_string(n));
   }
-  if (power_of_two()) {
-    std::vector<const NttPlan<u64>*> plans;
+  for (const std::size_t i : limbs) {
+    if (i >= ring.max_limbs()) {
+      throw InvalidParameter(std::string("RingContext::") + op + ": limb " + std::to_string(i) +
+                             " does not exist; the ring has " + std::to_string(ring.max_limbs()));
+    }
+  }
+  if (ring.power_of_two()) {
+    std::vector<const NttPlan<std::uint64_t>*> plans;
     plans.reserve(limbs.size());
-    for (const std::size_t i : limbs) plans.push_back(plan_ptrs_.at(i));
-    forward_batch<u64>(data, plans);
+    for (const std::size_t i : limbs) plans.push_back(&ring.plan(i));
+    if (inverse) {
+      inverse_batch<std::uint64_t>(data, plans);
+    } else {
+      forward_batch<std::uint64_t>(data, plans);
+    }
     return;
   }
-  parallel_for(limbs.size(), [&](std::size_t j) { forward(limbs[j], data.subspan(j * n_, n_)); });
+  parallel_for(limbs.size(), [&](std::size_t j) {
+    const auto limb = data.subspan(j * n, n);
+    if (inverse) {
+      ring.inverse(limbs[j], limb);
+    } else {
+      ring.forward(limbs[j], limb);
+    }
+  });
+}
+
+}  // namespace
+
+void RingContext::forward(std::span<u64> data, std::span<const std::size_t> limbs) const {
+  transform_limbs(*this, data, limbs, false, "forward");
 }
 
 void RingContext::inverse(std::span<u64> data, std::span<const std::size_t> limbs) const {
-  if (data.size() != limbs.size() * n_) {
-    throw InvalidParameter("RingContext::inverse: " + std::to_string(data.size()) + " words for " +
-                           std::to_string(limbs.size()) + " limbs of " + std::to_string(n_));
-  }
-  if (power_of_two()) {
-    std::vector<const NttPlan<u64>*> plans;
-    plans.reserve(limbs.size());
-    for (const std::size_t i : limbs) plans.push_back(plan_ptrs_.at(i));
-    inverse_batch<u64>(data, plans);
-    return;
-  }
-  parallel_for(limbs.size(), [&](std::size_t j) { inverse(limbs[j], data.subspan(j * n_, n_)); });
+  transform_limbs(*this, data, limbs, true, "inverse");
 }
 
 namespace {

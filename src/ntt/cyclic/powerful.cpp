@@ -168,6 +168,11 @@ std::vector<u64> powerful_ntt_primes(u64 m, int bits, std::size_t count,
 }
 
 std::shared_ptr<const PowerfulNtt> PowerfulNtt::create(std::size_t m, u64 q, Decomposition force) {
+  return create(m, q, force, Route::automatic);
+}
+
+std::shared_ptr<const PowerfulNtt> PowerfulNtt::create(std::size_t m, u64 q, Decomposition force,
+                                                       Route route) {
   if (m % 2 == 0 || m < 3 || m > kMaxM) {
     throw InvalidParameter("powerful-basis transform: m = " + std::to_string(m) +
                            " must be odd in [3, " + std::to_string(kMaxM) + "]");
@@ -179,21 +184,6 @@ std::shared_ptr<const PowerfulNtt> PowerfulNtt::create(std::size_t m, u64 q, Dec
   if ((q - 1) % m != 0) {
     throw InvalidParameter("q = " + std::to_string(q) + " is not 1 mod m = " + std::to_string(m) +
                            ": no primitive m-th root of unity");
-  }
-  return create(m, q, force, Route::automatic);
-}
-
-std::shared_ptr<const PowerfulNtt> PowerfulNtt::create(std::size_t m, u64 q, Decomposition force,
-                                                       Route route) {
-  if (m % 2 == 0 || m < 3 || m > kMaxM) {
-    throw InvalidParameter("powerful-basis transform: m = " + std::to_string(m) +
-                           " must be odd in [3, " + std::to_string(kMaxM) + "]");
-  }
-  if (bit_length(q) > 62 || !is_prime(q) || (q - 1) % m != 0) {
-    throw InvalidParameter("q = " + std::to_string(q) +
-                           " is not a prime of at most 62 bits that "
-                           "is 1 mod m = " +
-                           std::to_string(m));
   }
   return std::shared_ptr<const PowerfulNtt>(new PowerfulNtt(m, q, force, route));
 }
@@ -243,16 +233,17 @@ PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route)
   }
   // The length-m route: when forced, or automatically when m's plan runs flattened (a forced
   // factor decomposition keeps the per-factor route, which is what it tests).
+  // The length-m plan is made once, whether to look at it or to keep it.
+  if (route == Route::length_m ||
+      (route == Route::automatic && force == Decomposition::automatic && factor_data_.size() > 1)) {
+    cyclic_ = CyclicNttPlan::create(m, q, omega_, Decomposition::automatic);
+  }
   if (route == Route::automatic) {
-    route = Route::per_factor;
-    if (force == Decomposition::automatic && factor_data_.size() > 1) {
-      const auto plan = CyclicNttPlan::create(m, q, omega_, Decomposition::automatic);
-      if (plan->flattened()) route = Route::length_m;
-    }
+    route = cyclic_ && cyclic_->flattened() ? Route::length_m : Route::per_factor;
   }
   route_ = route;
+  if (route_ != Route::length_m) cyclic_.reset();
   if (route_ == Route::length_m) {
-    cyclic_ = CyclicNttPlan::create(m, q, omega_, Decomposition::automatic);
     const auto e = powerful_exponents(m);
     exponent_.assign(e.begin(), e.end());
     const std::size_t r = factor_data_.size();
