@@ -370,6 +370,25 @@ TEST(CliBenchCyclic, InverseOnRequest) {
   expect_bad_input(run_cli({"bench", "cyclic", "--ops", "backward"}), "backward");
 }
 
+// The powerful-basis transforms of Z_q[X]/Phi_m, one row per route that applies: 255 = 3·5·17
+// has all three; an even length is skipped with a line on stderr.
+TEST(CliBenchCyclic, PowerfulTransformsPerRoute) {
+  const auto r = run_cli({"bench", "cyclic", "--n", "255,16", "--bits", "40", "--ops",
+                          "powerful_forward,powerful_inverse", "--min-time", "0.001", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto ls = lines(r.out);
+  ASSERT_EQ(ls.size(), 6U) << r.out;
+  const char* routes[] = {"fused", "length_m", "per_factor"};
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    const auto j = nlohmann::json::parse(ls[i]);
+    EXPECT_EQ(j["op"], i % 2 == 0 ? "powerful_forward" : "powerful_inverse") << ls[i];
+    EXPECT_EQ(j["n"], 255);
+    EXPECT_EQ(j["variant"].get<std::string>().rfind(routes[i / 2], 0), 0U) << ls[i];
+    EXPECT_GT(j["median_ns"].get<double>(), 0);
+  }
+  EXPECT_NE(r.err.find("n = 16"), std::string::npos) << r.err;
+}
+
 TEST(CliBenchCyclic, RefusesBadOptions) {
   expect_bad_input(run_cli({"bench", "cyclic", "--decomposition", "fft9"}), "fft9");
   expect_bad_input(run_cli({"bench", "cyclic", "--bits", "70"}), "70");

@@ -306,7 +306,11 @@ Commands declare(CLI::App& app, Options& o) {
                    "automatic, radix2, pfa, cooley_tukey, rader, rader_padded, bluestein, direct "
                    "(a list), or all; a decomposition that does not apply to n is skipped")
       ->capture_default_str();
-  c.bench_cyclic->add_option("--ops", bc.ops, "forward, inverse, or both (a list)")
+  c.bench_cyclic
+      ->add_option("--ops", bc.ops,
+                   "forward, inverse (the cyclic plans, per --decomposition), powerful_forward, "
+                   "powerful_inverse (Z_q[X]/Phi_n in the powerful basis, odd n, every route that "
+                   "applies: fused, length_m, per_factor), a list")
       ->capture_default_str();
   c.bench_cyclic->add_option("--bits", bc.bits, "Prime size in bits (30-62)")
       ->capture_default_str();

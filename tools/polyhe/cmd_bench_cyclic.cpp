@@ -11,6 +11,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/cyclic/plan.hpp"
+#include "polyhe/ntt/cyclic/powerful.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
 #include "random.hpp"
 #include "sysinfo.hpp"
@@ -65,13 +66,20 @@ int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostrea
   const std::vector<Decomposition> decompositions = parse_decompositions(args.decomposition);
   bool run_forward = false;
   bool run_inverse = false;
+  bool run_powerful_forward = false;
+  bool run_powerful_inverse = false;
   for (const std::string& op : split_list(args.ops, "--ops")) {
     if (op == "forward") {
       run_forward = true;
     } else if (op == "inverse") {
       run_inverse = true;
+    } else if (op == "powerful_forward") {
+      run_powerful_forward = true;
+    } else if (op == "powerful_inverse") {
+      run_powerful_inverse = true;
     } else {
-      throw UsageError("--ops: unknown op '" + op + "'; use forward, inverse or both");
+      throw UsageError("--ops: unknown op '" + op +
+                       "'; use forward, inverse, powerful_forward, powerful_inverse (a list)");
     }
   }
   if (args.bits < 30 || args.bits > 62) {
@@ -91,55 +99,96 @@ int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostrea
         << "| op | n | bits | decomposition | median µs | p10 µs | p90 µs | reps |\n"
         << "|---|---:|---:|---|---:|---:|---:|---:|\n";
   }
+  const auto report = [&](const std::string& op, std::size_t n, std::size_t words,
+                          const std::string& variant, const TimingStats& s) {
+    if (args.json) {
+      // JSON names the plans' ops cyclic_forward and cyclic_inverse (as before the powerful ones).
+      const std::string json_op = op.starts_with("powerful") ? op : "cyclic_" + op;
+      const nlohmann::ordered_json j = {{"op", json_op},
+                                        {"backend", "cpu"},
+                                        {"cpu_path", to_string(cpu_path())},
+                                        {"device", device},
+                                        {"n", n},
+                                        {"log_n", std::bit_width(words) - 1},
+                                        {"bits", args.bits},
+                                        {"limbs", 1},
+                                        {"variant", variant},
+                                        {"median_ns", s.median_ns},
+                                        {"p10_ns", s.p10_ns},
+                                        {"p90_ns", s.p90_ns},
+                                        {"reps", s.reps},
+                                        {"threads", 1},
+                                        {"unit", "ns"}};
+      out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << std::endl;
+    } else {
+      out << "| " << op << " | " << n << " | " << args.bits << " | " << variant << " | "
+          << fixed(s.median_ns / 1000, 3) << " | " << fixed(s.p10_ns / 1000, 3) << " | "
+          << fixed(s.p90_ns / 1000, 3) << " | " << s.reps << " |" << std::endl;
+    }
+  };
   for (int n_int : lengths) {
     const auto n = static_cast<std::size_t>(n_int);
+    if (run_forward || run_inverse) {
+      u64 q = 0;
+      try {
+        q = bench_prime(n, args.bits);
+      } catch (const Error& e) {
+        throw UsageError("--n " + std::to_string(n) + " with --bits " + std::to_string(args.bits) +
+                         ": " + e.what());
+      }
+      for (Decomposition d : decompositions) {
+        std::shared_ptr<const CyclicNttPlan> plan;
+        try {
+          plan = CyclicNttPlan::create(n, q, d);
+        } catch (const Error& e) {
+          err << "polyhe bench: skipping " << to_string(d) << " at n = " << n << ": "
+              << one_line(e.what()) << '\n';
+          continue;
+        }
+        std::vector<u64> a(n);
+        for (auto& x : a) x = rng.uniform(1, q - 1);
+        for (const bool inverse : {false, true}) {
+          if (inverse ? !run_inverse : !run_forward) continue;
+          const TimingStats s = inverse ? measure([&] { plan->inverse(a); }, timing)
+                                        : measure([&] { plan->forward(a); }, timing);
+          report(inverse ? "inverse" : "forward", n, n, plan->decomposition(), s);
+        }
+      }
+    }
+    if (!(run_powerful_forward || run_powerful_inverse)) continue;
+    if (n % 2 == 0 || n < 3 || n > PowerfulNtt::kMaxM) {
+      err << "polyhe bench: skipping powerful transforms at n = " << n << ": m must be odd in [3, "
+          << PowerfulNtt::kMaxM << "]\n";
+      continue;
+    }
     u64 q = 0;
     try {
-      q = bench_prime(n, args.bits);
+      q = powerful_ntt_primes(n, args.bits, 1).front();
     } catch (const Error& e) {
       throw UsageError("--n " + std::to_string(n) + " with --bits " + std::to_string(args.bits) +
                        ": " + e.what());
     }
-    for (Decomposition d : decompositions) {
-      std::shared_ptr<const CyclicNttPlan> plan;
+    constexpr std::pair<PowerfulNtt::Route, const char*> kRoutes[] = {
+        {PowerfulNtt::Route::fused, "fused"},
+        {PowerfulNtt::Route::length_m, "length_m"},
+        {PowerfulNtt::Route::per_factor, "per_factor"}};
+    for (const auto& [route, name] : kRoutes) {
+      std::shared_ptr<const PowerfulNtt> t;
       try {
-        plan = CyclicNttPlan::create(n, q, d);
+        t = PowerfulNtt::create(n, q, Decomposition::automatic, route);
       } catch (const Error& e) {
-        err << "polyhe bench: skipping " << to_string(d) << " at n = " << n << ": "
+        err << "polyhe bench: skipping the " << name << " route at m = " << n << ": "
             << one_line(e.what()) << '\n';
         continue;
       }
-      std::vector<u64> a(n);
+      std::vector<u64> a(t->degree());
       for (auto& x : a) x = rng.uniform(1, q - 1);
+      const std::string variant = std::string(name) + ": " + t->decomposition();
       for (const bool inverse : {false, true}) {
-        if (inverse ? !run_inverse : !run_forward) continue;
-        const std::string op = inverse ? "cyclic_inverse" : "cyclic_forward";
-        const TimingStats s = inverse ? measure([&] { plan->inverse(a); }, timing)
-                                      : measure([&] { plan->forward(a); }, timing);
-        if (args.json) {
-          const nlohmann::ordered_json j = {{"op", op},
-                                            {"backend", "cpu"},
-                                            {"cpu_path", to_string(cpu_path())},
-                                            {"device", device},
-                                            {"n", n},
-                                            {"log_n", std::bit_width(n) - 1},
-                                            {"bits", args.bits},
-                                            {"limbs", 1},
-                                            {"variant", plan->decomposition()},
-                                            {"median_ns", s.median_ns},
-                                            {"p10_ns", s.p10_ns},
-                                            {"p90_ns", s.p90_ns},
-                                            {"reps", s.reps},
-                                            {"threads", 1},
-                                            {"unit", "ns"}};
-          out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-              << std::endl;
-        } else {
-          out << "| " << (inverse ? "inverse" : "forward") << " | " << n << " | " << args.bits
-              << " | " << plan->decomposition() << " | " << fixed(s.median_ns / 1000, 3) << " | "
-              << fixed(s.p10_ns / 1000, 3) << " | " << fixed(s.p90_ns / 1000, 3) << " | " << s.reps
-              << " |" << std::endl;
-        }
+        if (inverse ? !run_powerful_inverse : !run_powerful_forward) continue;
+        const TimingStats s = inverse ? measure([&] { t->inverse(a); }, timing)
+                                      : measure([&] { t->forward(a); }, timing);
+        report(inverse ? "powerful_inverse" : "powerful_forward", n, t->degree(), variant, s);
       }
     }
   }

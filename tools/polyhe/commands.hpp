@@ -54,7 +54,7 @@ int cmd_bench_cuda(const BenchCudaArgs& args, std::ostream& out, std::ostream& e
 struct BenchCyclicArgs {
   std::string n = "21845,16384,32768";                // lengths
   std::string decomposition = "automatic,bluestein";  // or "all", or a list of names
-  std::string ops = "forward";                        // forward, inverse, or both
+  std::string ops = "forward";  // forward, inverse, powerful_forward, powerful_inverse (a list)
   int bits = 62;
   double min_time_s = 0.3;
   bool json = false;

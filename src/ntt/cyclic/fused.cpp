@@ -49,8 +49,9 @@ std::vector<FusedTwiddle> radix2_twiddles(std::size_t len, u64 omega, u64 q) {
   return out;
 }
 
-/// The axis of length p^e by ω_i, or nothing when it is not one of the three kinds.
-bool make_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv) {
+}  // namespace
+
+bool make_fused_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv) {
   ax.n = len;
   if (is_power_of_two(len)) {
     ax.kind = FusedAxis::Kind::radix2;
@@ -111,8 +112,6 @@ bool make_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv) {
   return true;
 }
 
-}  // namespace
-
 std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 omega) {
   std::vector<std::size_t> factors;
   for (const u64 p : prime_factors(n)) {
@@ -133,7 +132,7 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 o
     const std::size_t ni = factors[i];
     const std::size_t rest = n / ni;
     idempotents[i] = rest * static_cast<std::size_t>(inverse_mod(rest % ni, ni)) % n;
-    if (!make_axis(axes[i], ni, q, pow_mod(omega, idempotents[i], q), n_inv)) return nullptr;
+    if (!make_fused_axis(axes[i], ni, q, pow_mod(omega, idempotents[i], q), n_inv)) return nullptr;
   }
   // The row axis: the largest factor (the most words per row, the fewest padded lanes).
   const auto r =

@@ -77,6 +77,13 @@ struct FusedTables {
   [[nodiscard]] std::size_t scratch_words() const { return padded_rows * pitch + work + kLanes; }
 };
 
+/// One axis of length `len` (an odd prime power, or a power of two) by ω_i: radix-2 for powers of
+/// two, Rader over a power-of-two convolution for primes p > 5 with p − 1 a power of two and
+/// q ≡ 1 mod p − 1, a symmetric direct DFT for other odd lengths ≤ 31; kernel_scaled carries
+/// `scale` (the inverse's 1/n). False (ax unspecified) when the length is none of those.
+bool make_fused_axis(FusedAxis& ax, std::size_t len, std::uint64_t q, std::uint64_t omega,
+                     std::uint64_t scale);
+
 /// The tables when n has at least two prime-power factors and each is a power of two (radix-2), a
 /// prime p > 5 with p − 1 a power of two and q ≡ 1 mod p − 1 (Rader), or another odd length ≤ 31
 /// (a direct DFT in symmetric form, whatever the planner's subtree for it: cooley_tukey(3, 3)

@@ -4,11 +4,13 @@
 // Compiled with the AVX-512 flags when the compiler has them (src/CMakeLists.txt); otherwise
 // this file only reports that it is absent.
 #include "fused.hpp"
+#include "powerful_fused.hpp"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 
 // First, in a block of its own: it reads <immintrin.h> under the pragmas GCC 12 needs.
 #include "fused_avx512_maps.hpp"
+#include "powerful_kernels.hpp"
 
 // Then the products.
 #include "../../cpu/avx512/ntt_avx512_simd.hpp"
@@ -60,10 +62,22 @@ void run_avx512(const FusedTables& tb, u64* a, u64* buf, bool inverse) {
   }
 }
 
+void run_powerful_avx512(const PowerfulTables& tb, u64* a, u64* buf, bool inverse) {
+  if (tb.q < (u64{1} << 61)) {
+    run_powerful_with(Avx512Ops<true>(tb.q), tb, a, buf, inverse);
+  } else {
+    run_powerful_with(Avx512Ops<false>(tb.q), tb, a, buf, inverse);
+  }
+}
+
 }  // namespace
 
 FusedKernel fused_kernel_avx512() {
   return &run_avx512;
+}
+
+PowerfulKernel powerful_kernel_avx512() {
+  return &run_powerful_avx512;
 }
 
 }  // namespace polyhe::cyclic
@@ -73,6 +87,10 @@ FusedKernel fused_kernel_avx512() {
 namespace polyhe::cyclic {
 
 FusedKernel fused_kernel_avx512() {
+  return nullptr;
+}
+
+PowerfulKernel powerful_kernel_avx512() {
   return nullptr;
 }
 

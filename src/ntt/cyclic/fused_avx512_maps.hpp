@@ -63,6 +63,16 @@ struct Avx512Maps {
     for (std::size_t i = 0; i < kW; ++i) _mm512_storeu_si512(out + i * kW, r[i]);
   }
 
+  /// out[i·out_pitch + l] = in[l·in_pitch + i] for i, l < 8 (in place when in == out and the
+  /// pitches agree: all eight lines are read first).
+  [[gnu::always_inline]] static void transpose8_pitched(const u64* in, std::size_t in_pitch,
+                                                        u64* out, std::size_t out_pitch) {
+    V r[kW];
+    for (std::size_t l = 0; l < kW; ++l) r[l] = _mm512_loadu_si512(in + l * in_pitch);
+    transpose(r);
+    for (std::size_t i = 0; i < kW; ++i) _mm512_storeu_si512(out + i * out_pitch, r[i]);
+  }
+
   /// The eight words a[s], …, a[s + 7] (indices mod n).
   [[gnu::always_inline]] static V load_line(const u64* a, std::size_t s, std::size_t n) {
     if (s + kW <= n) return _mm512_loadu_si512(a + s);

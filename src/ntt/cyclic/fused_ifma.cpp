@@ -5,11 +5,13 @@
 // AVX-512 policy. Compiled with the IFMA flags when the compiler has them (src/CMakeLists.txt);
 // otherwise this file only reports that it is absent.
 #include "fused.hpp"
+#include "powerful_fused.hpp"
 
 #if defined(__AVX512F__) && defined(__AVX512IFMA__)
 
 // First, in a block of its own: it reads <immintrin.h> under the pragmas GCC 12 needs.
 #include "fused_avx512_maps.hpp"
+#include "powerful_kernels.hpp"
 
 // Then the products.
 #include "../../cpu/ifma/ntt_ifma_arith.hpp"
@@ -73,10 +75,18 @@ void run_ifma(const FusedTables& tb, u64* a, u64* buf, bool inverse) {
   run_fused_with(IfmaOps(tb.q), tb, a, buf, inverse);
 }
 
+void run_powerful_ifma(const PowerfulTables& tb, u64* a, u64* buf, bool inverse) {
+  run_powerful_with(IfmaOps(tb.q), tb, a, buf, inverse);
+}
+
 }  // namespace
 
 FusedKernel fused_kernel_ifma() {
   return &run_ifma;
+}
+
+PowerfulKernel powerful_kernel_ifma() {
+  return &run_powerful_ifma;
 }
 
 }  // namespace polyhe::cyclic
@@ -86,6 +96,10 @@ FusedKernel fused_kernel_ifma() {
 namespace polyhe::cyclic {
 
 FusedKernel fused_kernel_ifma() {
+  return nullptr;
+}
+
+PowerfulKernel powerful_kernel_ifma() {
   return nullptr;
 }
 

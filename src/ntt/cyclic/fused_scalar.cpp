@@ -3,6 +3,7 @@
 // kernels are tested against.
 #include "fused_kernels.hpp"
 #include "polyhe/arith/word.hpp"
+#include "powerful_kernels.hpp"
 
 namespace polyhe::cyclic {
 namespace {
@@ -29,6 +30,17 @@ struct ScalarOps {
   static void transpose8(const u64* in, std::size_t pitch, u64* out) {
     for (std::size_t i = 0; i < kW; ++i) {
       for (std::size_t l = 0; l < kW; ++l) out[i * kW + l] = in[l * pitch + i];
+    }
+  }
+  /// out[i·out_pitch + l] = in[l·in_pitch + i] for i, l < 8.
+  static void transpose8_pitched(const u64* in, std::size_t in_pitch, u64* out,
+                                 std::size_t out_pitch) {
+    u64 r[kW * kW];
+    for (std::size_t i = 0; i < kW; ++i) {
+      for (std::size_t l = 0; l < kW; ++l) r[i * kW + l] = in[l * in_pitch + i];
+    }
+    for (std::size_t i = 0; i < kW; ++i) {
+      for (std::size_t l = 0; l < kW; ++l) out[i * out_pitch + l] = r[i * kW + l];
     }
   }
   static void permute_in(const FusedTables& tb, const u64* a, u64* rows) {
@@ -121,10 +133,18 @@ void run_scalar(const FusedTables& tb, u64* a, u64* buf, bool inverse) {
   run_fused_with(ScalarOps(tb.q), tb, a, buf, inverse);
 }
 
+void run_powerful_scalar(const PowerfulTables& tb, u64* a, u64* buf, bool inverse) {
+  run_powerful_with(ScalarOps(tb.q), tb, a, buf, inverse);
+}
+
 }  // namespace
 
 FusedKernel fused_kernel_scalar() {
   return &run_scalar;
+}
+
+PowerfulKernel powerful_kernel_scalar() {
+  return &run_powerful_scalar;
 }
 
 }  // namespace polyhe::cyclic

@@ -10,6 +10,7 @@
 #include "polyhe/arith/word.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
+#include "powerful_fused.hpp"
 
 namespace polyhe {
 
@@ -23,6 +24,13 @@ std::span<u64> thread_buffer(std::size_t slot, std::size_t words) {
   std::vector<u64>& b = buffers[slot];
   if (b.size() < words) b.resize(words);
   return std::span<u64>(b.data(), words);
+}
+
+/// x − y mod q for x, y < q without a branch (the folds run on random words: a branch on the
+/// borrow mispredicts half the time, which cost the length-m inverse 1.5× its transform).
+inline u64 sub_mod_branchless(u64 x, u64 y, u64 q) {
+  const u64 d = x - y;
+  return d + (q & (u64{0} - static_cast<u64>(x < y)));
 }
 
 }  // namespace
@@ -231,8 +239,25 @@ PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route)
     slot_k_ = std::move(next);
     modulus *= f.m;
   }
-  // The length-m route: when forced, or automatically when m's plan runs flattened (a forced
+  // The fused route: when forced (it must apply), or automatically where it applies (a forced
   // factor decomposition keeps the per-factor route, which is what it tests).
+  if (route == Route::fused || (route == Route::automatic && force == Decomposition::automatic)) {
+    fused_ = cyclic::make_powerful_tables(m, q, omega_);
+    if (route == Route::fused && !fused_) {
+      throw InvalidParameter(
+          "PowerfulNtt: the fused route does not apply to m = " + std::to_string(m) +
+          ", q = " + std::to_string(q) +
+          " (it needs at least two factors, each an odd prime power <= 31 or a prime p with p - 1 "
+          "a power of two dividing q - 1, and the last factor's phi and phi(m) over it multiples "
+          "of 8)");
+    }
+    if (fused_) {
+      route_ = Route::fused;
+      scratch_words_ = std::max(scratch_words_, fused_->scratch_words());
+      return;
+    }
+  }
+  // The length-m route: when forced, or automatically when m's plan runs flattened.
   // The length-m plan is made once, whether to look at it or to keep it.
   if (route == Route::length_m ||
       (route == Route::automatic && force == Decomposition::automatic && factor_data_.size() > 1)) {
@@ -313,7 +338,7 @@ void PowerfulNtt::inverse_length_m(std::span<u64> a) const {
           for (std::size_t inner = 0; inner < s; ++inner) {
             const u64 x = row[inner];
             const u64 y = top[inner];
-            row[inner] = x >= y ? x - y : x + q - y;
+            row[inner] = sub_mod_branchless(x, y, q);
           }
         }
       }
@@ -377,7 +402,7 @@ void PowerfulNtt::inverse_dimension(const Factor& f, std::span<u64> a, std::span
         const u64 top = buf[(f.p - 1) * big_p + c];
         for (std::size_t j = 0; j + 1 < f.p; ++j) {
           u64& x = buf[j * big_p + c];
-          x = x >= top ? x - top : x + q - top;
+          x = sub_mod_branchless(x, top, q);
         }
       }
       for (std::size_t t = 0; t < f.phi; ++t) row[t * f.stride] = mul_shoup(buf[t], f.m_inv, q);
@@ -387,6 +412,10 @@ void PowerfulNtt::inverse_dimension(const Factor& f, std::span<u64> a, std::span
 
 void PowerfulNtt::forward(std::span<u64> a) const {
   check_size(a, "forward");
+  if (route_ == Route::fused) {
+    cyclic::run_powerful(*fused_, a, thread_buffer(1, scratch_words_), false);
+    return;
+  }
   if (route_ == Route::length_m) {
     forward_length_m(a);
     return;
@@ -400,6 +429,10 @@ void PowerfulNtt::forward(std::span<u64> a) const {
 
 void PowerfulNtt::inverse(std::span<u64> a) const {
   check_size(a, "inverse");
+  if (route_ == Route::fused) {
+    cyclic::run_powerful(*fused_, a, thread_buffer(1, scratch_words_), true);
+    return;
+  }
   if (route_ == Route::length_m) {
     inverse_length_m(a);
     return;

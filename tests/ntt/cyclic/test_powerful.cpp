@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iostream>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "cyclotomic_reference.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/cpu/features.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe {
@@ -61,11 +64,39 @@ TEST(PowerfulNtt, FactorsPhiAndExponents) {
   for (const u64 d : {8191U, 8190U, 12U}) EXPECT_EQ(powerful_ntt_modulus(8191) % d, 0U) << d;
 }
 
-// Slot t holds a(ω^k_t) where a = Σ_j a_j X^(e_j): checked by direct evaluation.
+/// Restores the process's CPU path when a test ends.
+class PathGuard {
+ public:
+  PathGuard() : saved_(cpu_path()) {}
+  ~PathGuard() { set_cpu_path(saved_); }
+  PathGuard(const PathGuard&) = delete;
+  PathGuard& operator=(const PathGuard&) = delete;
+
+ private:
+  CpuPath saved_;
+};
+
+/// The m whose automatic route is the fused tensor transform (at least two factors, the last
+/// one 17 or 257, φ(m)/φ(last) a multiple of 8), with the axis kinds they exercise.
+constexpr std::size_t kFusedMs[] = {
+    255,    // 3·5·17: two direct axes, a Rader row of 16
+    595,    // 5·7·17: direct 7 (a prime with a Rader convolution of 6 elsewhere)
+    765,    // 9·5·17: a prime power (direct 9: units 1, 2, 4, 5, 7, 8; fold by Φ_9)
+    3825,   // 9·25·17: two prime powers
+    3855,   // 3·5·257: Rader row of 256, eight rows
+    4369,   // 17·257: a Rader axis that is not the row
+    21845,  // 5·17·257
+};
+
+// Slot t holds a(ω^k_t) where a = Σ_j a_j X^(e_j): checked by direct evaluation, on every route
+// the automatic choice takes (255, 595 and 765 take the fused one).
 TEST(PowerfulNtt, ForwardIsEvaluationAtThePrimitiveRoots) {
-  for (const std::size_t m : {3, 7, 9, 15, 21, 27, 45, 63, 105, 143, 225}) {
+  for (const std::size_t m : {3, 7, 9, 15, 21, 27, 45, 63, 105, 143, 225, 255, 595, 765}) {
     const u64 q = prime_for(m);
     const auto t = PowerfulNtt::create(m, q);
+    if (m == 255 || m == 595 || m == 765) {
+      ASSERT_EQ(t->route(), PowerfulNtt::Route::fused) << "m = " << m;
+    }
     const Modulus<u64> mod(q);
     const auto a = random_vector(t->degree(), q, 11 + m);
     auto x = a;
@@ -171,35 +202,134 @@ TEST(PowerfulNtt, ForcedDecompositionsAgree) {
   }
 }
 
-// The length-m route (one flattened cyclic transform, the grid reduction) and the per-factor
-// route give the same words, both ways.
-TEST(PowerfulNtt, BothRoutesGiveTheSameWords) {
-  for (const std::size_t m : {15, 105, 1155, 4369, 21845}) {
-    for (const int bits : {50, 60}) {
+// The three routes — per factor, one length-m flattened cyclic transform with the grid
+// reduction, the fused pruned tensor transform where it applies — give the same words, both ways,
+// with the edge values q − 1 and 0 in the input.
+TEST(PowerfulNtt, AllRoutesGiveTheSameWords) {
+  std::vector<std::size_t> ms = {15, 105, 1155};
+  ms.insert(ms.end(), std::begin(kFusedMs), std::end(kFusedMs));
+  for (const std::size_t m : ms) {
+    for (const int bits : {40, 60, 62}) {
+      SCOPED_TRACE("m = " + std::to_string(m) + ", " + std::to_string(bits) + " bits");
       const u64 q = powerful_ntt_primes(m, bits, 1).front();
       const auto per_factor =
           PowerfulNtt::create(m, q, Decomposition::automatic, PowerfulNtt::Route::per_factor);
-      const auto length_m =
-          PowerfulNtt::create(m, q, Decomposition::automatic, PowerfulNtt::Route::length_m);
       EXPECT_EQ(per_factor->route(), PowerfulNtt::Route::per_factor);
-      EXPECT_EQ(length_m->route(), PowerfulNtt::Route::length_m);
       auto a = random_vector(per_factor->degree(), q, m + static_cast<u64>(bits));
       for (std::size_t i = 0; i < 3; ++i) a[i] = q - 1;  // edge values
-      auto x = a, y = a;
-      per_factor->forward(x);
-      length_m->forward(y);
-      ASSERT_EQ(x, y) << "m = " << m << ", " << bits << " bits";
-      length_m->inverse(y);
-      ASSERT_EQ(y, a) << "m = " << m << ", " << bits << " bits";
-      per_factor->inverse(x);
-      ASSERT_EQ(x, a);
+      a[a.size() - 1] = 0;
+      auto want = a;
+      per_factor->forward(want);
+      auto back = want;
+      per_factor->inverse(back);
+      ASSERT_EQ(back, a);
+      const bool fusable =
+          std::find(std::begin(kFusedMs), std::end(kFusedMs), m) != std::end(kFusedMs);
+      std::vector<PowerfulNtt::Route> routes = {PowerfulNtt::Route::length_m};
+      if (fusable) routes.push_back(PowerfulNtt::Route::fused);
+      for (const PowerfulNtt::Route route : routes) {
+        const auto t = PowerfulNtt::create(m, q, Decomposition::automatic, route);
+        EXPECT_EQ(t->route(), route);
+        auto x = a;
+        t->forward(x);
+        ASSERT_EQ(x, want) << "route " << static_cast<int>(route);
+        t->inverse(x);
+        ASSERT_EQ(x, a) << "route " << static_cast<int>(route);
+      }
+      EXPECT_EQ(PowerfulNtt::create(m, q)->route(),
+                fusable ? PowerfulNtt::Route::fused : PowerfulNtt::Route::length_m);
     }
   }
-  // 21845 at 60 bits runs flattened: the automatic route takes the length-m transform.
+  // A forced factor decomposition keeps the per-factor route, which is what it tests.
   const u64 q = powerful_ntt_primes(21845, 60, 1).front();
-  EXPECT_EQ(PowerfulNtt::create(21845, q)->route(), PowerfulNtt::Route::length_m);
   EXPECT_EQ(PowerfulNtt::create(21845, q, Decomposition::bluestein)->route(),
             PowerfulNtt::Route::per_factor);
+}
+
+// The fused route on every CPU path (scalar, avx512, ifma for q < 2^50) equal to the scalar one
+// word for word, forward and inverse, on random input, all q − 1 and all 0 (the scalar kernel is
+// itself checked against the per-factor route above). Paths this CPU or build lacks are skipped.
+TEST(PowerfulNtt, FusedRouteEqualOnEveryCpuPath) {
+  PathGuard guard;
+  for (const std::size_t m : {255UL, 3825UL, 4369UL, 21845UL, 65535UL}) {
+    for (const int bits : {40, 49, 60, 61, 62}) {
+      SCOPED_TRACE("m = " + std::to_string(m) + ", " + std::to_string(bits) + " bits");
+      const u64 q = powerful_ntt_primes(m, bits, 1).front();
+      const auto t = PowerfulNtt::create(m, q, Decomposition::automatic, PowerfulNtt::Route::fused);
+      const std::vector<std::vector<u64>> inputs = {
+          random_vector(t->degree(), q, 17 * m + static_cast<u64>(bits)),
+          std::vector<u64>(t->degree(), q - 1), std::vector<u64>(t->degree(), 0)};
+      for (const auto& a : inputs) {
+        set_cpu_path(CpuPath::scalar);
+        auto fwd = a;
+        t->forward(fwd);
+        auto inv = a;
+        t->inverse(inv);
+        auto back = fwd;
+        t->inverse(back);
+        ASSERT_EQ(back, a);
+        for (const CpuPath path : {CpuPath::avx512, CpuPath::ifma}) {
+          if (const std::optional<std::string> why = cpu_path_unavailable_reason(path)) {
+            std::cout << "[ SKIPPED  ] " << to_string(path) << ": " << *why << '\n';
+            continue;
+          }
+          SCOPED_TRACE(to_string(path));
+          set_cpu_path(path);
+          auto y = a;
+          t->forward(y);
+          ASSERT_EQ(y, fwd);
+          auto z = a;
+          t->inverse(z);
+          ASSERT_EQ(z, inv);
+        }
+      }
+    }
+  }
+}
+
+TEST(PowerfulNtt, ForcedFusedRouteRefusedWhereItDoesNotApply) {
+  // 15: the last factor's φ is 4; 85 = 5·17: 4 rows; 8191: one factor.
+  for (const std::size_t m : {15UL, 85UL, 8191UL}) {
+    const u64 q = prime_for(m);
+    try {
+      (void)PowerfulNtt::create(m, q, Decomposition::automatic, PowerfulNtt::Route::fused);
+      FAIL() << "m = " << m << ": expected InvalidParameter";
+    } catch (const InvalidParameter& e) {
+      EXPECT_NE(std::string(e.what()).find("m = " + std::to_string(m)), std::string::npos)
+          << e.what();
+    }
+    EXPECT_NE(PowerfulNtt::create(m, q)->route(), PowerfulNtt::Route::fused);
+  }
+}
+
+// 255 = 3·5·17 with a prime that is 1 mod 255 but not 1 mod 16: no Rader convolution for 17,
+// so its row axis runs as a direct DFT (the inverse's 1/m on its outputs): same words as the
+// per-factor route.
+TEST(PowerfulNtt, FusedRouteWithADirectRowAxis) {
+  const std::size_t m = 255;
+  u64 q = 0;
+  for (u64 c = (u64{1} << 50) / m * m + 1;; c += m) {
+    if (is_prime(c) && (c - 1) % 16 != 0) {
+      q = c;
+      break;
+    }
+  }
+  const auto fused = PowerfulNtt::create(m, q);
+  ASSERT_EQ(fused->route(), PowerfulNtt::Route::fused);
+  const auto per_factor =
+      PowerfulNtt::create(m, q, Decomposition::automatic, PowerfulNtt::Route::per_factor);
+  PathGuard guard;
+  for (const CpuPath path : {CpuPath::scalar, CpuPath::avx512, CpuPath::ifma}) {
+    if (cpu_path_unavailable_reason(path)) continue;
+    set_cpu_path(path);
+    const auto a = random_vector(fused->degree(), q, 5);
+    auto x = a, y = a;
+    fused->forward(x);
+    per_factor->forward(y);
+    ASSERT_EQ(x, y) << to_string(path);
+    fused->inverse(x);
+    ASSERT_EQ(x, a) << to_string(path);
+  }
 }
 
 TEST(PowerfulNtt, PrimesAreDistinctWideAndServeTheTransform) {

@@ -32,6 +32,10 @@
 
 namespace polyhe {
 
+namespace cyclic {
+struct PowerfulTables;
+}  // namespace cyclic
+
 /// The pairwise coprime prime powers whose product is m ≥ 1, ascending by prime (empty for 1).
 std::vector<std::uint64_t> prime_power_factors(std::uint64_t m);
 
@@ -86,10 +90,14 @@ class PowerfulNtt {
   static std::shared_ptr<const PowerfulNtt> create(std::size_t m, u64 q,
                                                    Decomposition force = Decomposition::automatic);
 
-  /// How forward/inverse run: per factor along its dimension, or through one length-m cyclic
-  /// transform (the default when the planner has a flattened plan for m mod q; tests force
-  /// either).
-  enum class Route { automatic, per_factor, length_m };
+  /// How forward/inverse run: per factor along its dimension (any m, q); through one length-m
+  /// cyclic transform; or as one pruned tensor transform on the flattened kernels (`fused`: the
+  /// default where it applies — at least two factors, each an odd prime power ≤ 31 or a prime
+  /// p with p − 1 a power of two dividing q − 1, and the last factor's φ and φ(m)/that φ
+  /// multiples of 8, as for m = 21845, 4369, 65535; then length_m when the planner has a
+  /// flattened plan for m mod q; per_factor otherwise). Every route gives the same words; tests
+  /// force each (InvalidParameter when a forced `fused` does not apply).
+  enum class Route { automatic, per_factor, length_m, fused };
   static std::shared_ptr<const PowerfulNtt> create(std::size_t m, u64 q, Decomposition force,
                                                    Route route);
   /// The route this transform takes.
@@ -157,6 +165,8 @@ class PowerfulNtt {
   std::vector<std::uint32_t> cell_of_power_;
   std::vector<std::uint32_t> cell_of_coordinate_;
   std::vector<std::size_t> grid_stride_;
+  // The fused route's tables.
+  std::shared_ptr<const cyclic::PowerfulTables> fused_;
 };
 
 }  // namespace polyhe
