@@ -81,7 +81,7 @@ std::size_t order_mod(u64 a, u64 m) {
 }  // namespace
 
 struct SlotEncoder::Impl {
-  explicit Impl(u64 t) : t(t) {}
+  explicit Impl(u64 modulus) : t(modulus) {}
   ~Impl() {
     if (ctx_ready) fq_nmod_ctx_clear(ctx);
   }

@@ -273,12 +273,12 @@ PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route)
     exponent_.assign(e.begin(), e.end());
     const std::size_t r = factor_data_.size();
     grid_stride_.resize(r);
-    std::size_t stride = m;
+    std::size_t grid_step = m;
     std::vector<u64> inv(r);
     for (std::size_t i = 0; i < r; ++i) {
       const std::size_t mi = factor_data_[i].m;
-      stride /= mi;
-      grid_stride_[i] = stride;
+      grid_step /= mi;
+      grid_stride_[i] = grid_step;
       inv[i] = r == 1 ? 1 : inverse_mod((m / mi) % mi, mi);
     }
     cell_of_power_.resize(m);

@@ -12,12 +12,15 @@
 // Φ_(p^e)(x) = Σ_(c<p) x^(c·p^(e−1)), which is O(m_i) subtractions: no division by the dense
 // Φ_m of length φ(m) is ever needed (the power basis needs one per inverse transform).
 //
-// When the length-m cyclic plan runs flattened (the fast PFA kernels; CyclicNttPlan), the same
-// maps run through it instead, which is the same arithmetic done at once: forward scatters the
-// coordinates to X^(e_j) (powerful_exponents) and keeps the values at the primitive roots;
-// inverse fills the other roots with 0, transforms back to a polynomial C of degree < m with
-// C ≡ a mod Φ_m, and reduces C's monomials X^k = Π_i x_i^(c_i) on the CRT grid of Π m_i = m cells
-// by the Φ_(m_i) rule above, dimension by dimension. Both routes give the same words (tested).
+// The default route runs that tensor product at once on the flattened PFA kernels (fused): each
+// axis's DFT on eight columns per vector, inputs past φ(m_i) read as zero, non-unit outputs not
+// stored, no map at all (src/ntt/cyclic/powerful_fused.hpp; where it applies, see Route).
+// Else, when the length-m cyclic plan runs flattened (CyclicNttPlan), the same maps run through
+// it: forward scatters the coordinates to X^(e_j) (powerful_exponents) and keeps the values at
+// the primitive roots; inverse fills the other roots with 0, transforms back to a polynomial C
+// of degree < m with C ≡ a mod Φ_m, and reduces C's monomials X^k = Π_i x_i^(c_i) on the CRT
+// grid of Π m_i = m cells by the Φ_(m_i) rule above, dimension by dimension. Every route gives
+// the same words (tested).
 #pragma once
 
 #include <cstddef>
