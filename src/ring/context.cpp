@@ -71,17 +71,17 @@ std::shared_ptr<const RingContext> RingContext::create(std::size_t n,
   return std::shared_ptr<const RingContext>(new RingContext(n, std::move(basis)));
 }
 
-RingContext::RingContext(std::size_t m, RnsBasis basis, bool /*odd_m*/)
+RingContext::RingContext(std::size_t m, RnsBasis basis, Decomposition force)
     : n_(static_cast<std::size_t>(euler_phi(m))), log_n_(0), m_(m), basis_(std::move(basis)) {
   for (std::size_t i = 0; i < basis_.size(); ++i) {
-    powerful_.push_back(PowerfulNtt::create(m, basis_.prime(i)));
+    powerful_.push_back(PowerfulNtt::create(m, basis_.prime(i), force));
   }
 }
 
 std::shared_ptr<const RingContext> RingContext::create_cyclotomic(
-    std::size_t m, std::span<const std::uint64_t> primes) {
+    std::size_t m, std::span<const std::uint64_t> primes, Decomposition force) {
   RnsBasis basis = checked_cyclotomic_basis(m, primes);
-  return std::shared_ptr<const RingContext>(new RingContext(m, std::move(basis), true));
+  return std::shared_ptr<const RingContext>(new RingContext(m, std::move(basis), force));
 }
 
 bool RingContext::is_galois_element(std::uint64_t k) const {

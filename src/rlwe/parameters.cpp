@@ -52,6 +52,10 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
     }
   } else if (lit.log_n < 1 || lit.log_n > 17) {
     throw InvalidParameter("log_n = " + std::to_string(lit.log_n) + " is outside [1, 17]");
+  } else if (lit.transform != Decomposition::automatic) {
+    throw InvalidParameter("transform = " + std::string(to_string(lit.transform)) +
+                           " forces the cyclic transforms of an odd m; x^N + 1 (log_n = " +
+                           std::to_string(lit.log_n) + ") has its negacyclic NTT only");
   }
   const std::size_t n =
       lit.m != 0 ? static_cast<std::size_t>(euler_phi(lit.m)) : std::size_t{1} << lit.log_n;
@@ -151,11 +155,13 @@ Parameters::Parameters(const ParametersLiteral& lit, std::vector<std::uint64_t> 
       p_(std::move(p)),
       hamming_weight_(lit.hamming_weight),
       security_(lit.security),
+      transform_(lit.transform),
       log_qp_(0),
       ring_([&] {
         std::vector<std::uint64_t> all = q_;
         all.insert(all.end(), p_.begin(), p_.end());
-        return m_ % 2 == 1 ? RingContext::create_cyclotomic(m_, all) : RingContext::create(n_, all);
+        return m_ % 2 == 1 ? RingContext::create_cyclotomic(m_, all, lit.transform)
+                           : RingContext::create(n_, all);
       }()),
       ks_(ring_->basis().prefix(q_.size()), ring_->basis().range(q_.size(), p_.size()), dnum),
       hash_(0) {
@@ -191,6 +197,7 @@ ParametersLiteral Parameters::literal() const {
   lit.dnum = ks_.dnum();
   lit.hamming_weight = hamming_weight_;
   lit.security = security_;
+  lit.transform = transform_;
   return lit;
 }
 

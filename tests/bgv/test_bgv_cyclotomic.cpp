@@ -2,7 +2,8 @@
 // checked after every operation against arithmetic in Z_t[X]/Φ_m computed independently in the
 // power basis — CyclotomicRing (a length-m cyclic NTT and long division by Φ_m) for m = 21845 at
 // 128-bit security, schoolbook-then-divide for m = 4369 and the prime m = 8191 — to depth 3 with
-// modulus switching; automorphisms against X → X^g; serialisation; the refusals.
+// modulus switching; automorphisms against X → X^g; serialisation; the refusals. Also m = 4369
+// with every transform forced to Bluestein (ParametersLiteral::transform).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -91,7 +92,32 @@ struct CyclotomicCase {
   u64 t;
   rlwe::SecurityLevel security;
   const char* name;
+  Decomposition transform = Decomposition::automatic;
+  std::vector<u64> q = {};  // explicit chains (then q_bits and p_bits are empty)
+  std::vector<u64> p = {};
 };
+
+/// `count` distinct primes of `bits` bits, largest first, ≡ 1 mod l.
+std::vector<u64> primes_one_mod(u64 l, int bits, std::size_t count) {
+  std::vector<u64> out;
+  for (u64 q = ((u64{1} << bits) - 1) / l * l + 1; out.size() < count; q -= l) {
+    if (is_prime(q)) out.push_back(q);
+  }
+  return out;
+}
+
+/// rlwe::ParametersLiteral for a case.
+rlwe::ParametersLiteral literal_of(const CyclotomicCase& c) {
+  rlwe::ParametersLiteral lit;
+  lit.m = c.m;
+  lit.q_bits = c.q_bits;
+  lit.p_bits = c.p_bits;
+  lit.q = c.q;
+  lit.p = c.p;
+  lit.security = c.security;
+  lit.transform = c.transform;
+  return lit;
+}
 
 void PrintTo(const CyclotomicCase& c, std::ostream* os) {
   *os << c.name;
@@ -103,6 +129,7 @@ u64 slot_prime(std::size_t m, int bits) {
 }
 
 std::vector<CyclotomicCase> cases() {
+  const std::vector<u64> all_bluestein = primes_one_mod(u64{4369} * 1024, 60, 6);
   return {
       {21845,
        {60, 60, 60, 60, 60, 60},
@@ -115,6 +142,18 @@ std::vector<CyclotomicCase> cases() {
       // A prime m: one Rader transform of length 8191 per prime; φ(m) = 8190 is not a multiple
       // of 8 (the key layout's final smaller group).
       {8191, {60, 60, 60, 60, 60}, {60}, 65537, rlwe::SecurityLevel::insecure_none, "m8191_t17"},
+      // Bluestein nodes: the transforms of 17 and 257 forced to Bluestein (the planner never
+      // picks it: wherever Bluestein has its power-of-two roots, padded Rader has them too), so
+      // every prime is 1 mod 4369·1024 (257's chirp convolution of 1024, 17's of 64).
+      {4369,
+       {},
+       {},
+       65537,
+       rlwe::SecurityLevel::insecure_none,
+       "m4369_bluestein",
+       Decomposition::bluestein,
+       std::vector<u64>(all_bluestein.begin(), all_bluestein.begin() + 5),
+       std::vector<u64>(all_bluestein.begin() + 5, all_bluestein.end())},
   };
 }
 
@@ -123,15 +162,17 @@ class BgvCyclotomic : public ::testing::TestWithParam<CyclotomicCase> {};
 TEST_P(BgvCyclotomic, DepthThreeWithModulusSwitchingAndAutomorphisms) {
   const CyclotomicCase& c = GetParam();
   POLYHE_SEEDED_RNG(rng);
-  rlwe::ParametersLiteral lit;
-  lit.m = c.m;
-  lit.q_bits = c.q_bits;
-  lit.p_bits = c.p_bits;
-  lit.security = c.security;
-  const auto params = rlwe::Parameters::create(lit);
+  const auto params = rlwe::Parameters::create(literal_of(c));
   ASSERT_FALSE(params->power_of_two());
   ASSERT_EQ(params->n(), euler_phi(c.m));
   ASSERT_EQ(params->m(), c.m);
+  if (c.transform != Decomposition::automatic) {
+    EXPECT_EQ(params->literal().transform, c.transform);
+    for (std::size_t i = 0; i < params->ring()->basis().size(); ++i) {
+      const std::string d = params->ring()->powerful(i)->decomposition();
+      ASSERT_NE(d.find(to_string(c.transform)), std::string::npos) << d;
+    }
+  }
   const auto ctx = Context::create(params, c.t);
   EXPECT_FALSE(ctx->batching());
   const std::size_t n = ctx->n();
@@ -199,12 +240,7 @@ TEST_P(BgvCyclotomic, DepthThreeWithModulusSwitchingAndAutomorphisms) {
 TEST_P(BgvCyclotomic, ParametersAndCiphertextsRoundTrip) {
   const CyclotomicCase& c = GetParam();
   POLYHE_SEEDED_RNG(rng);
-  rlwe::ParametersLiteral lit;
-  lit.m = c.m;
-  lit.q_bits = c.q_bits;
-  lit.p_bits = c.p_bits;
-  lit.security = c.security;
-  const auto params = rlwe::Parameters::create(lit);
+  const auto params = rlwe::Parameters::create(literal_of(c));
   const auto loaded = rlwe::load_parameters(rlwe::serialize(*params));
   EXPECT_TRUE(loaded->same_values(*params));
   EXPECT_EQ(loaded->m(), c.m);
@@ -224,7 +260,7 @@ TEST_P(BgvCyclotomic, ParametersAndCiphertextsRoundTrip) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rings, BgvCyclotomic, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 void expect_refused(const rlwe::ParametersLiteral& lit, const std::string& needle) {
   try {
@@ -260,6 +296,16 @@ TEST(BgvCyclotomicParameters, BadSetsAreRefusedWithTheRule) {
   lit.q = {ntt_primes(50, 4096, 1)[0]};
   lit.security = rlwe::SecurityLevel::insecure_none;
   expect_refused(lit, "not 1 mod m = 4369");
+  // A forced transform needs its roots: generated primes are 1 mod 4369·256, not the 1024 of
+  // 257's Bluestein convolution.
+  lit.q.clear();
+  lit.q_bits = {60, 60};
+  lit.transform = Decomposition::bluestein;
+  expect_refused(lit, "not 1 mod 1024");
+  // and applies to odd m only.
+  lit.m = 0;
+  lit.log_n = 12;
+  expect_refused(lit, "transform = bluestein");
 }
 
 TEST(BgvCyclotomicParameters, PlaintextModulusMustBeCoprimeToM) {

@@ -204,8 +204,8 @@ INSTANTIATE_TEST_SUITE_P(
                       SlotCase{1155, 97},     // a mixed hypercube
                       SlotCase{31, 2},        // d = 5: 6 slots of GF(2^5)
                       SlotCase{8191, 2}),     // a prime m = 2^13 − 1: d = 13, 630 slots
-    [](const auto& info) {
-      return "m" + std::to_string(info.param.m) + "_t" + std::to_string(info.param.t);
+    [](const auto& param_info) {
+      return "m" + std::to_string(param_info.param.m) + "_t" + std::to_string(param_info.param.t);
     });
 
 TEST(SlotsErrors, RefusedWithTheRule) {

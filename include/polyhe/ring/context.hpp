@@ -61,9 +61,12 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
 
   /// Odd m in [3, PowerfulNtt::kMaxM] (InvalidParameter otherwise); every prime ≡ 1 mod m, as
   /// RnsBasis requires, and with a transform of each of m's prime-power lengths mod it (the
-  /// planner's message otherwise). Builds the PowerfulNtt of every prime.
+  /// planner's message otherwise). Builds the PowerfulNtt of every prime; `force` forces the
+  /// decomposition of every prime factor of m above 5 (PowerfulNtt::create: testing and
+  /// benchmarks, every choice gives the same words; automatic otherwise).
   static std::shared_ptr<const RingContext> create_cyclotomic(
-      std::size_t m, std::span<const std::uint64_t> primes);
+      std::size_t m, std::span<const std::uint64_t> primes,
+      Decomposition force = Decomposition::automatic);
 
   /// The words of a limb: N for x^N + 1, φ(m) for odd m.
   [[nodiscard]] std::size_t n() const { return n_; }
@@ -127,7 +130,7 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
 
  private:
   RingContext(std::size_t n, RnsBasis basis);
-  RingContext(std::size_t m, RnsBasis basis, bool odd_m);
+  RingContext(std::size_t m, RnsBasis basis, Decomposition force);
   void check_limb(std::size_t i, std::size_t words, const char* op) const;
 
   std::size_t n_;

@@ -42,6 +42,12 @@ struct ParametersLiteral {
   /// Checked against the HomomorphicEncryption.org table; insecure_none opts out by name. For odd
   /// m the row of the largest power of two ≤ φ(m) bounds log2(QP) (docs/cyclotomic.md).
   SecurityLevel security = SecurityLevel::bits128;
+  /// Odd m only (automatic for x^N + 1, InvalidParameter otherwise): force the transform of every
+  /// prime factor of m above 5 — e.g. Decomposition::bluestein — for tests and benchmarks of the
+  /// transforms inside a scheme. Every decomposition gives the same words, so ciphertexts, keys
+  /// and serialised sets do not depend on it; it is not serialised (a loaded set plans
+  /// automatically) and Parameters::literal() reports it.
+  Decomposition transform = Decomposition::automatic;
 };
 
 /// Checked parameters: N, Q = q_0..q_L, P = p_0..p_{k−1}, dnum, the secret distribution and the
@@ -120,6 +126,7 @@ class Parameters {
   std::vector<std::uint64_t> p_;
   std::size_t hamming_weight_;
   SecurityLevel security_;
+  Decomposition transform_ = Decomposition::automatic;  // odd m: ParametersLiteral::transform
   int log_qp_;
   std::shared_ptr<const RingContext> ring_;
   KeySwitchBasis ks_;
