@@ -128,7 +128,7 @@ const char* op_name(Op op) {
 [[maybe_unused]] const bool kRegistered = [] {
   for (Op op :
        {Op::add, Op::sub, Op::negate, Op::multiply, Op::multiply_scalar, Op::multiply_accumulate}) {
-    for (auto path : {polyhe::CpuPath::scalar, polyhe::CpuPath::avx512, polyhe::CpuPath::ifma}) {
+    for (auto path : polyhe::kAllCpuPaths) {
       for (int bits : {49, 60}) {
         const std::string name = std::string("vec/") + op_name(op) + "/" +
                                  std::string(polyhe::to_string(path)) +

@@ -45,7 +45,7 @@ const ElementwiseKernels& elementwise_kernels(CpuPath p, std::uint64_t q) {
   if (p == CpuPath::ifma && ifma_serves(q)) {
     if (const auto* k = ifma_elementwise_kernels()) return *k;
   }
-  if (p != CpuPath::scalar) {
+  if (p >= CpuPath::avx512) {  // no AVX2 element-wise kernels yet: avx2 runs the scalar ones
     if (const auto* k = avx512_elementwise_kernels()) return *k;
   }
   return scalar_elementwise_kernels();

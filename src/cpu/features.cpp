@@ -16,6 +16,7 @@ namespace polyhe {
 std::string_view to_string(CpuPath p) {
   switch (p) {
     case CpuPath::scalar: return "scalar";
+    case CpuPath::avx2: return "avx2";
     case CpuPath::avx512: return "avx512";
     case CpuPath::ifma: return "ifma";
   }
@@ -23,7 +24,7 @@ std::string_view to_string(CpuPath p) {
 }
 
 std::optional<CpuPath> parse_cpu_path(std::string_view name) {
-  for (CpuPath p : {CpuPath::scalar, CpuPath::avx512, CpuPath::ifma}) {
+  for (CpuPath p : kAllCpuPaths) {
     if (to_string(p) == name) return p;
   }
   return std::nullopt;
@@ -33,6 +34,9 @@ namespace {
 
 CpuFeatures detect() {
   CpuFeatures f;
+#if defined(POLYHE_HAVE_AVX2_KERNELS)
+  f.compiled_avx2 = true;
+#endif
 #if defined(POLYHE_HAVE_AVX512_KERNELS)
   f.compiled_avx512 = true;
 #endif
@@ -48,9 +52,11 @@ CpuFeatures detect() {
     unsigned xcr0_lo = 0, xcr0_hi = 0;
     __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
     // SSE (1), AVX (2), opmask (5), ZMM_Hi256 (6), Hi16_ZMM (7).
+    f.os_avx = (xcr0_lo & 0x6U) == 0x6U;
     f.os_avx512 = (xcr0_lo & 0xE6U) == 0xE6U;
   }
   if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
+    f.avx2 = (ebx >> 5) & 1U;
     f.avx512f = (ebx >> 16) & 1U;
     f.avx512dq = (ebx >> 17) & 1U;
     f.avx512ifma = (ebx >> 21) & 1U;
@@ -59,6 +65,14 @@ CpuFeatures detect() {
   }
 #endif
   return f;
+}
+
+std::optional<std::string> avx2_missing(const CpuFeatures& f) {
+  if (!f.x86_64) return "the CPU is not x86-64";
+  if (!f.compiled_avx2) return "this build did not compile the AVX2 kernels";
+  if (!f.avx2) return "the CPU lacks AVX2";
+  if (!f.os_avx) return "the operating system does not enable the AVX register state";
+  return std::nullopt;
 }
 
 std::optional<std::string> avx512_missing(const CpuFeatures& f) {
@@ -85,6 +99,7 @@ std::optional<std::string> cpu_path_unavailable_reason(CpuPath p) {
   const CpuFeatures& f = cpu_features();
   switch (p) {
     case CpuPath::scalar: return std::nullopt;
+    case CpuPath::avx2: return avx2_missing(f);
     case CpuPath::avx512: return avx512_missing(f);
     case CpuPath::ifma:
       if (auto why = avx512_missing(f)) return why;
@@ -98,6 +113,7 @@ std::optional<std::string> cpu_path_unavailable_reason(CpuPath p) {
 CpuPath best_cpu_path() {
   if (!cpu_path_unavailable_reason(CpuPath::ifma)) return CpuPath::ifma;
   if (!cpu_path_unavailable_reason(CpuPath::avx512)) return CpuPath::avx512;
+  if (!cpu_path_unavailable_reason(CpuPath::avx2)) return CpuPath::avx2;
   return CpuPath::scalar;
 }
 
@@ -109,7 +125,11 @@ std::string best_cpu_path_reason() {
     case CpuPath::avx512:
       return "AVX-512 F/DQ/VL/BW present and enabled, but no IFMA (" +
              *cpu_path_unavailable_reason(CpuPath::ifma) + "): AVX-512 kernels for every prime";
-    case CpuPath::scalar: return "scalar kernels: " + *cpu_path_unavailable_reason(CpuPath::avx512);
+    case CpuPath::avx2:
+      return "AVX2 present and enabled, but no AVX-512 (" +
+             *cpu_path_unavailable_reason(CpuPath::avx512) +
+             "): AVX2 kernels where they exist, scalar ones for the rest";
+    case CpuPath::scalar: return "scalar kernels: " + *cpu_path_unavailable_reason(CpuPath::avx2);
   }
   return "";
 }
@@ -135,7 +155,7 @@ CpuPath cpu_path() {
     const auto requested = parse_cpu_path(env);
     if (!requested) {
       throw InvalidParameter(std::string("POLYHE_CPU=") + env +
-                             " is not a CPU path; use scalar, avx512 or ifma");
+                             " is not a CPU path; use scalar, avx2, avx512 or ifma");
     }
     if (auto why = cpu_path_unavailable_reason(*requested)) {
       throw InvalidParameter(std::string("POLYHE_CPU=") + env + " is refused: " + *why +

@@ -4,6 +4,11 @@
 
 namespace polyhe::cpu {
 
+#if !defined(POLYHE_HAVE_AVX2_KERNELS)
+std::unique_ptr<NttKernel64> make_avx2_ntt_kernel(const NttTables64&) {
+  return nullptr;
+}
+#endif
 #if !defined(POLYHE_HAVE_AVX512_KERNELS)
 std::unique_ptr<NttKernel64> make_avx512_ntt_kernel(const NttTables64&) {
   return nullptr;

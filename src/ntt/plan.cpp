@@ -107,6 +107,9 @@ NttPlan<W>::NttPlan(std::size_t n, W q, W psi)
     kernels_[static_cast<int>(CpuPath::scalar)] = cpu::make_scalar_ntt_kernel(tables);
     // SIMD kernels only where this CPU can run them (their construction may use the ISA).
     const CpuPath best = best_cpu_path();
+    if (best >= CpuPath::avx2) {
+      kernels_[static_cast<int>(CpuPath::avx2)] = cpu::make_avx2_ntt_kernel(tables);
+    }
     if (best >= CpuPath::avx512) {
       kernels_[static_cast<int>(CpuPath::avx512)] = cpu::make_avx512_ntt_kernel(tables);
     }

@@ -318,7 +318,7 @@ TEST(CliBenchNttPaths, EveryPathThisCpuHasAndTheKernelThatRan) {
     }
   }
   // A 40-bit prime has a kernel on every path this CPU has.
-  for (CpuPath p : {CpuPath::scalar, CpuPath::avx512, CpuPath::ifma}) {
+  for (CpuPath p : kAllCpuPaths) {
     const bool timed = std::count(at40.begin(), at40.end(), std::string(to_string(p))) == 1;
     EXPECT_EQ(timed, !cpu_path_unavailable_reason(p)) << to_string(p);
   }
@@ -327,7 +327,7 @@ TEST(CliBenchNttPaths, EveryPathThisCpuHasAndTheKernelThatRan) {
 
 TEST(CliBenchNttPaths, RefusesUnknownOrUnavailablePaths) {
   expect_bad_input(run_cli({"bench", "ntt", "--log-n", "4", "--cpu", "sse9"}), "sse9");
-  for (CpuPath p : {CpuPath::avx512, CpuPath::ifma}) {
+  for (CpuPath p : kAllCpuPaths) {
     if (auto why = cpu_path_unavailable_reason(p)) {
       expect_bad_input(
           run_cli({"bench", "ntt", "--log-n", "4", "--cpu", std::string(to_string(p))}), *why);

@@ -166,7 +166,7 @@ TEST_F(NttPaths, AnyAlignmentAndAliasing) {
 }
 
 TEST(CpuPathSwitch, RefusesWhatTheCpuLacks) {
-  for (CpuPath p : {CpuPath::scalar, CpuPath::avx512, CpuPath::ifma}) {
+  for (CpuPath p : kAllCpuPaths) {
     if (auto why = cpu_path_unavailable_reason(p)) {
       EXPECT_THROW(set_cpu_path(p), InvalidParameter) << *why;
       EXPECT_GT(p, best_cpu_path());
@@ -176,6 +176,7 @@ TEST(CpuPathSwitch, RefusesWhatTheCpuLacks) {
   }
   EXPECT_FALSE(best_cpu_path_reason().empty());
   EXPECT_EQ(parse_cpu_path("avx512"), CpuPath::avx512);
+  EXPECT_EQ(parse_cpu_path("avx2"), CpuPath::avx2);
   EXPECT_FALSE(parse_cpu_path("sse2").has_value());
 }
 

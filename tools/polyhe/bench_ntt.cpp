@@ -44,7 +44,7 @@ std::vector<NttVariant> parse_variants(const std::string& spec) {
 std::vector<CpuPath> parse_paths(const std::string& spec) {
   if (spec.empty()) return {cpu_path()};
   std::vector<CpuPath> paths;
-  for (CpuPath p : {CpuPath::scalar, CpuPath::avx512, CpuPath::ifma}) {
+  for (CpuPath p : kAllCpuPaths) {
     if (spec == "all") {
       if (!cpu_path_unavailable_reason(p)) paths.push_back(p);
     } else if (spec == to_string(p)) {
@@ -55,7 +55,8 @@ std::vector<CpuPath> parse_paths(const std::string& spec) {
     }
   }
   if (paths.empty()) {
-    throw UsageError("--cpu: unknown CPU path '" + spec + "'; use scalar, avx512, ifma or all");
+    throw UsageError("--cpu: unknown CPU path '" + spec +
+                     "'; use scalar, avx2, avx512, ifma or all");
   }
   return paths;
 }

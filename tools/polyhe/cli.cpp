@@ -281,7 +281,7 @@ Commands declare(CLI::App& app, Options& o) {
       "--ops", b.ops,
       "Comma list of ntt_forward, ntt_inverse, polymul, polymul_fused (default: all)");
   c.bench_ntt->add_option("--cpu", b.cpu,
-                          "CPU kernel path: scalar, avx512, ifma, or all that this CPU has "
+                          "CPU kernel path: scalar, avx2, avx512, ifma, or all that this CPU has "
                           "(default: the active path, POLYHE_CPU or the best)");
   c.bench_ntt
       ->add_option("--threads", b.threads,

@@ -34,8 +34,14 @@ unsigned logical_cores() {
 std::vector<CpuFeature> cpu_feature_list() {
   const CpuFeatures& f = polyhe::cpu_features();
   if (!f.x86_64) return {};
-  return {{"avx512f", f.avx512f},   {"avx512dq", f.avx512dq},     {"avx512vl", f.avx512vl},
-          {"avx512bw", f.avx512bw}, {"avx512ifma", f.avx512ifma}, {"os_avx512_state", f.os_avx512}};
+  return {{"avx2", f.avx2},
+          {"os_avx_state", f.os_avx},
+          {"avx512f", f.avx512f},
+          {"avx512dq", f.avx512dq},
+          {"avx512vl", f.avx512vl},
+          {"avx512bw", f.avx512bw},
+          {"avx512ifma", f.avx512ifma},
+          {"os_avx512_state", f.os_avx512}};
 }
 
 std::string cpu_path_line() {

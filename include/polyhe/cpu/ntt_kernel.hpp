@@ -1,7 +1,7 @@
-// The interface between NttPlan<uint64_t> and its per-instruction-set kernels (scalar, AVX-512,
-// IFMA52), for the default transform (Harvey's lazy butterflies with Shoup twiddles). A kernel
-// is built once per plan and path from the plan's tables, rearranged as its path needs; it is
-// immutable afterwards and safe to call from many threads.
+// The interface between NttPlan<uint64_t> and its per-instruction-set kernels (scalar, AVX2,
+// AVX-512, IFMA52), for the default transform (Harvey's lazy butterflies with Shoup twiddles). A
+// kernel is built once per plan and path from the plan's tables, rearranged as its path needs; it
+// is immutable afterwards and safe to call from many threads.
 #pragma once
 
 #include <cstddef>
@@ -97,6 +97,7 @@ class NttKernel64 {
 std::unique_ptr<NttKernel64> make_scalar_ntt_kernel(const NttTables64& t);
 /// nullptr when the build lacks the kernels or the kernel does not serve (n, q) (too small an n,
 /// or, for IFMA, q ≥ 2^50). Callers fall back to the next lower path.
+std::unique_ptr<NttKernel64> make_avx2_ntt_kernel(const NttTables64& t);
 std::unique_ptr<NttKernel64> make_avx512_ntt_kernel(const NttTables64& t);
 std::unique_ptr<NttKernel64> make_ifma_ntt_kernel(const NttTables64& t);
 

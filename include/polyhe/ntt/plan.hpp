@@ -125,7 +125,7 @@ class NttPlan {
   AlignedVector<W> fwd_mntt_, inv_half_mntt_;   // times 2^(r·k) (NTT-friendly Montgomery)
   // The default variant's kernels (64-bit words), indexed by CpuPath; built for every path this
   // CPU supports and that serves (n, q).
-  std::array<std::unique_ptr<const cpu::NttKernel64>, 3> kernels_;
+  std::array<std::unique_ptr<const cpu::NttKernel64>, std::size(kAllCpuPaths)> kernels_;
 };
 
 extern template class NttPlan<std::uint32_t>;

@@ -1,0 +1,368 @@
+// The default transform on AVX2: four 64-bit lanes, Harvey's lazy butterflies with Shoup
+// twiddles, the products built from 32×32 → 64 multiplies (AVX2 has neither a 64-bit low
+// product nor an unsigned 64-bit compare). Compiled with -mavx2 (this file only) and run only
+// when cpu_path() allows it.
+//
+// A Shoup product a·ω − ⌊a·ω'/2^64⌋·q takes nine vpmuludq for four lanes: three for an
+// approximate quotient Q' ∈ [Q − 2, Q] (the high word of a·ω' without the low partial products,
+// as the AVX-512 kernel), three for each 64-bit low product. The result lies in [0, 4q) and is
+// brought to [0, 2q) by one conditional subtraction, so the butterflies keep the scalar
+// kernel's ranges: CT [0, 4q) → [0, 4q), GS [0, 2q) → [0, 2q). Conditional subtractions compare
+// as signed words when 4q < 2^63 (q < 2^61) and with the sign bit flipped above.
+//
+// Stages with half-size t ≥ 4 take four consecutive pairs per vector with one broadcast
+// twiddle; the stages t = 2 and t = 1 regroup two vectors (128-bit halves, 64-bit unpacks) and
+// take per-lane twiddles from tables built once. Every output is fully reduced, so the words
+// equal the scalar kernel's; the point-wise products (hadamard, the fused product's middle step)
+// run the scalar kernel's code (a product of two variable words has no cheap AVX2 form).
+#include <immintrin.h>
+
+#include <bit>
+#include <memory>
+#include <vector>
+
+#include "polyhe/arith/modulus.hpp"
+#include "polyhe/arith/primes.hpp"
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/cpu/ntt_kernel.hpp"
+
+namespace polyhe::cpu {
+
+namespace {
+
+using u64 = std::uint64_t;
+using V = __m256i;
+
+[[gnu::always_inline]] inline V set1(u64 x) {
+  return _mm256_set1_epi64x(static_cast<long long>(x));
+}
+[[gnu::always_inline]] inline V load(const u64* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+[[gnu::always_inline]] inline void store(u64* p, V x) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), x);
+}
+
+/// A twiddle ω with its Shoup companion ω', each with its high half (vpmuludq reads the low 32
+/// bits of a lane): broadcast from one 32-byte entry, or one per lane from a lane entry.
+struct Tw4 {
+  u64 w, w_hi, s, s_hi;
+};
+struct alignas(32) LaneTw {
+  u64 w[4], w_hi[4], s[4], s_hi[4];
+};
+struct VTw {
+  V w, w_hi, s, s_hi;
+};
+
+[[gnu::always_inline]] inline VTw broadcast(const Tw4& t) {
+  return {set1(t.w), set1(t.w_hi), set1(t.s), set1(t.s_hi)};
+}
+[[gnu::always_inline]] inline VTw lanes(const LaneTw& t) {
+  return {_mm256_load_si256(reinterpret_cast<const __m256i*>(t.w)),
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(t.w_hi)),
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(t.s)),
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(t.s_hi))};
+}
+
+Tw4 make_tw4(u64 w, u64 q) {
+  const u64 s = make_shoup<u64>(w, q).w_shoup;
+  return {w, w >> 32, s, s >> 32};
+}
+
+/// The arithmetic for one q, with the lazy bound c on products and GS values: c = 2q, or with
+/// kLoose (q < 2^61, so 8q ≤ 2^64) c = 4q and the products' [0, 4q) kept as they are (one
+/// conditional subtraction fewer per butterfly, as the AVX-512 kernel's LazyArith). kFlip when
+/// the largest value compared (2c) reaches 2^63: the comparisons then flip the sign bit.
+template <bool kFlip, bool kLoose>
+struct Arith {
+  V q, q_hi, two_q, c, sign;
+  V q_cmp, two_q_cmp, c_cmp;  // the same, sign-flipped with kFlip
+
+  explicit Arith(u64 modulus)
+      : q(set1(modulus)),
+        q_hi(set1(modulus >> 32)),
+        two_q(set1(2 * modulus)),
+        c(set1((kLoose ? 4 : 2) * modulus)),
+        sign(set1(u64{1} << 63)),
+        q_cmp(flip(modulus)),
+        two_q_cmp(flip(2 * modulus)),
+        c_cmp(flip((kLoose ? 4 : 2) * modulus)) {}
+
+  static V flip(u64 x) { return set1(kFlip ? x ^ (u64{1} << 63) : x); }
+
+  /// x − m if x ≥ m, else x (m_cmp: m, sign-flipped with kFlip).
+  [[gnu::always_inline]] V csub(V x, V m, V m_cmp) const {
+    const V xc = kFlip ? _mm256_xor_si256(x, sign) : x;
+    const V below = _mm256_cmpgt_epi64(m_cmp, xc);  // x < m
+    return _mm256_blendv_epi8(_mm256_sub_epi64(x, m), x, below);
+  }
+  [[gnu::always_inline]] V csub_c(V x) const { return csub(x, c, c_cmp); }
+  [[gnu::always_inline]] V csub_2q(V x) const { return csub(x, two_q, two_q_cmp); }
+  [[gnu::always_inline]] V csub_q(V x) const { return csub(x, q, q_cmp); }
+
+  /// a·ω − Q'·q in [0, 4q) for any a < 2^64 (see the file comment).
+  [[gnu::always_inline]] V mul4(V a, const VTw& t) const {
+    const V a1 = _mm256_srli_epi64(a, 32);
+    const V p11 = _mm256_mul_epu32(a1, t.s_hi);
+    const V p10 = _mm256_mul_epu32(a1, t.s);
+    const V p01 = _mm256_mul_epu32(a, t.s_hi);
+    const V quot = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(p01, 32)),
+                                    _mm256_srli_epi64(p10, 32));
+    const V aw = _mm256_add_epi64(
+        _mm256_mul_epu32(a, t.w),
+        _mm256_slli_epi64(_mm256_add_epi64(_mm256_mul_epu32(a1, t.w), _mm256_mul_epu32(a, t.w_hi)),
+                          32));
+    const V quot1 = _mm256_srli_epi64(quot, 32);
+    const V qq = _mm256_add_epi64(
+        _mm256_mul_epu32(quot, q),
+        _mm256_slli_epi64(
+            _mm256_add_epi64(_mm256_mul_epu32(quot1, q), _mm256_mul_epu32(quot, q_hi)), 32));
+    return _mm256_sub_epi64(aw, qq);
+  }
+  /// a·ω mod q in [0, c).
+  [[gnu::always_inline]] V mul(V a, const VTw& t) const {
+    const V r = mul4(a, t);
+    if constexpr (kLoose) {
+      return r;
+    } else {
+      return csub_2q(r);
+    }
+  }
+
+  /// Harvey CT: x, y in [0, 2c) → x + ω·y, x − ω·y in [0, 2c).
+  [[gnu::always_inline]] void ct(V& x, V& y, const VTw& t) const {
+    const V x0 = csub_c(x);
+    const V r = mul(y, t);
+    x = _mm256_add_epi64(x0, r);
+    y = _mm256_sub_epi64(_mm256_add_epi64(x0, c), r);
+  }
+  /// GS without halving: x, y in [0, c) → x + y, (x − y)·ω in [0, c).
+  [[gnu::always_inline]] void gs(V& x, V& y, const VTw& t) const {
+    const V s = _mm256_add_epi64(x, y);
+    const V d = _mm256_sub_epi64(_mm256_add_epi64(x, c), y);
+    x = csub_c(s);
+    y = mul(d, t);
+  }
+  /// [0, 2c) → [0, q).
+  [[gnu::always_inline]] V reduce_2c(V x) const {
+    x = csub_c(x);
+    if constexpr (kLoose) x = csub_2q(x);
+    return csub_q(x);
+  }
+  /// [0, 4q) → [0, q).
+  [[gnu::always_inline]] V reduce4(V x) const { return csub_q(csub_2q(x)); }
+};
+
+/// Two vectors (elements p … p + 7) regrouped for the stage of half-size 2: X = (a0 a1 b0 b1),
+/// Y = (a2 a3 b2 b3); and back.
+[[gnu::always_inline]] inline void split2(V a, V b, V& x, V& y) {
+  x = _mm256_permute2x128_si256(a, b, 0x20);
+  y = _mm256_permute2x128_si256(a, b, 0x31);
+}
+/// For half-size 1: X = (a0 b0 a2 b2), Y = (a1 b1 a3 b3); the inverse map is the same unpacks.
+[[gnu::always_inline]] inline void split1(V a, V b, V& x, V& y) {
+  x = _mm256_unpacklo_epi64(a, b);
+  y = _mm256_unpackhi_epi64(a, b);
+}
+
+class Avx2NttKernel final : public NttKernel64 {
+ public:
+  explicit Avx2NttKernel(const NttTables64& t)
+      : n_(t.n), q_(t.q), scalar_(make_scalar_ntt_kernel(t)) {
+    fwd_.resize(n_);
+    inv_.resize(n_);
+    for (std::size_t i = 0; i < n_; ++i) {
+      fwd_[i] = {t.fwd[i], t.fwd[i] >> 32, t.fwd_shoup[i], t.fwd_shoup[i] >> 32};
+      inv_[i] = make_tw4(t.inv[i], q_);
+    }
+    // Lane tables of the stages t = 2 (m = n/4 blocks) and t = 1 (m = n/2 blocks), for the
+    // lane orders of split2 and split1: entry k serves elements 8k … 8k + 7.
+    const std::size_t m2 = n_ / 4;
+    const std::size_t m1 = n_ / 2;
+    fwd2_.resize(n_ / 8);
+    inv2_.resize(n_ / 8);
+    fwd1_.resize(n_ / 8);
+    inv1_.resize(n_ / 8);
+    constexpr std::size_t kBlock2[4] = {0, 0, 1, 1};  // block of lane l (of the two) for t = 2
+    constexpr std::size_t kBlock1[4] = {0, 2, 1, 3};  // for t = 1
+    for (std::size_t k = 0; k < n_ / 8; ++k) {
+      for (std::size_t l = 0; l < 4; ++l) {
+        set_lane(fwd2_[k], l, fwd_[m2 + 2 * k + kBlock2[l]]);
+        set_lane(inv2_[k], l, inv_[m2 + 2 * k + kBlock2[l]]);
+        set_lane(fwd1_[k], l, fwd_[m1 + 4 * k + kBlock1[l]]);
+        set_lane(inv1_[k], l, inv_[m1 + 4 * k + kBlock1[l]]);
+      }
+    }
+    const Modulus<u64> m(q_);
+    const u64 n_inv = inverse_mod(n_, q_);
+    const u64 two_n_inv = m.mul(n_inv, 2 % q_);
+    scale_whole_ = {make_tw4(n_inv, q_), make_tw4(m.mul(n_inv, t.inv[1]), q_)};
+    scale_truncated_ = {make_tw4(two_n_inv, q_), make_tw4(m.mul(two_n_inv, t.inv[1]), q_)};
+  }
+
+  [[nodiscard]] CpuPath path() const override { return CpuPath::avx2; }
+
+  void forward(u64* a) const override {
+    dispatch([&](const auto& ar) { forward_stages(ar, a, n_); });
+  }
+  void inverse(u64* a) const override {
+    dispatch([&](const auto& ar) { inverse_stages(ar, a, n_ / 2, scale_whole_); });
+  }
+  void hadamard(const u64* a, const u64* b, u64* c) const override { scalar_->hadamard(a, b, c); }
+  void forward_truncated(u64* a) const override {
+    dispatch([&](const auto& ar) { forward_stages(ar, a, n_ / 2); });
+  }
+  void fused_hadamard(const u64* a, const u64* b, u64* c) const override {
+    scalar_->fused_hadamard(a, b, c);
+  }
+  void inverse_truncated(u64* a) const override {
+    dispatch([&](const auto& ar) { inverse_stages(ar, a, n_ / 4, scale_truncated_); });
+  }
+
+ private:
+  struct LastStageScale {
+    Tw4 sum;   // 2^−stages
+    Tw4 diff;  // 2^−stages · ψ^−br(1)
+  };
+
+  static void set_lane(LaneTw& e, std::size_t l, const Tw4& t) {
+    e.w[l] = t.w;
+    e.w_hi[l] = t.w_hi;
+    e.s[l] = t.s;
+    e.s_hi[l] = t.s_hi;
+  }
+
+  template <class F>
+  void dispatch(F&& f) const {
+    if (q_ >= (u64{1} << 61)) {
+      f(Arith<true, false>(q_));  // 2c = 4q ≥ 2^63
+    } else if (q_ >= (u64{1} << 60)) {
+      f(Arith<true, true>(q_));  // 2c = 8q ≥ 2^63
+    } else {
+      f(Arith<false, true>(q_));
+    }
+  }
+
+  /// The stages m = 1, 2, …, < m_end (Alg. 5): inputs in [0, q); the last stage run brings its
+  /// outputs from [0, 4q) to [0, q).
+  template <class A>
+  void forward_stages(const A& ar, u64* a, std::size_t m_end) const {
+    for (std::size_t m = 1; m < m_end; m <<= 1) {
+      const std::size_t t = n_ / (2 * m);
+      const bool last = 2 * m == m_end;
+      if (t >= 4) {
+        for (std::size_t i = 0; i < m; ++i) {
+          const VTw w = broadcast(fwd_[m + i]);
+          u64* p = a + 2 * i * t;
+          for (std::size_t j = 0; j < t; j += 4) {
+            V x = load(p + j);
+            V y = load(p + j + t);
+            ar.ct(x, y, w);
+            if (last) {
+              x = ar.reduce_2c(x);
+              y = ar.reduce_2c(y);
+            }
+            store(p + j, x);
+            store(p + j + t, y);
+          }
+        }
+      } else {
+        const std::vector<LaneTw>& tab = t == 2 ? fwd2_ : fwd1_;
+        for (std::size_t k = 0; k < n_ / 8; ++k) {
+          u64* p = a + 8 * k;
+          V x, y;
+          if (t == 2) {
+            split2(load(p), load(p + 4), x, y);
+          } else {
+            split1(load(p), load(p + 4), x, y);
+          }
+          ar.ct(x, y, lanes(tab[k]));
+          if (last) {
+            x = ar.reduce_2c(x);
+            y = ar.reduce_2c(y);
+          }
+          V u, v;
+          if (t == 2) {
+            split2(x, y, u, v);
+          } else {
+            split1(x, y, u, v);
+          }
+          store(p, u);
+          store(p + 4, v);
+        }
+      }
+    }
+  }
+
+  /// The stages m = m_first, …, 2 (Alg. 6, no halving, values in [0, 2q)), then the last
+  /// stage (m = 1) with the scale folded in: outputs in [0, q).
+  template <class A>
+  void inverse_stages(const A& ar, u64* a, std::size_t m_first, const LastStageScale& scale) const {
+    if (m_first == 0) return;
+    for (std::size_t m = m_first; m >= 2; m >>= 1) {
+      const std::size_t t = n_ / (2 * m);
+      if (t >= 4) {
+        for (std::size_t i = 0; i < m; ++i) {
+          const VTw w = broadcast(inv_[m + i]);
+          u64* p = a + 2 * i * t;
+          for (std::size_t j = 0; j < t; j += 4) {
+            V x = load(p + j);
+            V y = load(p + j + t);
+            ar.gs(x, y, w);
+            store(p + j, x);
+            store(p + j + t, y);
+          }
+        }
+      } else {
+        const std::vector<LaneTw>& tab = t == 2 ? inv2_ : inv1_;
+        for (std::size_t k = 0; k < n_ / 8; ++k) {
+          u64* p = a + 8 * k;
+          V x, y;
+          if (t == 2) {
+            split2(load(p), load(p + 4), x, y);
+          } else {
+            split1(load(p), load(p + 4), x, y);
+          }
+          ar.gs(x, y, lanes(tab[k]));
+          V u, v;
+          if (t == 2) {
+            split2(x, y, u, v);
+          } else {
+            split1(x, y, u, v);
+          }
+          store(p, u);
+          store(p + 4, v);
+        }
+      }
+    }
+    const std::size_t half = n_ / 2;
+    const VTw s_sum = broadcast(scale.sum);
+    const VTw s_diff = broadcast(scale.diff);
+    for (std::size_t j = 0; j < half; j += 4) {
+      const V u = load(a + j);
+      const V v = load(a + j + half);
+      const V s = _mm256_add_epi64(u, v);
+      const V d = _mm256_sub_epi64(_mm256_add_epi64(u, ar.c), v);
+      store(a + j, ar.reduce4(ar.mul4(s, s_sum)));
+      store(a + j + half, ar.reduce4(ar.mul4(d, s_diff)));
+    }
+  }
+
+  std::size_t n_;
+  u64 q_;
+  std::unique_ptr<NttKernel64> scalar_;  // the point-wise products
+  std::vector<Tw4> fwd_, inv_;           // ψ^±br(i), broadcast entries
+  std::vector<LaneTw> fwd2_, inv2_, fwd1_, inv1_;
+  LastStageScale scale_whole_{}, scale_truncated_{};
+};
+
+}  // namespace
+
+std::unique_ptr<NttKernel64> make_avx2_ntt_kernel(const NttTables64& t) {
+  // Sixteen points at least (the regrouped stages take two vectors); len(q) ≤ 62 as everywhere.
+  if (t.n < 16) return nullptr;
+  return std::make_unique<Avx2NttKernel>(t);
+}
+
+}  // namespace polyhe::cpu
