@@ -16,6 +16,11 @@
 
 namespace polyhe::cpu {
 
+#if !defined(POLYHE_HAVE_AVX2_KERNELS)
+const ElementwiseKernels* avx2_elementwise_kernels() {
+  return nullptr;
+}
+#endif
 #if !defined(POLYHE_HAVE_AVX512_KERNELS)
 const ElementwiseKernels* avx512_elementwise_kernels() {
   return nullptr;
@@ -45,8 +50,11 @@ const ElementwiseKernels& elementwise_kernels(CpuPath p, std::uint64_t q) {
   if (p == CpuPath::ifma && ifma_serves(q)) {
     if (const auto* k = ifma_elementwise_kernels()) return *k;
   }
-  if (p >= CpuPath::avx512) {  // no AVX2 element-wise kernels yet: avx2 runs the scalar ones
+  if (p >= CpuPath::avx512) {
     if (const auto* k = avx512_elementwise_kernels()) return *k;
+  }
+  if (p == CpuPath::avx2) {
+    if (const auto* k = avx2_elementwise_kernels()) return *k;
   }
   return scalar_elementwise_kernels();
 }

@@ -163,7 +163,6 @@ TEST_F(ElementwisePaths, KernelsFollowThePathAndTheSizeClass) {
     const CpuPath got = cpu::elementwise_kernels(path_, q).path;
     CpuPath want = path_;
     if (path_ == CpuPath::ifma && !cpu::ifma_serves(q)) want = CpuPath::avx512;
-    if (path_ == CpuPath::avx2) want = CpuPath::scalar;  // no AVX2 element-wise kernels yet
     EXPECT_EQ(got, want) << "q = " << q << " on path " << to_string(path_);
   }
   EXPECT_TRUE(cpu::ifma_serves((u64{1} << 50) - 1));

@@ -1,5 +1,5 @@
 // The interface between the element-wise operations of polyhe::vec (cpu/elementwise.hpp) and
-// their per-instruction-set kernels (scalar, AVX-512 F/DQ, IFMA52). Kernels validate nothing:
+// their per-instruction-set kernels (scalar, AVX2, AVX-512 F/DQ, IFMA52). Kernels validate nothing:
 // the dispatcher (src/cpu/elementwise.cpp) checks sizes, moduli and scalars once per call.
 #pragma once
 
@@ -76,6 +76,7 @@ inline constexpr std::size_t kKeyGroup = 8;
 const ElementwiseKernels& scalar_elementwise_kernels();
 /// nullptr when this build did not compile the kernels (the CPU is not asked: callers check
 /// cpu_path() first).
+const ElementwiseKernels* avx2_elementwise_kernels();
 const ElementwiseKernels* avx512_elementwise_kernels();
 const ElementwiseKernels* ifma_elementwise_kernels();
 
@@ -85,8 +86,8 @@ constexpr bool ifma_serves(std::uint64_t q) {
   return q < (std::uint64_t{1} << 50) && q != (std::uint64_t{1} << 49);
 }
 
-/// The kernels that serve q on path p: IFMA for the q it serves, else AVX-512; scalar for
-/// p = scalar and wherever a SIMD path was not compiled.
+/// The kernels that serve q on path p: IFMA for the q it serves, else AVX-512; AVX2 on the avx2
+/// path; scalar for p = scalar and wherever a SIMD path was not compiled.
 const ElementwiseKernels& elementwise_kernels(CpuPath p, std::uint64_t q);
 
 }  // namespace polyhe::cpu

@@ -13,8 +13,8 @@
 // Stages with half-size t ≥ 4 take four consecutive pairs per vector with one broadcast
 // twiddle; the stages t = 2 and t = 1 regroup two vectors (128-bit halves, 64-bit unpacks) and
 // take per-lane twiddles from tables built once. Every output is fully reduced, so the words
-// equal the scalar kernel's; the point-wise products (hadamard, the fused product's middle step)
-// run the scalar kernel's code (a product of two variable words has no cheap AVX2 form).
+// equal the scalar kernel's. hadamard is the AVX2 element-wise multiply (Alg. 4 on four lanes);
+// the fused product's middle step runs the scalar kernel's code.
 #include <immintrin.h>
 
 #include <bit>
@@ -24,6 +24,7 @@
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
+#include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/ntt_kernel.hpp"
 
 namespace polyhe::cpu {
@@ -169,7 +170,10 @@ struct Arith {
 class Avx2NttKernel final : public NttKernel64 {
  public:
   explicit Avx2NttKernel(const NttTables64& t)
-      : n_(t.n), q_(t.q), scalar_(make_scalar_ntt_kernel(t)) {
+      : n_(t.n),
+        q_(t.q),
+        scalar_(make_scalar_ntt_kernel(t)),
+        barrett_(Modulus<u64>(t.q).barrett_alg4()) {
     fwd_.resize(n_);
     inv_.resize(n_);
     for (std::size_t i = 0; i < n_; ++i) {
@@ -209,7 +213,9 @@ class Avx2NttKernel final : public NttKernel64 {
   void inverse(u64* a) const override {
     dispatch([&](const auto& ar) { inverse_stages(ar, a, n_ / 2, scale_whole_); });
   }
-  void hadamard(const u64* a, const u64* b, u64* c) const override { scalar_->hadamard(a, b, c); }
+  void hadamard(const u64* a, const u64* b, u64* c) const override {
+    avx2_elementwise_kernels()->multiply(a, b, c, n_, barrett_);
+  }
   void forward_truncated(u64* a) const override {
     dispatch([&](const auto& ar) { forward_stages(ar, a, n_ / 2); });
   }
@@ -351,7 +357,8 @@ class Avx2NttKernel final : public NttKernel64 {
 
   std::size_t n_;
   u64 q_;
-  std::unique_ptr<NttKernel64> scalar_;  // the point-wise products
+  std::unique_ptr<NttKernel64> scalar_;  // the fused product's middle step
+  BarrettAlg4<u64> barrett_;             // hadamard, by the AVX2 element-wise multiply
   std::vector<Tw4> fwd_, inv_;           // ψ^±br(i), broadcast entries
   std::vector<LaneTw> fwd2_, inv2_, fwd1_, inv1_;
   LastStageScale scale_whole_{}, scale_truncated_{};

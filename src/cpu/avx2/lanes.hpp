@@ -1,0 +1,112 @@
+// Four 64-bit lanes on AVX2 (internal): loads, the 64×64-bit products AVX2 lacks (assembled
+// from the 32×32 → 64 partial products of vpmuludq), conditional subtraction for words below
+// 2^63 (AVX2 compares signed only), and the map over n words with the n mod 4 tail. Include only
+// from translation units compiled with -mavx2; internal linkage, as src/cpu/avx512/lanes.hpp.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace polyhe::cpu::avx2 {
+namespace {  // NOLINT(cert-dcl59-cpp, google-build-namespaces): see the file comment
+
+using u64 = std::uint64_t;
+using V = __m256i;
+inline constexpr std::size_t kLanes = 4;
+
+[[gnu::always_inline]] inline V set1(u64 x) {
+  return _mm256_set1_epi64x(static_cast<long long>(x));
+}
+[[gnu::always_inline]] inline V load(const u64* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+[[gnu::always_inline]] inline void store(u64* p, V x) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), x);
+}
+
+/// x − m where x ≥ m, else x; x and m below 2^63.
+[[gnu::always_inline]] inline V reduce_once(V x, V m) {
+  return _mm256_blendv_epi8(_mm256_sub_epi64(x, m), x, _mm256_cmpgt_epi64(m, x));
+}
+
+/// a·b mod 2^64 for a constant b with b1 = ⌊b / 2^32⌋ (three partial products).
+[[gnu::always_inline]] inline V mullo(V a, V b, V b1) {
+  const V a1 = _mm256_srli_epi64(a, 32);
+  const V cross = _mm256_add_epi64(_mm256_mul_epu32(a1, b), _mm256_mul_epu32(a, b1));
+  return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
+}
+[[gnu::always_inline]] inline V mullo(V a, V b) {
+  return mullo(a, b, _mm256_srli_epi64(b, 32));
+}
+
+/// The 128-bit product a·b as hi·2^64 + lo (the AVX-512 kernel's mul_wide on four lanes): with
+/// t = a1·b0 + ⌊a0·b0 / 2^32⌋ and u = a0·b1 + (t mod 2^32), hi = a1·b1 + ⌊t/2^32⌋ + ⌊u/2^32⌋
+/// and lo = (u mod 2^32)·2^32 + (a0·b0 mod 2^32).
+[[gnu::always_inline]] inline void mul_wide(V a, V b, V& hi, V& lo) {
+  const V mask32 = set1(0xFFFFFFFFULL);
+  const V a1 = _mm256_srli_epi64(a, 32);
+  const V b1 = _mm256_srli_epi64(b, 32);
+  const V p00 = _mm256_mul_epu32(a, b);
+  const V t = _mm256_add_epi64(_mm256_mul_epu32(a1, b), _mm256_srli_epi64(p00, 32));
+  const V u = _mm256_add_epi64(_mm256_mul_epu32(a, b1), _mm256_and_si256(t, mask32));
+  hi = _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a1, b1), _mm256_srli_epi64(t, 32)),
+                        _mm256_srli_epi64(u, 32));
+  lo = _mm256_or_si256(_mm256_slli_epi64(u, 32), _mm256_and_si256(p00, mask32));
+}
+
+/// hi(a·b) exactly, for a constant b with b1 = ⌊b / 2^32⌋.
+[[gnu::always_inline]] inline V mul_hi(V a, V b, V b1) {
+  const V mask32 = set1(0xFFFFFFFFULL);
+  const V a1 = _mm256_srli_epi64(a, 32);
+  const V p00 = _mm256_mul_epu32(a, b);
+  const V t = _mm256_add_epi64(_mm256_mul_epu32(a1, b), _mm256_srli_epi64(p00, 32));
+  const V u = _mm256_add_epi64(_mm256_mul_epu32(a, b1), _mm256_and_si256(t, mask32));
+  return _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a1, b1), _mm256_srli_epi64(t, 32)),
+                          _mm256_srli_epi64(u, 32));
+}
+
+/// c[i] = f(a[i], …) over n words, four at a time; the n mod 4 tail through a zero-padded
+/// vector (its extra lanes computed on zeros and dropped).
+template <class F>
+[[gnu::always_inline]] inline void map1(const u64* a, u64* c, std::size_t n, F f) {
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(c + i, f(load(a + i)));
+  if (i == n) return;
+  alignas(32) u64 x[kLanes] = {};
+  for (std::size_t l = 0; l < n - i; ++l) x[l] = a[i + l];
+  store(x, f(load(x)));
+  for (std::size_t l = 0; l < n - i; ++l) c[i + l] = x[l];
+}
+template <class F>
+[[gnu::always_inline]] inline void map2(const u64* a, const u64* b, u64* c, std::size_t n, F f) {
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(c + i, f(load(a + i), load(b + i)));
+  if (i == n) return;
+  alignas(32) u64 x[kLanes] = {}, y[kLanes] = {};
+  for (std::size_t l = 0; l < n - i; ++l) {
+    x[l] = a[i + l];
+    y[l] = b[i + l];
+  }
+  store(x, f(load(x), load(y)));
+  for (std::size_t l = 0; l < n - i; ++l) c[i + l] = x[l];
+}
+template <class F>
+[[gnu::always_inline]] inline void map3(const u64* a, const u64* b, const u64* d, u64* c,
+                                        std::size_t n, F f) {
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(c + i, f(load(a + i), load(b + i), load(d + i)));
+  if (i == n) return;
+  alignas(32) u64 x[kLanes] = {}, y[kLanes] = {}, z[kLanes] = {};
+  for (std::size_t l = 0; l < n - i; ++l) {
+    x[l] = a[i + l];
+    y[l] = b[i + l];
+    z[l] = d[i + l];
+  }
+  store(x, f(load(x), load(y), load(z)));
+  for (std::size_t l = 0; l < n - i; ++l) c[i + l] = x[l];
+}
+
+}  // namespace
+}  // namespace polyhe::cpu::avx2
