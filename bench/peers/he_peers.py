@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""TenSEAL (SEAL inside) and OpenFHE timed on polyhe's bench defaults, one thread.
+
+Run by scripts/compare.sh inside its private virtual environment; prints one JSON object per
+measurement: {"library", "scheme", "op", "median_ms", "reps", "params"}. The parameter sets are
+polyhe's `bench ckks` and `bench bfv` defaults: N = 2^14; CKKS Q = 50 + 8 x 40 bits, one 50-bit
+special prime, scale 2^40; BFV t = 65537 and Q = 48,48,48,49,49,49,49,49 bits with a 49-bit
+special prime. TenSEAL takes those bit sizes as they are; OpenFHE chooses its own primes from
+the depth and sizes given (its log2 Q is reported): for CKKS the same 50 + 8 x 40 with dnum = 9
+digits (polyhe's default for one special prime), for BFV six 49-bit primes (the most it allows at
+N = 2^14). Ops a library has no call for are not printed.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+N = 1 << 14
+SLOTS = N // 2
+
+
+def measure(fn, min_time):
+    """Median of repeated calls after one warm-up call, in ms."""
+    fn()
+    times = []
+    start = time.perf_counter()
+    while time.perf_counter() - start < min_time or len(times) < 5:
+        t0 = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t0)
+    return statistics.median(times) / 1e6, len(times)
+
+
+def emit(library, scheme, op, fn, min_time, params):
+    ms, reps = measure(fn, min_time)
+    print(json.dumps({"library": library, "scheme": scheme, "op": op, "median_ms": ms,
+                      "reps": reps, "params": params}), flush=True)
+
+
+def tenseal_ckks(min_time):
+    import tenseal as ts
+
+    primes = [50] + [40] * 8 + [50]
+    ctx = ts.context(ts.SCHEME_TYPE.CKKS, poly_modulus_degree=N, coeff_mod_bit_sizes=primes,
+                     n_threads=1)
+    ctx.global_scale = 2.0**40
+    ctx.generate_relin_keys()
+    rng = random.Random(1)
+    x = [rng.uniform(-1, 1) for _ in range(SLOTS)]
+    y = [rng.uniform(-1, 1) for _ in range(SLOTS)]
+    a = ts.ckks_vector(ctx, x)
+    b = ts.ckks_vector(ctx, y)
+    params = {"log_n": 14, "primes": primes, "scale_bits": 40, "version": ts.__version__}
+    emit("tenseal", "ckks", "encode+encrypt", lambda: ts.ckks_vector(ctx, x), min_time, params)
+    emit("tenseal", "ckks", "add", lambda: a + b, min_time, params)
+    emit("tenseal", "ckks", "multiply_relin+rescale", lambda: a * b, min_time, params)
+    emit("tenseal", "ckks", "decrypt+decode", lambda: a.decrypt(), min_time, params)
+
+
+def tenseal_bfv(min_time):
+    import tenseal as ts
+
+    primes = [48, 48, 48, 49, 49, 49, 49, 49, 49]
+    ctx = ts.context(ts.SCHEME_TYPE.BFV, poly_modulus_degree=N, plain_modulus=65537,
+                     coeff_mod_bit_sizes=primes, n_threads=1)
+    ctx.generate_relin_keys()
+    rng = random.Random(2)
+    x = [rng.randrange(65537) for _ in range(N)]
+    y = [rng.randrange(65537) for _ in range(N)]
+    a = ts.bfv_vector(ctx, x)
+    b = ts.bfv_vector(ctx, y)
+    params = {"log_n": 14, "primes": primes, "plain_modulus": 65537, "version": ts.__version__}
+    emit("tenseal", "bfv", "encode+encrypt", lambda: ts.bfv_vector(ctx, x), min_time, params)
+    emit("tenseal", "bfv", "add", lambda: a + b, min_time, params)
+    emit("tenseal", "bfv", "multiply_relin", lambda: a * b, min_time, params)
+    emit("tenseal", "bfv", "decrypt+decode", lambda: a.decrypt(), min_time, params)
+
+
+def openfhe_features(of, cc):
+    for f in (of.PKESchemeFeature.PKE, of.PKESchemeFeature.KEYSWITCH,
+              of.PKESchemeFeature.LEVELEDSHE):
+        cc.Enable(f)
+
+
+def log2_of(x):
+    return round(math.log2(float(x)), 1)
+
+
+def openfhe_ckks(min_time):
+    import openfhe as of
+
+    p = of.CCParamsCKKSRNS()
+    p.SetMultiplicativeDepth(8)
+    p.SetScalingModSize(40)
+    p.SetFirstModSize(50)
+    p.SetRingDim(N)
+    p.SetBatchSize(SLOTS)
+    p.SetScalingTechnique(of.ScalingTechnique.FIXEDMANUAL)
+    p.SetKeySwitchTechnique(of.KeySwitchTechnique.HYBRID)
+    p.SetNumLargeDigits(9)
+    p.SetSecurityLevel(of.SecurityLevel.HEStd_128_classic)
+    cc = of.GenCryptoContext(p)
+    openfhe_features(of, cc)
+    keys = cc.KeyGen()
+    cc.EvalMultKeyGen(keys.secretKey)
+    cc.EvalRotateKeyGen(keys.secretKey, [1])
+    rng = random.Random(1)
+    x = [rng.uniform(-1, 1) for _ in range(SLOTS)]
+    y = [rng.uniform(-1, 1) for _ in range(SLOTS)]
+    px = cc.MakeCKKSPackedPlaintext(x)
+    a = cc.Encrypt(keys.publicKey, px)
+    b = cc.Encrypt(keys.publicKey, cc.MakeCKKSPackedPlaintext(y))
+    prod = cc.EvalMult(a, b)
+    params = {"log_n": 14, "log_q": log2_of(cc.GetModulus()), "depth": 8, "scale_bits": 40,
+              "first_bits": 50, "dnum": 9, "version": of.get_native_library_version()
+              if hasattr(of, "get_native_library_version") else "unknown"}
+    emit("openfhe", "ckks", "encode", lambda: cc.MakeCKKSPackedPlaintext(x), min_time, params)
+    emit("openfhe", "ckks", "encrypt", lambda: cc.Encrypt(keys.publicKey, px), min_time, params)
+    emit("openfhe", "ckks", "add", lambda: cc.EvalAdd(a, b), min_time, params)
+    emit("openfhe", "ckks", "multiply_relin", lambda: cc.EvalMult(a, b), min_time, params)
+    emit("openfhe", "ckks", "rescale", lambda: cc.Rescale(prod), min_time, params)
+    emit("openfhe", "ckks", "multiply_relin+rescale", lambda: cc.Rescale(cc.EvalMult(a, b)),
+         min_time, params)
+    emit("openfhe", "ckks", "rotate", lambda: cc.EvalRotate(a, 1), min_time, params)
+    emit("openfhe", "ckks", "decrypt+decode", lambda: cc.Decrypt(keys.secretKey, a), min_time,
+         params)
+
+
+def openfhe_bfv(min_time):
+    import openfhe as of
+
+    # OpenFHE derives Q from the depth; at N = 2^14 depth 7 with 49-bit primes is the largest it
+    # allows at 128-bit security (6 primes, 294 bits): compare.sh times polyhe on the same sizes.
+    p = of.CCParamsBFVRNS()
+    p.SetPlaintextModulus(65537)
+    p.SetMultiplicativeDepth(7)
+    p.SetScalingModSize(49)
+    p.SetRingDim(N)
+    p.SetKeySwitchTechnique(of.KeySwitchTechnique.HYBRID)
+    p.SetSecurityLevel(of.SecurityLevel.HEStd_128_classic)
+    cc = of.GenCryptoContext(p)
+    openfhe_features(of, cc)
+    keys = cc.KeyGen()
+    cc.EvalMultKeyGen(keys.secretKey)
+    cc.EvalRotateKeyGen(keys.secretKey, [1])
+    rng = random.Random(2)
+    x = [rng.randrange(65537) for _ in range(N)]
+    y = [rng.randrange(65537) for _ in range(N)]
+    px = cc.MakePackedPlaintext(x)
+    a = cc.Encrypt(keys.publicKey, px)
+    b = cc.Encrypt(keys.publicKey, cc.MakePackedPlaintext(y))
+    params = {"log_n": 14, "log_q": log2_of(cc.GetModulus()), "depth": 7, "prime_bits": 49,
+              "plain_modulus": 65537}
+    emit("openfhe", "bfv", "encode", lambda: cc.MakePackedPlaintext(x), min_time, params)
+    emit("openfhe", "bfv", "encrypt", lambda: cc.Encrypt(keys.publicKey, px), min_time, params)
+    emit("openfhe", "bfv", "add", lambda: cc.EvalAdd(a, b), min_time, params)
+    emit("openfhe", "bfv", "multiply_relin", lambda: cc.EvalMult(a, b), min_time, params)
+    emit("openfhe", "bfv", "rotate", lambda: cc.EvalRotate(a, 1), min_time, params)
+    emit("openfhe", "bfv", "decrypt+decode", lambda: cc.Decrypt(keys.secretKey, a), min_time,
+         params)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--min-time", type=float, default=0.5, help="seconds per op")
+    ap.add_argument("--libraries", default="tenseal,openfhe")
+    ap.add_argument("--schemes", default="ckks,bfv")
+    args = ap.parse_args()
+    runs = {("tenseal", "ckks"): tenseal_ckks, ("tenseal", "bfv"): tenseal_bfv,
+            ("openfhe", "ckks"): openfhe_ckks, ("openfhe", "bfv"): openfhe_bfv}
+    status = 0
+    for lib in args.libraries.split(","):
+        for scheme in args.schemes.split(","):
+            try:
+                runs[(lib, scheme)](args.min_time)
+            except Exception as e:  # a peer that fails is reported, the others still run
+                print(f"he_peers: {lib} {scheme}: {type(e).__name__}: {e}", file=sys.stderr)
+                status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

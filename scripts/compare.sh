@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# polyhe beside TenSEAL (SEAL inside) and OpenFHE, installed from PyPI into a private virtual
+# environment, on the same ops and parameters (polyhe's `bench ckks` and `bench bfv` defaults),
+# one thread each, pinned to one core, in one run; prints the machine and a table of ratios.
+#
+#   scripts/compare.sh [min-time-seconds]      (default 0.5)
+#
+#   POLYHE_CPU       polyhe's kernel path (scalar|avx2|avx512|ifma; default: the best here)
+#   COMPARE_CORE     core for taskset (default 1; none when taskset is missing)
+#   COMPARE_VENV     the peers' virtual environment (default build/peers-venv)
+#   PYTHON310        a Python 3.10 interpreter: OpenFHE's wheel is built for 3.10 only. Without
+#                    one (python3.10 on PATH or pyenv's 3.10), TenSEAL runs alone under python3.
+#   COMPARE_OUT      directory for the raw JSON (default build/compare)
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+min_time="${1:-0.5}"
+out="${COMPARE_OUT:-$repo/build/compare}"
+venv="${COMPARE_VENV:-$repo/build/peers-venv}"
+mkdir -p "$out"
+
+# The peers' interpreter.
+# (A candidate must run: pyenv's shims exist on PATH for versions that are not selected.)
+py="${PYTHON310:-}"
+if [[ -z $py ]]; then
+  for c in "$(command -v python3.10 || true)" "$HOME"/.pyenv/versions/3.10*/bin/python3.10; do
+    if [[ -n $c && -x $c ]] && "$c" -c 'import sys; assert sys.version_info[:2] == (3, 10)' 2>/dev/null; then
+      py="$c"
+      break
+    fi
+  done
+fi
+libraries="tenseal,openfhe"
+if [[ -z $py ]]; then
+  echo "compare: no Python 3.10 (OpenFHE's wheel needs it): TenSEAL only; set PYTHON310 to add OpenFHE" >&2
+  py="$(command -v python3)"
+  libraries="tenseal"
+fi
+if [[ ! -x $venv/bin/python ]]; then
+  echo "compare: creating $venv with $py" >&2
+  "$py" -m venv "$venv"
+fi
+# Versions pinned to the ones measured in docs/perf.md (TenSEAL's newest wheel for 3.10).
+pkgs=("tenseal==0.3.16")
+[[ $libraries == *openfhe* ]] && pkgs+=("openfhe==1.6.1.0.22.4")
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "${pkgs[@]}" >&2
+
+# polyhe, built as the README's first command builds it.
+polyhe="$repo/build/release/tools/polyhe/polyhe"
+if [[ ! -x $polyhe ]]; then
+  (cd "$repo" && bash scripts/deps.sh >&2 && cmake --preset release >&2 &&
+    cmake --build --preset release --target polyhe >&2)
+fi
+
+pin=()
+if command -v taskset >/dev/null; then pin=(taskset -c "${COMPARE_CORE:-1}"); fi
+
+echo "## polyhe vs TenSEAL and OpenFHE, $(date -u +%Y-%m-%d)"
+echo
+echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($(nproc) logical cores); flags: $(grep -m1 -o -w -e avx2 -e avx512f -e avx512ifma /proc/cpuinfo | sort -u | tr '\n' ' ')"
+echo "- $("$polyhe" info | grep -m1 'cpu kernels' | sed 's/  */ /g')"
+echo "- peers: $("$venv/bin/python" -m pip list 2>/dev/null | grep -i -E '^(tenseal|openfhe) ' | tr -s ' ' | paste -sd ',' -) under $("$venv/bin/python" --version)"
+echo "- one thread each (OMP_NUM_THREADS=1, TenSEAL n_threads=1, polyhe --threads 1), ${pin[*]:-unpinned}, min-time $min_time s per op"
+
+"${pin[@]}" "$polyhe" bench ckks --threads 1 --min-time "$min_time" --json >"$out/polyhe-ckks.jsonl"
+"${pin[@]}" "$polyhe" bench bfv --threads 1 --min-time "$min_time" --json >"$out/polyhe-bfv.jsonl"
+"${pin[@]}" "$polyhe" bench bfv --threads 1 --min-time "$min_time" --primes 49,49,49,49,49,49,49 \
+  --json >"$out/polyhe-bfv-openfhe-sizes.jsonl"
+OMP_NUM_THREADS=1 "${pin[@]}" "$venv/bin/python" "$repo/bench/peers/he_peers.py" \
+  --min-time "$min_time" --libraries "$libraries" >"$out/peers.jsonl"
+python3 "$repo/bench/peers/compare_table.py" "$out/polyhe-ckks.jsonl" "$out/polyhe-bfv.jsonl" \
+  "$out/polyhe-bfv-openfhe-sizes.jsonl" "$out/peers.jsonl"
+echo
+echo "Raw JSON: $out"
