@@ -48,6 +48,7 @@ CpuFeatures detect() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return f;
   const bool osxsave = (ecx >> 27) & 1U;
+  f.fma = (ecx >> 12) & 1U;
   if (osxsave) {
     unsigned xcr0_lo = 0, xcr0_hi = 0;
     __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
@@ -70,7 +71,7 @@ CpuFeatures detect() {
 std::optional<std::string> avx2_missing(const CpuFeatures& f) {
   if (!f.x86_64) return "the CPU is not x86-64";
   if (!f.compiled_avx2) return "this build did not compile the AVX2 kernels";
-  if (!f.avx2) return "the CPU lacks AVX2";
+  if (!f.avx2 || !f.fma) return "the CPU lacks AVX2 or FMA";
   if (!f.os_avx) return "the operating system does not enable the AVX register state";
   return std::nullopt;
 }

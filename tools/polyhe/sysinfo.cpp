@@ -35,6 +35,7 @@ std::vector<CpuFeature> cpu_feature_list() {
   const CpuFeatures& f = polyhe::cpu_features();
   if (!f.x86_64) return {};
   return {{"avx2", f.avx2},
+          {"fma", f.fma},
           {"os_avx_state", f.os_avx},
           {"avx512f", f.avx512f},
           {"avx512dq", f.avx512dq},

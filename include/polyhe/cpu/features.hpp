@@ -10,8 +10,9 @@ namespace polyhe {
 
 /// The kernel paths, in increasing order of what they require.
 ///   scalar: portable C++, always available.
-///   avx2:   AVX2 kernels (four 64-bit lanes, products from 32×32 multiplies) where they exist;
-///           the operations without one run the scalar kernels.
+///   avx2:   AVX2 + FMA kernels (four 64-bit lanes, products from 32×32 multiplies; the NTT in
+///           exact double-precision arithmetic for q < 2^50) where they exist; the operations
+///           without one run the scalar kernels.
 ///   avx512: AVX-512 F/DQ/VL/BW kernels for 64-bit words, primes up to 62 bits.
 ///   ifma:   AVX-512 IFMA52 kernels for primes below 2^50; wider primes take the avx512 kernels.
 enum class CpuPath { scalar = 0, avx2 = 1, avx512 = 2, ifma = 3 };
@@ -26,6 +27,7 @@ std::optional<CpuPath> parse_cpu_path(std::string_view name);
 struct CpuFeatures {
   bool x86_64 = false;
   bool avx2 = false;
+  bool fma = false;
   bool os_avx = false;  // XCR0 enables the SSE and YMM state (XGETBV)
   bool avx512f = false;
   bool avx512dq = false;

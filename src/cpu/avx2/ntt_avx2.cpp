@@ -29,6 +29,10 @@
 
 namespace polyhe::cpu {
 
+// ntt_avx2_fma.cpp (compiled with FMA as well): the double-precision kernel for q < 2^50.
+std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t,
+                                                      std::unique_ptr<NttKernel64> integer);
+
 namespace {
 
 using u64 = std::uint64_t;
@@ -369,7 +373,9 @@ class Avx2NttKernel final : public NttKernel64 {
 std::unique_ptr<NttKernel64> make_avx2_ntt_kernel(const NttTables64& t) {
   // Sixteen points at least (the regrouped stages take two vectors); len(q) ≤ 62 as everywhere.
   if (t.n < 16) return nullptr;
-  return std::make_unique<Avx2NttKernel>(t);
+  auto integer = std::make_unique<Avx2NttKernel>(t);
+  if (t.q < (u64{1} << 50)) return make_avx2_fma_ntt_kernel(t, std::move(integer));
+  return integer;
 }
 
 }  // namespace polyhe::cpu
