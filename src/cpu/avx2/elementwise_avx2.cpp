@@ -1,7 +1,12 @@
 // The AVX2 element-wise kernels on 64-bit words, for 2 ≤ q < 2^62: four words per vector, the
-// n mod 4 tail through a padded vector. Compiled with -mavx2 (this file only) and called only
-// when cpu_path() allows it. The AVX-512 kernels' arithmetic on four lanes (lanes.hpp: 64-bit
-// products from vpmuludq, signed compares, which every value here allows: all stay below 2^63).
+// n mod 4 tail through a padded vector. Compiled with -mavx2 -mfma (this file only) and called
+// only when cpu_path() allows it. The AVX-512 kernels' arithmetic on four lanes (lanes.hpp:
+// 64-bit products from vpmuludq, signed compares, which every value here allows: all stay below
+// 2^63); for q < 2^50 the products of two variable words (multiply, multiply_add, the key inner
+// products) are exact double-precision FMA arithmetic instead, as the AVX2 NTT's
+// (ntt_avx2_fma.cpp): a·b = h + l exactly (h = fl(a·b), l by one FMA), Q = round(h·fl(1/q)) is
+// within 0.875 of a·b/q (a, b < q < 2^50), and r = fl(h − Q·q) + l = a·b − Q·q exactly, in
+// [−0.875q, 0.875q].
 #include <cstring>
 
 #include "lanes.hpp"
@@ -49,6 +54,53 @@ class Barrett4 {
   __m128i down_, up_, post_;
 };
 
+/// Words below 2^52 ↔ doubles, exactly (the 2^52 trick).
+using D = __m256d;
+constexpr double kTwo52 = 4503599627370496.0;
+[[gnu::always_inline]] inline D to_double(V x) {
+  return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(x, set1(0x4330000000000000ULL))),
+                       _mm256_set1_pd(kTwo52));
+}
+[[gnu::always_inline]] inline V to_words(D x) {  // x an integer in [0, 2^52)
+  return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(x, _mm256_set1_pd(kTwo52))),
+                          set1(0x4330000000000000ULL));
+}
+
+/// The double-precision products mod q < 2^50 (file comment).
+class FmaMod {
+ public:
+  explicit FmaMod(u64 q)
+      : q_(_mm256_set1_pd(static_cast<double>(q))),
+        q_inv_(_mm256_set1_pd(1.0 / static_cast<double>(q))) {}
+
+  /// a·b − Q·q ∈ [−0.875q, 0.875q] for a, b in [0, q).
+  [[nodiscard]] D mul(D a, D b) const {
+    const D h = _mm256_mul_pd(a, b);
+    const D l = _mm256_fmsub_pd(a, b, h);
+    const D quot =
+        _mm256_round_pd(_mm256_mul_pd(h, q_inv_), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm256_add_pd(_mm256_fnmadd_pd(quot, q_, h), l);
+  }
+  /// x − round(x/q)·q: |·| ≤ q/2 + 1 for |x| < 2^53.
+  [[nodiscard]] D centre(D x) const {
+    const D quot =
+        _mm256_round_pd(_mm256_mul_pd(x, q_inv_), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm256_fnmadd_pd(quot, q_, x);
+  }
+  /// x in (−q, 2q) → [0, q).
+  [[nodiscard]] D canonical(D x) const {
+    x = _mm256_add_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ), q_));
+    return _mm256_sub_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, q_, _CMP_GE_OQ), q_));
+  }
+
+ private:
+  D q_, q_inv_;
+};
+
+constexpr bool fma_serves(u64 q) {
+  return q < (u64{1} << 50);
+}
+
 /// lo + z with its carry into hi (unsigned: compared with the sign bits flipped).
 [[gnu::always_inline]] inline void add_carry(V& hi, V& lo, V z) {
   const V sign = set1(u64{1} << 63);
@@ -80,6 +132,12 @@ void negate(const u64* a, u64* c, std::size_t n, u64 q) {
 }
 
 void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAlg4<u64>& r) {
+  if (fma_serves(r.q)) {
+    const FmaMod fm(r.q);
+    map2(a, b, c, n,
+         [&fm](V x, V y) { return to_words(fm.canonical(fm.mul(to_double(x), to_double(y)))); });
+    return;
+  }
   const Barrett4 br(r);
   map2(a, b, c, n, [&br](V x, V y) {
     V hi, lo;
@@ -105,6 +163,14 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
 /// x = a·b + d < q² + q ≤ 2^(2m), then one Alg. 4.
 void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
                   const BarrettAlg4<u64>& r) {
+  if (fma_serves(r.q)) {
+    const FmaMod fm(r.q);
+    map3(a, b, d, c, n, [&fm](V x, V y, V z) {
+      return to_words(
+          fm.canonical(_mm256_add_pd(fm.mul(to_double(x), to_double(y)), to_double(z))));
+    });
+    return;
+  }
   const Barrett4 br(r);
   map3(a, b, d, c, n, [&br](V x, V y, V z) {
     V hi, lo;
@@ -168,11 +234,79 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
                            static_cast<long long>(key_word(p, w, mask, end)));
 }
 
+/// Four residues of w bytes at p by two 16-byte loads (p and p + 2w) and one byte shuffle that
+/// also clears the bytes above w; reads [p, p + 2w + 16), so callers check that against the
+/// key's end (key_vector otherwise).
+class KeyShuffle {
+ public:
+  explicit KeyShuffle(std::size_t w) : w_(w) {
+    alignas(32) std::uint8_t control[32];
+    for (std::size_t half = 0; half < 2; ++half) {
+      for (std::size_t i = 0; i < 16; ++i) {
+        const std::size_t lane = i / 8;
+        const std::size_t b = i % 8;
+        control[16 * half + i] = b < w ? static_cast<std::uint8_t>(lane * w + b) : 0x80;
+      }
+    }
+    control_ = _mm256_load_si256(reinterpret_cast<const __m256i*>(control));
+  }
+  [[nodiscard]] V operator()(const std::uint8_t* p) const {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * w_));
+    return _mm256_shuffle_epi8(_mm256_set_m128i(hi, lo), control_);
+  }
+  [[nodiscard]] std::size_t reach() const { return 2 * w_ + 16; }
+
+ private:
+  std::size_t w_;
+  V control_;
+};
+
+/// The key inner products for q < 2^50 in double precision: each product reduced to
+/// [−0.875q, 0.875q] (FmaMod::mul), the sums exact below 2^53 and centred every eight terms
+/// (|·| ≤ q/2 + 1 + 8·0.875q < 7.5q + 1), brought to [0, q) at the end.
+void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::uint8_t* key,
+                            std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
+                            u64 q) {
+  const FmaMod fm(q);
+  const KeyShuffle shuffle(width);
+  const std::size_t row = kKeyGroup * width;
+  const std::size_t stride = 2 * parts * row;
+  const std::uint8_t* end = key + stride * (n / kKeyGroup);
+  const u64 mask = width == 8 ? ~u64{0} : (u64{1} << (8 * width)) - 1;
+  const auto unpack = [&](const std::uint8_t* p) {
+    return p + shuffle.reach() <= end ? shuffle(p) : key_vector(p, width, mask, end);
+  };
+  for (std::size_t i = 0; i < n; i += kKeyGroup) {
+    const std::uint8_t* k = key + (i / kKeyGroup) * stride;
+    for (std::size_t half = 0; half < kKeyGroup; half += avx2::kLanes) {
+      const std::uint8_t* kh = k + half * width;
+      D s0 = _mm256_setzero_pd();
+      D s1 = _mm256_setzero_pd();
+      for (std::size_t j = 0; j < terms; ++j) {
+        const D x = to_double(load(a[j] + i + half));
+        s0 = _mm256_add_pd(s0, fm.mul(x, to_double(unpack(kh + 2 * j * row))));
+        s1 = _mm256_add_pd(s1, fm.mul(x, to_double(unpack(kh + (2 * j + 1) * row))));
+        if (j % 8 == 7) {
+          s0 = fm.centre(s0);
+          s1 = fm.centre(s1);
+        }
+      }
+      avx2::store(c0 + i + half, to_words(fm.canonical(fm.centre(s0))));
+      avx2::store(c1 + i + half, to_words(fm.canonical(fm.centre(s1))));
+    }
+  }
+}
+
 /// Term by term as multiply then multiply_add, four lanes at a time (two vectors per group of
 /// eight words); the scalar kernel's layout and reads (n a multiple of 8, dispatcher-checked).
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
+  if (fma_serves(r.q)) {
+    key_inner_products_fma(a, terms, key, parts, width, c0, c1, n, r.q);
+    return;
+  }
   const Barrett4 br(r);
   const std::size_t row = kKeyGroup * width;
   const std::size_t stride = 2 * parts * row;
