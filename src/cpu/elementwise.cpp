@@ -20,6 +20,9 @@ namespace polyhe::cpu {
 const ElementwiseKernels* avx2_elementwise_kernels() {
   return nullptr;
 }
+WeightedSumFmaKernel avx2_weighted_sum_kernel() {
+  return nullptr;
+}
 #endif
 #if !defined(POLYHE_HAVE_AVX512_KERNELS)
 const ElementwiseKernels* avx512_elementwise_kernels() {

@@ -64,6 +64,7 @@ BaseConverter::BaseConverter(RnsBasis from, RnsBasis to)
     const bool ifma =
         cpu::ifma_serves(c) && q_max < (std::uint64_t{1} << 52) && nb <= cpu::kWeightedSumMaxTerms;
     weighted_ok_.push_back(ifma);
+    fma_ok_.push_back(cpu::avx2_weighted_sum_serves(q_max, c));
     weighted_.push_back(ifma ? cpu::make_weighted_sum_modulus(c) : cpu::WeightedSumModulus{});
   }
 }
@@ -162,18 +163,25 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
       v[k] = std::min<std::uint64_t>(static_cast<std::uint64_t>(s[k] + 0.5), nb);
     }
   }
+  const CpuPath path = cpu_path();
   const cpu::WeightedSumKernel ifma =
-      cpu_path() == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
+      path == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
+  const cpu::WeightedSumFmaKernel fma =
+      path == CpuPath::avx2 ? cpu::avx2_weighted_sum_kernel() : nullptr;
   std::vector<const std::uint64_t*> limbs;
-  if (ifma != nullptr) {
+  if (ifma != nullptr || fma != nullptr) {
     for (std::size_t i = 0; i < nb; ++i) limbs.push_back(t + i * n + k0);
   }
   for (std::size_t j = 0; j < nc; ++j) {
     const std::uint64_t c = to_.prime(j);
     const std::uint64_t* hat = hat_mod_c_.data() + j * nb;
     std::uint64_t* y = out + out_limbs[j] * n + k0;
-    if (ifma != nullptr && weighted_ok_[j]) {
-      ifma(limbs.data(), nb, hat, y, len, weighted_[j]);
+    if ((ifma != nullptr && weighted_ok_[j]) || (fma != nullptr && fma_ok_[j])) {
+      if (ifma != nullptr) {
+        ifma(limbs.data(), nb, hat, y, len, weighted_[j]);
+      } else {
+        fma(limbs.data(), nb, hat, y, len, c);
+      }
       if (exact) {
         const std::uint64_t* vq = q_mod_c_.data() + j * (nb + 1);
         for (std::size_t k = 0; k < len; ++k) y[k] = sub_mod(y[k], vq[v[k]], c);

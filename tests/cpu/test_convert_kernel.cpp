@@ -1,7 +1,7 @@
-// The IFMA52 weighted-sum kernel of base conversion against a double-word reference: random and
-// extreme operands (x_i = 2^52 − 1, w_i = c − 1), the most terms a call may sum, every length
-// 1..40 (the masked tail) and moduli from 2 to 2^50 − 27. Skips, naming the reason, where this
-// CPU or build has no IFMA52.
+// The weighted-sum kernels of base conversion against a double-word reference: IFMA52 and
+// AVX2 + FMA, on random and extreme operands (x_i at its bound − 1, w_i = c − 1), the most terms a
+// call may sum, every length 1..40 (the tails) and moduli from 2 to 2^50 − 27. Each skips, naming
+// the reason, where this CPU or build lacks its instructions.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -89,6 +89,55 @@ TEST_F(WeightedSum, LengthsOneToForty) {
     for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(out[k], reference(x, n, terms, w, k, c));
     EXPECT_EQ(out[n], 12345U) << "n=" << n;
   }
+}
+
+class WeightedSumFma : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = cpu_path_unavailable_reason(CpuPath::avx2)) {
+      GTEST_SKIP() << "no AVX2 + FMA here: " << *why;
+    }
+    kernel_ = cpu::avx2_weighted_sum_kernel();
+    ASSERT_NE(kernel_, nullptr);
+  }
+  cpu::WeightedSumFmaKernel kernel_ = nullptr;
+};
+
+// The sums are centred every eight terms: 1, 7, 8, 9, 17 and 300 terms cross that boundary.
+TEST_F(WeightedSumFma, EqualsTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  std::vector<u64> moduli = {2, 3, 97, (u64{1} << 49) - 1, (u64{1} << 49) + 1};
+  for (int bits : {20, 36, 49, 50}) {
+    u64 top = (u64{1} << bits) - 1;
+    while (!is_prime(top)) --top;
+    moduli.push_back(top);
+  }
+  const u64 x_top = (u64{1} << 50) - 1;
+  for (u64 c : moduli) {
+    ASSERT_TRUE(cpu::avx2_weighted_sum_serves(x_top + 1, c)) << c;
+    for (std::size_t terms : {1, 7, 8, 9, 17, 300}) {
+      for (std::size_t n : {1, 3, 4, 5, 37, 256}) {
+        const std::size_t stride = n + 3;
+        for (const bool extreme : {false, true}) {
+          std::vector<u64> x(terms * stride), w(terms);
+          for (auto& v : x) v = extreme ? x_top : rng.uniform(0, x_top);
+          for (auto& v : w) v = extreme ? c - 1 : rng.uniform(0, c - 1);
+          std::vector<u64> out(n + 1, 12345);
+          std::vector<const u64*> ptrs;
+          for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * stride);
+          kernel_(ptrs.data(), terms, w.data(), out.data(), n, c);
+          for (std::size_t k = 0; k < n; ++k) {
+            ASSERT_EQ(out[k], reference(x, stride, terms, w, k, c))
+                << "c=" << c << " terms=" << terms << " n=" << n << " k=" << k
+                << (extreme ? " extreme" : " random");
+          }
+          EXPECT_EQ(out[n], 12345U) << "n=" << n;
+        }
+      }
+    }
+  }
+  EXPECT_FALSE(cpu::avx2_weighted_sum_serves(u64{1} << 51, 97));
+  EXPECT_FALSE(cpu::avx2_weighted_sum_serves(97, u64{1} << 50));
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // The inner sum of RNS base conversion (FastBConv, HPS): for one target modulus c,
 //   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,
-// with every x_i[k] < 2^52 and w_i < c (x_i: one pointer per term, e.g. the limbs of a block). Only
-// an IFMA52 kernel exists: on the other paths the callers keep their scalar 128-bit loops
-// (rns/base_converter.cpp), which are the reference the kernel is tested against
-// (tests/cpu/test_convert_kernel.cpp).
+// with every x_i[k] < 2^52 and w_i < c (x_i: one pointer per term, e.g. the limbs of a block). An
+// IFMA52 kernel and an AVX2 + FMA one (x_i[k] < 2^50, c < 2^50) exist: elsewhere the callers keep
+// their scalar 128-bit loops (rns/base_converter.cpp), which are the reference the kernels are
+// tested against (tests/cpu/test_convert_kernel.cpp).
 #pragma once
 
 #include <cstddef>
@@ -36,5 +36,19 @@ using WeightedSumKernel = void (*)(const std::uint64_t* const* x, std::size_t te
 /// first). Preconditions: 1 ≤ terms ≤ kWeightedSumMaxTerms, x_i[k] < 2^52, w_i < c, out disjoint
 /// from x; output in [0, c).
 WeightedSumKernel ifma_weighted_sum_kernel();
+
+/// The AVX2 + FMA kernel: exact double-precision products (each a·w − Q·c in [−0.875c, 0.875c]
+/// for a < 2^50, w < c < 2^50), sums centred every eight terms; or nullptr when this build did
+/// not compile it (callers check cpu_path() first). Preconditions: terms ≥ 1, x_i[k] < 2^50,
+/// w_i < c < 2^50, out disjoint from x; output in [0, c).
+using WeightedSumFmaKernel = void (*)(const std::uint64_t* const* x, std::size_t terms,
+                                      const std::uint64_t* w, std::uint64_t* out, std::size_t n,
+                                      std::uint64_t c);
+WeightedSumFmaKernel avx2_weighted_sum_kernel();
+
+/// Whether the AVX2 + FMA kernel serves inputs below `x_bound` (exclusive) and modulus c.
+constexpr bool avx2_weighted_sum_serves(std::uint64_t x_bound, std::uint64_t c) {
+  return x_bound <= (std::uint64_t{1} << 50) && c < (std::uint64_t{1} << 50);
+}
 
 }  // namespace polyhe::cpu

@@ -91,6 +91,7 @@ class BaseConverter {
   // |B| ≤ kWeightedSumMaxTerms; the same words as the scalar loop.
   std::vector<cpu::WeightedSumModulus> weighted_;  // per c_j
   std::vector<bool> weighted_ok_;                  // per c_j
+  std::vector<bool> fma_ok_;                       // per c_j: the AVX2 + FMA weighted sum serves
 };
 
 }  // namespace polyhe

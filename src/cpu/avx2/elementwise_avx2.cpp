@@ -10,6 +10,8 @@
 #include <cstring>
 
 #include "lanes.hpp"
+#include "polyhe/arith/word.hpp"
+#include "polyhe/cpu/convert_kernel.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
 
 namespace polyhe::cpu {
@@ -337,6 +339,28 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
   }
 }
 
+/// out[k] = Σ_i x_i[k]·w_i mod c (convert_kernel.hpp), four lanes at a time; the n mod 4 tail by
+/// the 128-bit sum.
+void weighted_sum_fma(const u64* const* x, std::size_t terms, const u64* w, u64* out, std::size_t n,
+                      u64 c) {
+  const FmaMod fm(c);
+  std::size_t k = 0;
+  for (; k + avx2::kLanes <= n; k += avx2::kLanes) {
+    D s = _mm256_setzero_pd();
+    for (std::size_t i = 0; i < terms; ++i) {
+      s = _mm256_add_pd(
+          s, fm.mul(to_double(load(x[i] + k)), _mm256_set1_pd(static_cast<double>(w[i]))));
+      if (i % 8 == 7) s = fm.centre(s);
+    }
+    avx2::store(out + k, to_words(fm.canonical(fm.centre(s))));
+  }
+  for (; k < n; ++k) {
+    unsigned __int128 s = 0;
+    for (std::size_t i = 0; i < terms; ++i) s = (s + polyhe::mul_wide(x[i][k], w[i])) % c;
+    out[k] = static_cast<u64>(s);
+  }
+}
+
 ElementwiseKernels make_avx2_table() {
   ElementwiseKernels k{};
   k.path = CpuPath::avx2;
@@ -353,6 +377,10 @@ ElementwiseKernels make_avx2_table() {
 }
 
 }  // namespace
+
+WeightedSumFmaKernel avx2_weighted_sum_kernel() {
+  return &weighted_sum_fma;
+}
 
 const ElementwiseKernels* avx2_elementwise_kernels() {
   static const ElementwiseKernels kAvx2 = make_avx2_table();
