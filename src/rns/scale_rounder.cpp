@@ -112,6 +112,20 @@ ScaleRounder::ScaleRounder(RnsBasis q, RnsBasis p, std::uint64_t t)
     const u128 chunk = max_product == 0 ? u128{nq + 1} : room / max_product;
     chunk_.push_back(static_cast<std::size_t>(std::min<u128>(std::max<u128>(chunk, 1), nq + 1)));
   }
+  fma_ok_ = true;
+  for (std::size_t k = 0; k < np; ++k) {
+    fma_ok_ = fma_ok_ && cpu::avx2_weighted_sum_serves(std::max(q_max, p_.prime(k)), p_.prime(k));
+  }
+  if (fma_ok_) {
+    for (std::size_t k = 0; k < np; ++k) {
+      const std::uint64_t pk = p_.prime(k);
+      const std::uint64_t* row = omega_.data() + k * (nq + 1);
+      fma_weights_.insert(fma_weights_.end(), row, row + nq + 1);
+      fma_weights_.push_back(1 % pk);
+      fma_weights_.push_back(static_cast<std::uint64_t>((u128{1} << 50) % pk));
+      fma_weights_.push_back(static_cast<std::uint64_t>((u128{1} << 100) % pk));
+    }
+  }
   weighted_ok_ = q_max < (std::uint64_t{1} << 52) && nq + 3 <= cpu::kWeightedSumMaxTerms;
   for (std::size_t k = 0; k < np; ++k) weighted_ok_ = weighted_ok_ && cpu::ifma_serves(p_.prime(k));
   if (weighted_ok_) {
@@ -185,6 +199,30 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
   }
   for (std::size_t k = 0; k < len; ++k) {
     start[k] += static_cast<std::uint64_t>(g[k] + 0.5);  // G ≥ 0: truncation is ⌊G + 1/2⌋
+  }
+  const cpu::WeightedSumFmaKernel fma =
+      fma_ok_ && cpu_path() == CpuPath::avx2 ? cpu::avx2_weighted_sum_kernel() : nullptr;
+  if (fma != nullptr) {
+    // The integer part as three 50-bit digits (it is below 2^104), then one kernel call per
+    // target: the same residues as the 128-bit loop below, as every step is exact.
+    constexpr std::uint64_t kDigit = (std::uint64_t{1} << 50) - 1;
+    std::uint64_t s0[kBlock], s1[kBlock], s2[kBlock];
+    for (std::size_t k = 0; k < len; ++k) {
+      s0[k] = static_cast<std::uint64_t>(start[k]) & kDigit;
+      s1[k] = static_cast<std::uint64_t>(start[k] >> 50) & kDigit;
+      s2[k] = static_cast<std::uint64_t>(start[k] >> 100);
+    }
+    std::vector<const std::uint64_t*> terms(nq + 4);
+    for (std::size_t i = 0; i < nq; ++i) terms[i] = x + i * n + k0;
+    terms[nq + 1] = s0;
+    terms[nq + 2] = s1;
+    terms[nq + 3] = s2;
+    for (std::size_t j = 0; j < np; ++j) {
+      terms[nq] = x + (nq + j) * n + k0;
+      fma(terms.data(), nq + 4, fma_weights_.data() + j * (nq + 4), out + j * n + k0, len,
+          p_.prime(j));
+    }
+    return;
   }
   const cpu::WeightedSumKernel ifma =
       weighted_ok_ && cpu_path() == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;

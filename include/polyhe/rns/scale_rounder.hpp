@@ -110,6 +110,10 @@ class ScaleRounder {
   std::vector<cpu::WeightedSumModulus> weighted_;
   std::vector<std::uint64_t> weights_;  // [k·(L + 3) + term]
   bool weighted_ok_ = false;
+  // The AVX2 + FMA weighted sum (every x and p_k below 2^50): per k the L + 1 weights of
+  // weights_, then 1, 2^50 and 2^100 mod p_k for the integer part's three 50-bit digits.
+  std::vector<std::uint64_t> fma_weights_;  // [k·(L + 4) + term]
+  bool fma_ok_ = false;
 };
 
 }  // namespace polyhe
