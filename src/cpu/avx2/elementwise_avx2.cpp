@@ -8,6 +8,7 @@
 // within 0.875 of a·b/q (a, b < q < 2^50), and r = fl(h − Q·q) + l = a·b − Q·q exactly, in
 // [−0.875q, 0.875q].
 #include <cstring>
+#include <vector>
 
 #include "lanes.hpp"
 #include "polyhe/arith/word.hpp"
@@ -344,12 +345,15 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
 void weighted_sum_fma(const u64* const* x, std::size_t terms, const u64* w, u64* out, std::size_t n,
                       u64 c) {
   const FmaMod fm(c);
+  // The weights as doubles once per call (exact: below 2^50), broadcast from memory in the loop.
+  thread_local std::vector<double> weights;
+  weights.resize(terms);
+  for (std::size_t i = 0; i < terms; ++i) weights[i] = static_cast<double>(w[i]);
   std::size_t k = 0;
   for (; k + avx2::kLanes <= n; k += avx2::kLanes) {
     D s = _mm256_setzero_pd();
     for (std::size_t i = 0; i < terms; ++i) {
-      s = _mm256_add_pd(
-          s, fm.mul(to_double(load(x[i] + k)), _mm256_set1_pd(static_cast<double>(w[i]))));
+      s = _mm256_add_pd(s, fm.mul(to_double(load(x[i] + k)), _mm256_broadcast_sd(&weights[i])));
       if (i % 8 == 7) s = fm.centre(s);
     }
     avx2::store(out + k, to_words(fm.canonical(fm.centre(s))));
