@@ -160,7 +160,10 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
       for (std::size_t k = 0; k < len; ++k) s[k] += static_cast<double>(ti[k]) * inv;
     }
     for (std::size_t k = 0; k < len; ++k) {
-      v[k] = std::min<std::uint64_t>(static_cast<std::uint64_t>(s[k] + 0.5), nb);
+      // ⌊s + 1/2⌋ (s ≥ 0) is the rounding exact_error_bound assumes, ties up included.
+      v[k] = std::min<std::uint64_t>(
+          static_cast<std::uint64_t>(s[k] + 0.5),  // NOLINT(bugprone-incorrect-roundings)
+          nb);
     }
   }
   const CpuPath path = cpu_path();

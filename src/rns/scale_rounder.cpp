@@ -198,7 +198,8 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
     }
   }
   for (std::size_t k = 0; k < len; ++k) {
-    start[k] += static_cast<std::uint64_t>(g[k] + 0.5);  // G ≥ 0: truncation is ⌊G + 1/2⌋
+    // G ≥ 0: truncation is ⌊G + 1/2⌋, the rounding exact_error_bound assumes.
+    start[k] += static_cast<std::uint64_t>(g[k] + 0.5);  // NOLINT(bugprone-incorrect-roundings)
   }
   const cpu::WeightedSumFmaKernel fma =
       fma_ok_ && cpu_path() == CpuPath::avx2 ? cpu::avx2_weighted_sum_kernel() : nullptr;
