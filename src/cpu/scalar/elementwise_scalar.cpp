@@ -1,5 +1,6 @@
 // The scalar element-wise kernels: the arith catalogue applied word by word. The specification
 // that the AVX-512 and IFMA52 kernels match bit for bit.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -53,7 +54,10 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   for (std::size_t i = 0; i < n; ++i) {
     const u64 r = mul_shoup(x[i], one, k.q);
     const u64 shifted = r >= k.shift ? r - k.shift : r + k.q - k.shift;
-    c[i] = x[i] > k.half ? shifted : r;
+    // A mask, not a branch: x[i] > half is a coin toss on random residues (GCC emitted a
+    // conditional jump here, mispredicted about half the time).
+    const u64 upper = u64{0} - static_cast<u64>(x[i] > k.half);
+    c[i] = r ^ ((r ^ shifted) & upper);
   }
 }
 
@@ -73,10 +77,28 @@ inline u64 key_word(const std::uint8_t* p, std::size_t w, u64 mask, const std::u
 
 /// Term by term as multiply then multiply_add: s ← (a_j·k_j + s) mod q, one Alg. 4 each; the
 /// group's 2G sums advance together, so that the terms' dependent reductions interleave.
+/// The key inner products with lazy double-word sums: Σ_j a_j·k_j accumulated in 128 bits (one
+/// widening multiply and an add with carry per term) and folded once per `chunk` terms, where
+/// chunk·(q − 1)² + q < 2^128, as hi·(2^64 mod q) + lo by two Shoup products. A per-term Alg. 4
+/// reduction costs about as much as the fold, so this does it once per element instead of once
+/// per term.
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
-  const BarrettAlg4<u64> rc = r;
+  using u128 = unsigned __int128;
+  const u64 q = r.q;
+  const u128 max_product = u128{q - 1} * (q - 1);
+  const u128 room = ~u128{0} - q;
+  const std::size_t chunk =
+      max_product == 0 ? terms
+                       : static_cast<std::size_t>(std::min<u128>(room / max_product, terms));
+  const ShoupOperand<u64> r64 = make_shoup<u64>(static_cast<u64>((u128{1} << 64) % q), q);
+  const ShoupOperand<u64> one = make_shoup<u64>(1 % q, q);
+  const auto fold = [&](u128 x) {  // x mod q for any x < 2^128
+    const u64 hi = mul_shoup(static_cast<u64>(x >> 64), r64, q);
+    const u64 lo = mul_shoup(static_cast<u64>(x), one, q);
+    return add_mod(hi, lo, q);
+  };
   const std::size_t group = n < kKeyGroup ? n : kKeyGroup;
   const std::size_t stride = 2 * parts * group * width;  // bytes per group
   const std::size_t row = group * width;                 // bytes per part half in a group
@@ -85,24 +107,26 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
   for (std::size_t g = 0; g * group < n; ++g) {
     const std::size_t i0 = g * group;
     const std::uint8_t* k = key + g * stride;
-    u64 s0[kKeyGroup], s1[kKeyGroup];
-    for (std::size_t e = 0; e < group; ++e) {
-      s0[e] = mul_mod(a[0][i0 + e], key_word(k + e * width, width, mask, end), rc);
-      s1[e] = mul_mod(a[0][i0 + e], key_word(k + row + e * width, width, mask, end), rc);
-    }
-    for (std::size_t j = 1; j < terms; ++j) {
+    u128 s0[kKeyGroup] = {}, s1[kKeyGroup] = {};
+    for (std::size_t j = 0; j < terms; ++j) {
       const u64* aj = a[j] + i0;
       const std::uint8_t* kj = k + 2 * j * row;
       for (std::size_t e = 0; e < group; ++e) {
         const u64 b = key_word(kj + e * width, width, mask, end);
         const u64 h = key_word(kj + row + e * width, width, mask, end);
-        s0[e] = barrett_alg4_reduce(mul_wide(aj[e], b) + s0[e], rc);
-        s1[e] = barrett_alg4_reduce(mul_wide(aj[e], h) + s1[e], rc);
+        s0[e] += mul_wide(aj[e], b);
+        s1[e] += mul_wide(aj[e], h);
+      }
+      if ((j + 1) % chunk == 0 && j + 1 < terms) {
+        for (std::size_t e = 0; e < group; ++e) {
+          s0[e] = fold(s0[e]);
+          s1[e] = fold(s1[e]);
+        }
       }
     }
     for (std::size_t e = 0; e < group; ++e) {
-      c0[i0 + e] = s0[e];
-      c1[i0 + e] = s1[e];
+      c0[i0 + e] = fold(s0[e]);
+      c1[i0 + e] = fold(s1[e]);
     }
   }
 }

@@ -26,7 +26,9 @@ using Tw = ShoupOperand<u64>;
 
 /// x − c if x ≥ c, without a branch.
 inline u64 sub_if_ge(u64 x, u64 c) {
-  return x - (c & (u64{0} - static_cast<u64>(x >= c)));
+  // For x < c the difference wraps above x: the unsigned minimum chooses (sub, cmp, cmov).
+  const u64 d = x - c;
+  return d < x ? d : x;
 }
 
 /// Harvey CT: x, y in [0, 4q) → x + w·y, x − w·y in [0, 4q).
