@@ -22,4 +22,16 @@ class CpuPathTest : public ::testing::Test {
   CpuPath path_ = CpuPath::scalar;
 };
 
+/// Restores the process's CPU path when a test that switches paths with set_cpu_path ends.
+class PathGuard {
+ public:
+  PathGuard() : saved_(cpu_path()) {}
+  ~PathGuard() { set_cpu_path(saved_); }
+  PathGuard(const PathGuard&) = delete;
+  PathGuard& operator=(const PathGuard&) = delete;
+
+ private:
+  CpuPath saved_;
+};
+
 }  // namespace polyhe::test

@@ -21,6 +21,7 @@
 #include <memory>
 #include <vector>
 
+#include "ntt_tables.hpp"
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
@@ -29,9 +30,8 @@
 
 namespace polyhe::cpu {
 
-// ntt_avx2_fma.cpp (compiled with FMA as well): the double-precision kernel for q < 2^50.
-std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t,
-                                                      std::unique_ptr<NttKernel64> integer);
+// ntt_avx2_fma.cpp: the double-precision kernel for q < 2^50.
+std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t);
 
 namespace {
 
@@ -184,29 +184,11 @@ class Avx2NttKernel final : public NttKernel64 {
       fwd_[i] = {t.fwd[i], t.fwd[i] >> 32, t.fwd_shoup[i], t.fwd_shoup[i] >> 32};
       inv_[i] = make_tw4(t.inv[i], q_);
     }
-    // Lane tables of the stages t = 2 (m = n/4 blocks) and t = 1 (m = n/2 blocks), for the
-    // lane orders of split2 and split1: entry k serves elements 8k … 8k + 7.
-    const std::size_t m2 = n_ / 4;
-    const std::size_t m1 = n_ / 2;
-    fwd2_.resize(n_ / 8);
-    inv2_.resize(n_ / 8);
-    fwd1_.resize(n_ / 8);
-    inv1_.resize(n_ / 8);
-    constexpr std::size_t kBlock2[4] = {0, 0, 1, 1};  // block of lane l (of the two) for t = 2
-    constexpr std::size_t kBlock1[4] = {0, 2, 1, 3};  // for t = 1
-    for (std::size_t k = 0; k < n_ / 8; ++k) {
-      for (std::size_t l = 0; l < 4; ++l) {
-        set_lane(fwd2_[k], l, fwd_[m2 + 2 * k + kBlock2[l]]);
-        set_lane(inv2_[k], l, inv_[m2 + 2 * k + kBlock2[l]]);
-        set_lane(fwd1_[k], l, fwd_[m1 + 4 * k + kBlock1[l]]);
-        set_lane(inv1_[k], l, inv_[m1 + 4 * k + kBlock1[l]]);
-      }
-    }
-    const Modulus<u64> m(q_);
-    const u64 n_inv = inverse_mod(n_, q_);
-    const u64 two_n_inv = m.mul(n_inv, 2 % q_);
-    scale_whole_ = {make_tw4(n_inv, q_), make_tw4(m.mul(n_inv, t.inv[1]), q_)};
-    scale_truncated_ = {make_tw4(two_n_inv, q_), make_tw4(m.mul(two_n_inv, t.inv[1]), q_)};
+    avx2::regrouped_lane_tables(fwd_, fwd2_, fwd1_, set_lane);
+    avx2::regrouped_lane_tables(inv_, inv2_, inv1_, set_lane);
+    const avx2::LastStageScales s = avx2::last_stage_scales(n_, q_, t.inv[1]);
+    scale_whole_ = {make_tw4(s.whole, q_), make_tw4(s.whole_diff, q_)};
+    scale_truncated_ = {make_tw4(s.truncated, q_), make_tw4(s.truncated_diff, q_)};
   }
 
   [[nodiscard]] CpuPath path() const override { return CpuPath::avx2; }
@@ -254,98 +236,74 @@ class Avx2NttKernel final : public NttKernel64 {
     }
   }
 
-  /// The stages m = 1, 2, …, < m_end (Alg. 5): inputs in [0, q); the last stage run brings its
-  /// outputs from [0, 4q) to [0, q).
-  template <class A>
-  void forward_stages(const A& ar, u64* a, std::size_t m_end) const {
-    for (std::size_t m = 1; m < m_end; m <<= 1) {
-      const std::size_t t = n_ / (2 * m);
-      const bool last = 2 * m == m_end;
-      if (t >= 4) {
-        for (std::size_t i = 0; i < m; ++i) {
-          const VTw w = broadcast(fwd_[m + i]);
-          u64* p = a + 2 * i * t;
-          for (std::size_t j = 0; j < t; j += 4) {
-            V x = load(p + j);
-            V y = load(p + j + t);
-            ar.ct(x, y, w);
-            if (last) {
-              x = ar.reduce_2c(x);
-              y = ar.reduce_2c(y);
-            }
-            store(p + j, x);
-            store(p + j + t, y);
-          }
+  /// One stage m (half-size t = n/2m): CT butterflies (forward, Alg. 5; with `last` the
+  /// outputs brought from [0, 2c) to [0, q)) or GS ones (inverse, Alg. 6, no halving, values in
+  /// [0, c)); four pairs per vector with one broadcast twiddle for t ≥ 4, regrouped vectors with
+  /// lane tables for t = 2 and 1.
+  template <bool kForward, class A>
+  void stage(const A& ar, u64* a, std::size_t m, bool last) const {
+    const std::size_t t = n_ / (2 * m);
+    const auto butterfly = [&](V & x, V & y, const VTw& w) __attribute__((always_inline)) {
+      if constexpr (kForward) {
+        ar.ct(x, y, w);
+        if (last) {
+          x = ar.reduce_2c(x);
+          y = ar.reduce_2c(y);
         }
       } else {
-        const std::vector<LaneTw>& tab = t == 2 ? fwd2_ : fwd1_;
-        for (std::size_t k = 0; k < n_ / 8; ++k) {
-          u64* p = a + 8 * k;
-          V x, y;
-          if (t == 2) {
-            split2(load(p), load(p + 4), x, y);
-          } else {
-            split1(load(p), load(p + 4), x, y);
-          }
-          ar.ct(x, y, lanes(tab[k]));
-          if (last) {
-            x = ar.reduce_2c(x);
-            y = ar.reduce_2c(y);
-          }
-          V u, v;
-          if (t == 2) {
-            split2(x, y, u, v);
-          } else {
-            split1(x, y, u, v);
-          }
-          store(p, u);
-          store(p + 4, v);
+        ar.gs(x, y, w);
+      }
+    };
+    if (t >= 4) {
+      const std::vector<Tw4>& tab = kForward ? fwd_ : inv_;
+      for (std::size_t i = 0; i < m; ++i) {
+        const VTw w = broadcast(tab[m + i]);
+        u64* p = a + 2 * i * t;
+        for (std::size_t j = 0; j < t; j += 4) {
+          V x = load(p + j);
+          V y = load(p + j + t);
+          butterfly(x, y, w);
+          store(p + j, x);
+          store(p + j + t, y);
         }
       }
+      return;
+    }
+    const std::vector<LaneTw>& tab =
+        t == 2 ? (kForward ? fwd2_ : inv2_) : (kForward ? fwd1_ : inv1_);
+    for (std::size_t k = 0; k < n_ / 8; ++k) {
+      u64* p = a + 8 * k;
+      V x, y;
+      if (t == 2) {
+        split2(load(p), load(p + 4), x, y);
+      } else {
+        split1(load(p), load(p + 4), x, y);
+      }
+      butterfly(x, y, lanes(tab[k]));
+      V u, v;
+      if (t == 2) {
+        split2(x, y, u, v);
+      } else {
+        split1(x, y, u, v);
+      }
+      store(p, u);
+      store(p + 4, v);
     }
   }
 
-  /// The stages m = m_first, …, 2 (Alg. 6, no halving, values in [0, 2q)), then the last
-  /// stage (m = 1) with the scale folded in: outputs in [0, q).
+  /// The stages m = 1, 2, …, < m_end: inputs in [0, q); the last stage run brings its outputs
+  /// to [0, q).
+  template <class A>
+  void forward_stages(const A& ar, u64* a, std::size_t m_end) const {
+    for (std::size_t m = 1; m < m_end; m <<= 1) stage<true>(ar, a, m, 2 * m == m_end);
+  }
+
+  /// The stages m = m_first, …, 2, then the last stage (m = 1) with the scale folded in:
+  /// outputs in [0, q).
   template <class A>
   void inverse_stages(const A& ar, u64* a, std::size_t m_first, const LastStageScale& scale) const {
     if (m_first == 0) return;
-    for (std::size_t m = m_first; m >= 2; m >>= 1) {
-      const std::size_t t = n_ / (2 * m);
-      if (t >= 4) {
-        for (std::size_t i = 0; i < m; ++i) {
-          const VTw w = broadcast(inv_[m + i]);
-          u64* p = a + 2 * i * t;
-          for (std::size_t j = 0; j < t; j += 4) {
-            V x = load(p + j);
-            V y = load(p + j + t);
-            ar.gs(x, y, w);
-            store(p + j, x);
-            store(p + j + t, y);
-          }
-        }
-      } else {
-        const std::vector<LaneTw>& tab = t == 2 ? inv2_ : inv1_;
-        for (std::size_t k = 0; k < n_ / 8; ++k) {
-          u64* p = a + 8 * k;
-          V x, y;
-          if (t == 2) {
-            split2(load(p), load(p + 4), x, y);
-          } else {
-            split1(load(p), load(p + 4), x, y);
-          }
-          ar.gs(x, y, lanes(tab[k]));
-          V u, v;
-          if (t == 2) {
-            split2(x, y, u, v);
-          } else {
-            split1(x, y, u, v);
-          }
-          store(p, u);
-          store(p + 4, v);
-        }
-      }
-    }
+    for (std::size_t m = m_first; m >= 2; m >>= 1) stage<false>(ar, a, m, false);
     const std::size_t half = n_ / 2;
     const VTw s_sum = broadcast(scale.sum);
     const VTw s_diff = broadcast(scale.diff);
@@ -373,9 +331,8 @@ class Avx2NttKernel final : public NttKernel64 {
 std::unique_ptr<NttKernel64> make_avx2_ntt_kernel(const NttTables64& t) {
   // Sixteen points at least (the regrouped stages take two vectors); len(q) ≤ 62 as everywhere.
   if (t.n < 16) return nullptr;
-  auto integer = std::make_unique<Avx2NttKernel>(t);
-  if (t.q < (u64{1} << 50)) return make_avx2_fma_ntt_kernel(t, std::move(integer));
-  return integer;
+  if (t.q < (u64{1} << 50)) return make_avx2_fma_ntt_kernel(t);
+  return std::make_unique<Avx2NttKernel>(t);
 }
 
 }  // namespace polyhe::cpu

@@ -16,12 +16,14 @@
 // reduction x − round(x/q)·q (|·| ≤ q/2 + 1). GS: x + y doubles the bound, (x − y)·ω is a
 // product; the sums are reduced every second stage as well. Inputs [0, q) are converted exactly
 // (2^52 trick), outputs reduced to [0, q) and converted back: every word equals the scalar
-// kernel's. The fused product's middle step and hadamard run the integer kernels.
+// kernel's. hadamard is the AVX2 element-wise multiply (its FMA form for q < 2^50); the fused
+// product's middle step runs the scalar kernel's code.
 #include <immintrin.h>
 
 #include <memory>
 #include <vector>
 
+#include "ntt_tables.hpp"
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
@@ -29,10 +31,8 @@
 
 namespace polyhe::cpu {
 
-/// The kernel for q < 2^50 and n ≥ 16; `integer` (the integer AVX2 kernel of the same tables)
-/// serves its point-wise products.
-std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t,
-                                                      std::unique_ptr<NttKernel64> integer);
+/// The kernel for q < 2^50 and n ≥ 16 (make_avx2_ntt_kernel chooses it).
+std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t);
 
 namespace {
 
@@ -129,8 +129,12 @@ enum class Out { keep, centre, canonical };
 
 class Avx2FmaNttKernel final : public NttKernel64 {
  public:
-  Avx2FmaNttKernel(const NttTables64& t, std::unique_ptr<NttKernel64> integer)
-      : n_(t.n), q_(t.q), integer_(std::move(integer)), ar_(t.q) {
+  explicit Avx2FmaNttKernel(const NttTables64& t)
+      : n_(t.n),
+        q_(t.q),
+        scalar_(make_scalar_ntt_kernel(t)),
+        barrett_(Modulus<u64>(t.q).barrett_alg4()),
+        ar_(t.q) {
     const double qd = static_cast<double>(q_);
     const auto tw = [qd](u64 w) {
       return TwD{static_cast<double>(w), static_cast<double>(w) / qd};
@@ -141,37 +145,23 @@ class Avx2FmaNttKernel final : public NttKernel64 {
       fwd_[i] = tw(t.fwd[i]);
       inv_[i] = tw(t.inv[i]);
     }
-    const std::size_t m2 = n_ / 4;
-    const std::size_t m1 = n_ / 2;
-    fwd2_.resize(n_ / 8);
-    inv2_.resize(n_ / 8);
-    fwd1_.resize(n_ / 8);
-    inv1_.resize(n_ / 8);
-    constexpr std::size_t kBlock2[4] = {0, 0, 1, 1};
-    constexpr std::size_t kBlock1[4] = {0, 2, 1, 3};
-    for (std::size_t k = 0; k < n_ / 8; ++k) {
-      for (std::size_t l = 0; l < 4; ++l) {
-        set_lane(fwd2_[k], l, fwd_[m2 + 2 * k + kBlock2[l]]);
-        set_lane(inv2_[k], l, inv_[m2 + 2 * k + kBlock2[l]]);
-        set_lane(fwd1_[k], l, fwd_[m1 + 4 * k + kBlock1[l]]);
-        set_lane(inv1_[k], l, inv_[m1 + 4 * k + kBlock1[l]]);
-      }
-    }
-    const Modulus<u64> m(q_);
-    const u64 n_inv = inverse_mod(n_, q_);
-    const u64 two_n_inv = m.mul(n_inv, 2 % q_);
-    scale_whole_ = {tw(n_inv), tw(m.mul(n_inv, t.inv[1]))};
-    scale_truncated_ = {tw(two_n_inv), tw(m.mul(two_n_inv, t.inv[1]))};
+    avx2::regrouped_lane_tables(fwd_, fwd2_, fwd1_, set_lane);
+    avx2::regrouped_lane_tables(inv_, inv2_, inv1_, set_lane);
+    const avx2::LastStageScales s = avx2::last_stage_scales(n_, q_, t.inv[1]);
+    scale_whole_ = {tw(s.whole), tw(s.whole_diff)};
+    scale_truncated_ = {tw(s.truncated), tw(s.truncated_diff)};
   }
 
   [[nodiscard]] CpuPath path() const override { return CpuPath::avx2; }
 
   void forward(u64* a) const override { forward_stages(a, n_); }
   void inverse(u64* a) const override { inverse_stages(a, n_ / 2, scale_whole_); }
-  void hadamard(const u64* a, const u64* b, u64* c) const override { integer_->hadamard(a, b, c); }
+  void hadamard(const u64* a, const u64* b, u64* c) const override {
+    avx2_elementwise_kernels()->multiply(a, b, c, n_, barrett_);
+  }
   void forward_truncated(u64* a) const override { forward_stages(a, n_ / 2); }
   void fused_hadamard(const u64* a, const u64* b, u64* c) const override {
-    integer_->fused_hadamard(a, b, c);
+    scalar_->fused_hadamard(a, b, c);
   }
   void inverse_truncated(u64* a) const override { inverse_stages(a, n_ / 4, scale_truncated_); }
 
@@ -438,7 +428,8 @@ class Avx2FmaNttKernel final : public NttKernel64 {
 
   std::size_t n_;
   u64 q_;
-  std::unique_ptr<NttKernel64> integer_;  // hadamard and the fused product's middle step
+  std::unique_ptr<NttKernel64> scalar_;  // the fused product's middle step
+  BarrettAlg4<u64> barrett_;             // hadamard, by the AVX2 element-wise multiply
   FmaArith ar_;
   std::vector<TwD> fwd_, inv_;
   std::vector<LaneTwD> fwd2_, inv2_, fwd1_, inv1_;
@@ -447,9 +438,8 @@ class Avx2FmaNttKernel final : public NttKernel64 {
 
 }  // namespace
 
-std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t,
-                                                      std::unique_ptr<NttKernel64> integer) {
-  return std::make_unique<Avx2FmaNttKernel>(t, std::move(integer));
+std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t) {
+  return std::make_unique<Avx2FmaNttKernel>(t);
 }
 
 }  // namespace polyhe::cpu

@@ -15,6 +15,7 @@
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/cyclic/plan.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
+#include "support/cpu_path_test.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe {
@@ -22,17 +23,7 @@ namespace {
 
 using test::u64;
 
-/// Restores the process's CPU path when a test ends.
-class PathGuard {
- public:
-  PathGuard() : saved_(cpu_path()) {}
-  ~PathGuard() { set_cpu_path(saved_); }
-  PathGuard(const PathGuard&) = delete;
-  PathGuard& operator=(const PathGuard&) = delete;
-
- private:
-  CpuPath saved_;
-};
+using test::PathGuard;
 
 struct Case {
   std::size_t n;

@@ -18,6 +18,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/cpu/features.hpp"
+#include "support/cpu_path_test.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe {
@@ -64,17 +65,7 @@ TEST(PowerfulNtt, FactorsPhiAndExponents) {
   for (const u64 d : {8191U, 8190U, 12U}) EXPECT_EQ(powerful_ntt_modulus(8191) % d, 0U) << d;
 }
 
-/// Restores the process's CPU path when a test ends.
-class PathGuard {
- public:
-  PathGuard() : saved_(cpu_path()) {}
-  ~PathGuard() { set_cpu_path(saved_); }
-  PathGuard(const PathGuard&) = delete;
-  PathGuard& operator=(const PathGuard&) = delete;
-
- private:
-  CpuPath saved_;
-};
+using test::PathGuard;
 
 /// The m whose automatic route is the fused tensor transform (at least two factors, the last
 /// one 17 or 257, φ(m)/φ(last) a multiple of 8), with the axis kinds they exercise.

@@ -1,0 +1,48 @@
+// What the two AVX2 NTT kernels (ntt_avx2.cpp, integer; ntt_avx2_fma.cpp, double precision) build
+// alike from the plan's tables (internal): the lane tables of the regrouped last stages and the
+// scales of the last inverse stage. Header-only, no instruction-set code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "polyhe/arith/modulus.hpp"
+#include "polyhe/arith/primes.hpp"
+
+namespace polyhe::cpu::avx2 {
+
+/// Lane tables of the stages of half-size 2 (m = n/4 blocks) and 1 (m = n/2 blocks) from the
+/// broadcast twiddles tw (index m + block): entry k serves elements 8k … 8k + 7, lane l holds
+/// the twiddle of its block in the lane orders of the regroupings, (a0 a1 b0 b1 | a2 a3 b2 b3)
+/// for half-size 2 and (a0 b0 a2 b2 | a1 b1 a3 b3) for half-size 1. set(entry, l, twiddle).
+template <class Tw, class Lane, class Set>
+void regrouped_lane_tables(const std::vector<Tw>& tw, std::vector<Lane>& half2,
+                           std::vector<Lane>& half1, Set set) {
+  const std::size_t n = tw.size();
+  constexpr std::size_t kBlock2[4] = {0, 0, 1, 1};
+  constexpr std::size_t kBlock1[4] = {0, 2, 1, 3};
+  half2.resize(n / 8);
+  half1.resize(n / 8);
+  for (std::size_t k = 0; k < n / 8; ++k) {
+    for (std::size_t l = 0; l < 4; ++l) {
+      set(half2[k], l, tw[n / 4 + 2 * k + kBlock2[l]]);
+      set(half1[k], l, tw[n / 2 + 4 * k + kBlock1[l]]);
+    }
+  }
+}
+
+/// The last inverse stage multiplies by 2^−stages — 1/N for the whole transform, 2/N after the
+/// fused product — and its difference output also by ψ^−br(1) (inv1).
+struct LastStageScales {
+  std::uint64_t whole, whole_diff, truncated, truncated_diff;
+};
+
+inline LastStageScales last_stage_scales(std::size_t n, std::uint64_t q, std::uint64_t inv1) {
+  const Modulus<std::uint64_t> m(q);
+  const std::uint64_t n_inv = inverse_mod(n, q);
+  const std::uint64_t two_n_inv = m.mul(n_inv, 2 % q);
+  return {n_inv, m.mul(n_inv, inv1), two_n_inv, m.mul(two_n_inv, inv1)};
+}
+
+}  // namespace polyhe::cpu::avx2
