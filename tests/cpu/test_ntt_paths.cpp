@@ -114,6 +114,17 @@ TEST_F(NttPaths, EqualsScalarBitForBit) {
           fd = ta;
         }
         ASSERT_EQ(fc, fd) << "polymul_fused " << where;
+        {
+          // The middle step alone on the raw inputs (any words in [0, q), edges included), and
+          // in place on its first operand.
+          std::vector<u64> s(n), v(n);
+          scalar->fused_hadamard(a.data(), b.data(), s.data());
+          kernel->fused_hadamard(a.data(), b.data(), v.data());
+          ASSERT_EQ(s, v) << "fused_hadamard " << where;
+          auto w = a;
+          kernel->fused_hadamard(w.data(), b.data(), w.data());
+          ASSERT_EQ(s, w) << "fused_hadamard in place " << where;
+        }
         ASSERT_EQ(fc, c) << "fused vs unfused " << where;
         std::vector<u64> e(n);
         polymul<u64>(a, b, e, *plan, NttVariant::montgomery);

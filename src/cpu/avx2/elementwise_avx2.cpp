@@ -365,6 +365,42 @@ void weighted_sum_fma(const u64* const* x, std::size_t terms, const u64* w, u64*
   }
 }
 
+/// One pair product of fused_hadamard on four lanes (x0, x1, y0, y1 in [0, q)): u = x0·y0,
+/// v = x1·y1, s = (x0 + x1)(y0 + y1); c1 = s − u − v, c0 = u + (±α²)·v, all in [0, q).
+template <class Mul>
+[[gnu::always_inline]] inline void pair_product(V x0, V x1, V y0, V y1, V alpha2, V vq, Mul mul,
+                                                V& c0, V& c1) {
+  const V u = mul(x0, y0);
+  const V v = mul(x1, y1);
+  const V s =
+      mul(reduce_once(_mm256_add_epi64(x0, x1), vq), reduce_once(_mm256_add_epi64(y0, y1), vq));
+  const V z = mul(v, alpha2);
+  const auto sub_mod = [vq](V a, V b) {
+    return _mm256_add_epi64(_mm256_sub_epi64(a, b), _mm256_and_si256(_mm256_cmpgt_epi64(b, a), vq));
+  };
+  c1 = sub_mod(sub_mod(s, u), v);
+  c0 = reduce_once(_mm256_add_epi64(u, z), vq);
+}
+
+/// The pairs of eight words (a[8k … 8k + 7]) split by unpacklo/unpackhi over its two vectors
+/// (lanes: pairs 4k, 4k + 2, 4k + 1, 4k + 3, the order of alpha2's entries) and merged back the
+/// same way.
+template <class Mul>
+void fused_pairs(const u64* a, const u64* b, const u64* alpha2, u64* c, std::size_t n, u64 q,
+                 Mul mul) {
+  const V vq = set1(q);
+  for (std::size_t i = 0; i < n; i += 8) {
+    const V a_lo = load(a + i), a_hi = load(a + i + 4);
+    const V b_lo = load(b + i), b_hi = load(b + i + 4);
+    V c0, c1;
+    pair_product(_mm256_unpacklo_epi64(a_lo, a_hi), _mm256_unpackhi_epi64(a_lo, a_hi),
+                 _mm256_unpacklo_epi64(b_lo, b_hi), _mm256_unpackhi_epi64(b_lo, b_hi),
+                 load(alpha2 + i / 2), vq, mul, c0, c1);
+    avx2::store(c + i, _mm256_unpacklo_epi64(c0, c1));
+    avx2::store(c + i + 4, _mm256_unpackhi_epi64(c0, c1));
+  }
+}
+
 ElementwiseKernels make_avx2_table() {
   ElementwiseKernels k{};
   k.path = CpuPath::avx2;
@@ -381,6 +417,23 @@ ElementwiseKernels make_avx2_table() {
 }
 
 }  // namespace
+
+void avx2_fused_hadamard(const u64* a, const u64* b, const u64* alpha2, u64* c, std::size_t n,
+                         const BarrettAlg4<u64>& r) {
+  if (fma_serves(r.q)) {
+    const FmaMod fm(r.q);
+    fused_pairs(a, b, alpha2, c, n, r.q, [&fm](V x, V y) {
+      return to_words(fm.canonical(fm.mul(to_double(x), to_double(y))));
+    });
+    return;
+  }
+  const Barrett4 br(r);
+  fused_pairs(a, b, alpha2, c, n, r.q, [&br](V x, V y) {
+    V hi, lo;
+    mul_wide(x, y, hi, lo);
+    return br.reduce(hi, lo);
+  });
+}
 
 WeightedSumFmaKernel avx2_weighted_sum_kernel() {
   return &weighted_sum_fma;

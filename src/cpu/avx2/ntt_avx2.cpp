@@ -13,8 +13,8 @@
 // Stages with half-size t ≥ 4 take four consecutive pairs per vector with one broadcast
 // twiddle; the stages t = 2 and t = 1 regroup two vectors (128-bit halves, 64-bit unpacks) and
 // take per-lane twiddles from tables built once. Every output is fully reduced, so the words
-// equal the scalar kernel's. hadamard is the AVX2 element-wise multiply (Alg. 4 on four lanes);
-// the fused product's middle step runs the scalar kernel's code.
+// equal the scalar kernel's. hadamard is the AVX2 element-wise multiply (Alg. 4 on four lanes),
+// and the fused product's middle step is avx2_fused_hadamard on the same products.
 #include <immintrin.h>
 
 #include <bit>
@@ -176,7 +176,7 @@ class Avx2NttKernel final : public NttKernel64 {
   explicit Avx2NttKernel(const NttTables64& t)
       : n_(t.n),
         q_(t.q),
-        scalar_(make_scalar_ntt_kernel(t)),
+        alpha2_(avx2::fused_alpha2_lanes(t.n, t.q, t.fwd)),
         barrett_(Modulus<u64>(t.q).barrett_alg4()) {
     fwd_.resize(n_);
     inv_.resize(n_);
@@ -206,7 +206,7 @@ class Avx2NttKernel final : public NttKernel64 {
     dispatch([&](const auto& ar) { forward_stages(ar, a, n_ / 2); });
   }
   void fused_hadamard(const u64* a, const u64* b, u64* c) const override {
-    scalar_->fused_hadamard(a, b, c);
+    avx2_fused_hadamard(a, b, alpha2_.data(), c, n_, barrett_);
   }
   void inverse_truncated(u64* a) const override {
     dispatch([&](const auto& ar) { inverse_stages(ar, a, n_ / 4, scale_truncated_); });
@@ -319,9 +319,9 @@ class Avx2NttKernel final : public NttKernel64 {
 
   std::size_t n_;
   u64 q_;
-  std::unique_ptr<NttKernel64> scalar_;  // the fused product's middle step
-  BarrettAlg4<u64> barrett_;             // hadamard, by the AVX2 element-wise multiply
-  std::vector<Tw4> fwd_, inv_;           // ψ^±br(i), broadcast entries
+  std::vector<u64> alpha2_;     // the fused product's ±α² (avx2::fused_alpha2_lanes)
+  BarrettAlg4<u64> barrett_;    // hadamard and the fused product, by the AVX2 multiply
+  std::vector<Tw4> fwd_, inv_;  // ψ^±br(i), broadcast entries
   std::vector<LaneTw> fwd2_, inv2_, fwd1_, inv1_;
   LastStageScale scale_whole_{}, scale_truncated_{};
 };

@@ -16,8 +16,8 @@
 // reduction x − round(x/q)·q (|·| ≤ q/2 + 1). GS: x + y doubles the bound, (x − y)·ω is a
 // product; the sums are reduced every second stage as well. Inputs [0, q) are converted exactly
 // (2^52 trick), outputs reduced to [0, q) and converted back: every word equals the scalar
-// kernel's. hadamard is the AVX2 element-wise multiply (its FMA form for q < 2^50); the fused
-// product's middle step runs the scalar kernel's code.
+// kernel's. hadamard is the AVX2 element-wise multiply (its FMA form for q < 2^50), and the
+// fused product's middle step is avx2_fused_hadamard on the same products.
 #include <immintrin.h>
 
 #include <memory>
@@ -132,7 +132,7 @@ class Avx2FmaNttKernel final : public NttKernel64 {
   explicit Avx2FmaNttKernel(const NttTables64& t)
       : n_(t.n),
         q_(t.q),
-        scalar_(make_scalar_ntt_kernel(t)),
+        alpha2_(avx2::fused_alpha2_lanes(t.n, t.q, t.fwd)),
         barrett_(Modulus<u64>(t.q).barrett_alg4()),
         ar_(t.q) {
     const double qd = static_cast<double>(q_);
@@ -161,7 +161,7 @@ class Avx2FmaNttKernel final : public NttKernel64 {
   }
   void forward_truncated(u64* a) const override { forward_stages(a, n_ / 2); }
   void fused_hadamard(const u64* a, const u64* b, u64* c) const override {
-    scalar_->fused_hadamard(a, b, c);
+    avx2_fused_hadamard(a, b, alpha2_.data(), c, n_, barrett_);
   }
   void inverse_truncated(u64* a) const override { inverse_stages(a, n_ / 4, scale_truncated_); }
 
@@ -428,8 +428,8 @@ class Avx2FmaNttKernel final : public NttKernel64 {
 
   std::size_t n_;
   u64 q_;
-  std::unique_ptr<NttKernel64> scalar_;  // the fused product's middle step
-  BarrettAlg4<u64> barrett_;             // hadamard, by the AVX2 element-wise multiply
+  std::vector<u64> alpha2_;   // the fused product's ±α² (avx2::fused_alpha2_lanes)
+  BarrettAlg4<u64> barrett_;  // hadamard and the fused product, by the AVX2 multiply
   FmaArith ar_;
   std::vector<TwD> fwd_, inv_;
   std::vector<LaneTwD> fwd2_, inv2_, fwd1_, inv1_;

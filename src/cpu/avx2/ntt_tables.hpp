@@ -1,10 +1,12 @@
 // What the two AVX2 NTT kernels (ntt_avx2.cpp, integer; ntt_avx2_fma.cpp, double precision) build
 // alike from the plan's tables (internal): the lane tables of the regrouped last stages and the
-// scales of the last inverse stage. Header-only, no instruction-set code.
+// scales of the last inverse stage, the fused product's ±α² lanes; and the vector fused product
+// both call. Header-only, no instruction-set code.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "polyhe/arith/modulus.hpp"
@@ -45,4 +47,33 @@ inline LastStageScales last_stage_scales(std::size_t n, std::uint64_t q, std::ui
   return {n_inv, m.mul(n_inv, inv1), two_n_inv, m.mul(two_n_inv, inv1)};
 }
 
+/// The fused product's ±α² (detail::fused_hadamard in ntt/schedule.hpp) in the lane order of
+/// avx2_fused_hadamard: entry 4k + l serves the pair 4k + (0, 2, 1, 3)[l], whose α² is
+/// fwd[n/4 + ⌊pair/2⌋], negated (q − α²) for an odd pair. n/2 words; n a multiple of 8.
+inline std::vector<std::uint64_t> fused_alpha2_lanes(std::size_t n, std::uint64_t q,
+                                                     std::span<const std::uint64_t> fwd) {
+  constexpr std::size_t kPair[4] = {0, 2, 1, 3};
+  std::vector<std::uint64_t> out(n / 2);
+  for (std::size_t k = 0; k < n / 8; ++k) {
+    for (std::size_t l = 0; l < 4; ++l) {
+      const std::size_t pair = 4 * k + kPair[l];
+      const std::uint64_t a2 = fwd[n / 4 + pair / 2];
+      out[4 * k + l] = (pair % 2 == 0) ? a2 : q - a2;
+    }
+  }
+  return out;
+}
+
 }  // namespace polyhe::cpu::avx2
+
+namespace polyhe::cpu {
+
+/// Alg. 8's middle step on four lanes (elementwise_avx2.cpp, compiled with -mavx2 -mfma):
+/// detail::fused_hadamard's words, every product by the AVX2 multiply (double-precision FMA
+/// below 2^50, Alg. 4 above), alpha2 from fused_alpha2_lanes. Inputs in [0, q); c may alias a
+/// or b; n a multiple of 8.
+void avx2_fused_hadamard(const std::uint64_t* a, const std::uint64_t* b,
+                         const std::uint64_t* alpha2, std::uint64_t* c, std::size_t n,
+                         const BarrettAlg4<std::uint64_t>& r);
+
+}  // namespace polyhe::cpu
