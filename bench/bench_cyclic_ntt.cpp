@@ -1,5 +1,5 @@
 // Google Benchmark of the cyclic NTT plans at HElib's m = 21845 = 5·17·257
-// (papers/pfa-rader-ntt-bgv.txt: 11.9 µs on an Alveo U250, 1.10 ms for HElib's software NTT):
+// ([PFA-Rader]: 11.9 µs on an Alveo U250, 1.10 ms for HElib's software NTT):
 //   cyclic_forward/<decomposition>/n:N    CyclicNttPlan::forward_with, forced root decomposition
 //   cyclic_inverse/<decomposition>/n:N    CyclicNttPlan::inverse_with
 // for n = 21845 and 4369 by the planner's PFA+Rader tree (flattened, on the active CPU path:

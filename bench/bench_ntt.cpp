@@ -4,7 +4,7 @@
 //   ntt_forward/<variant>/logn:L/bits:B            NttPlan<uint64_t>::forward
 //   ntt_inverse/<variant>/logn:L/bits:B            NttPlan<uint64_t>::inverse
 //   polymul/<variant>/logn:L/bits:B                polyhe::polymul (2 forward + Hadamard + 1 inverse)
-//   polymul_fused/<variant>/logn:L/bits:B          polyhe::polymul_fused (paper Alg. 8)
+//   polymul_fused/<variant>/logn:L/bits:B          polyhe::polymul_fused [GPU-Polymul, Alg. 8]
 //   .../bits:30/word:32                            the same on NttPlan<uint32_t> (shoup-lazy,
 //                                                  barrett-alg4)
 //   ntt_forward_batch/<variant>/logn:14/bits:60/limbs:8/threads:T   polyhe::forward_batch

@@ -174,8 +174,8 @@ void run(Op op, CpuPath path, const Modulus<u64>& q, u64 s, const u64* a, const 
   if (op == Op::multiply_accumulate) d = c;
   if (op == Op::multiply_accumulate || op == Op::multiply_add) debug_check_reduced(d, n, qv);
   const cpu::ElementwiseKernels& k = cpu::elementwise_kernels(path, qv);
-  // Alg. 4 serves every 2 ≤ q < 2^62 except q = 2^61, where µ = 2^64 does not fit a word:
-  // there the products take the double-word remainder on every path.
+  // [GPU-Polymul, Alg. 4] serves every 2 ≤ q < 2^62 except q = 2^61, where µ = 2^64 does not fit a
+  // word: there the products take the double-word remainder on every path.
   const bool alg4 =
       (op == Op::multiply || op == Op::multiply_accumulate || op == Op::multiply_add) &&
       q.supports(Reduction::barrett_alg4);

@@ -1,6 +1,7 @@
-// Checked CUDA calls (STYLE.md principle 10): every runtime call and every kernel launch goes
-// through check() or check_launch(), which turn a failure into polyhe::DeviceError naming the
-// call. Included by .cu and CUDA-aware .cpp files only (it includes the CUDA runtime header).
+// Checked CUDA calls (docs/design.md, "Errors and bad input"): every runtime call and every kernel
+// launch goes through check() or check_launch(), which turn a failure into polyhe::DeviceError
+// naming the call. Included by .cu and CUDA-aware .cpp files only (it includes the CUDA runtime
+// header).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -244,8 +244,8 @@ class DeviceRing final : public Device {
   template <class T>
   using Buffer = typename Exec::template Buffer<T>;
 
-  /// The constants of one ring on this device, uploaded once: the Alg. 4 moduli, the 128-bit
-  /// Barrett constants and the NTT policies (with their twiddle tables) of every limb, the
+  /// The constants of one ring on this device, uploaded once: the [GPU-Polymul, Alg. 4] moduli, the
+  /// 128-bit Barrett constants and the NTT policies (with their twiddle tables) of every limb, the
   /// evaluation-form automorphism maps built on first use.
   struct Tables {
     std::weak_ptr<const RingContext> owner;

@@ -54,7 +54,7 @@ struct NegateBody {
   POLYHE_HD void operator()(std::size_t i) const { c[i] = neg_mod(a[i], moduli[i >> log_n].q); }
 };
 
-/// c[i] = a[i]·b[i] mod q (Barrett, paper Alg. 4).
+/// c[i] = a[i]·b[i] mod q (Barrett, [GPU-Polymul, Alg. 4]).
 template <Word W>
 struct MultiplyBody {
   const LimbModulus<W>* moduli;
@@ -67,8 +67,8 @@ struct MultiplyBody {
   }
 };
 
-/// c[i] = (d[i] + a[i]·b[i]) mod q: a·b + d ≤ (q−1)² + (q−1) < q² < 2^(2m), within Alg. 4's
-/// input range, so one reduction of the double word.
+/// c[i] = (d[i] + a[i]·b[i]) mod q: a·b + d ≤ (q−1)² + (q−1) < q² < 2^(2m), within
+/// [GPU-Polymul, Alg. 4]'s input range, so one reduction of the double word.
 template <Word W>
 struct MultiplyAddBody {
   const LimbModulus<W>* moduli;

@@ -1,8 +1,9 @@
 // The NTT block programs (program.hpp) of the CUDA backend, after
-// papers/gpu-polymul-barrett-fused-ntt.txt §V: the whole transform of one limb in one block's
+// [GPU-Polymul] §V (docs/references.md): the whole transform of one limb in one block's
 // shared memory (LOS), a longer transform as a column pass and a row pass that each run in shared
 // memory (LOM: two passes over device memory), limbs of a batch side by side in the grid (TOM),
-// and the polynomial product in those passes, plain (NTT–Hadamard–INTT) or fused (Alg. 8).
+// and the polynomial product in those passes, plain (NTT–Hadamard–INTT) or fused
+// ([GPU-Polymul, Alg. 8]).
 //
 // Every transform is the merged one of ntt/schedule.hpp, over the same butterfly policies
 // (ntt/butterfly.hpp), so its words equal the CPU's. The stages are grouped into passes of up to
@@ -186,10 +187,10 @@ struct Passes {
   }
 };
 
-/// The fused product's middle (Alg. 7/8) for the pair (2i, 2i + 1) of a limb of length n, whose
-/// forward transforms stopped before their last stage: c0 = u + α²·v, c1 = (a0+a1)(b0+b1) − u − v
-/// with u = a0·b0, v = a1·b1 and α² = ±ψ^br(n/4 + ⌊i/2⌋) (+ for even i), or −1 for n = 2. As
-/// detail::fused_hadamard computes it on the host. Inputs and outputs in [0, q).
+/// The fused product's middle ([GPU-Polymul, Alg. 7/8]) for the pair (2i, 2i + 1) of a limb of
+/// length n, whose forward transforms stopped before their last stage: c0 = u + α²·v, c1 =
+/// (a0+a1)(b0+b1) − u − v with u = a0·b0, v = a1·b1 and α² = ±ψ^br(n/4 + ⌊i/2⌋) (+ for even i), or
+/// −1 for n = 2. As detail::fused_hadamard computes it on the host. Inputs and outputs in [0, q).
 template <Word W, class P>
 POLYHE_HD POLYHE_NTT_INLINE void fused_pair(const P& p, std::size_t n, std::size_t i, W a0, W a1,
                                             W b0, W b1, W& c0, W& c1) {
@@ -272,9 +273,9 @@ struct WholeNtt {
 };
 
 /// c = a·b mod (x^n + 1, q) for each limb in one block: forward transforms of a and b, the
-/// Hadamard product (plain, or fused with the last forward and first inverse stages: Alg. 8) and
-/// the inverse, with a, b and the product in shared memory between phases (2n words). c may be a
-/// or b.
+/// Hadamard product (plain, or fused with the last forward and first inverse stages:
+/// [GPU-Polymul, Alg. 8]) and the inverse, with a, b and the product in shared memory between
+/// phases (2n words). c may be a or b.
 template <Word W, class P, int RMAX>
 struct WholePolymul {
   const P* policies;

@@ -138,7 +138,7 @@ inline NttLayout choose_layout(unsigned log_n, unsigned limbs, unsigned word_bit
 }
 
 /// Whether the device kernels of variant v are compiled for every radix (2, 4, 8, 16) or for
-/// radix 8 only. Every radix for the default (shoup-lazy) and the paper's Alg. 4 Barrett, whose
+/// radix 8 only. Every radix for the default (shoup-lazy) and [GPU-Polymul, Alg. 4] Barrett, whose
 /// radix comparison (Fig. 9) the benchmark reproduces; radix 8 for the other reductions, which
 /// the paper compares at one radix. (Each compiled radix of a variant costs about 10 s of nvcc
 /// per word size.) The reference variant does not run on the device.

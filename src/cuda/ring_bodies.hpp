@@ -19,9 +19,10 @@
 
 namespace polyhe::cuda {
 
-/// (c0, c1, c2) = (a0·b0, a0·b1 + a1·b0, a1·b1) slot-wise with Alg. 4 Barrett reductions; the
-/// middle term as a0·b1 + (a1·b0 mod q) ≤ (q−1)² + q − 1 < q² ≤ 2^(2m), inside Alg. 4's input
-/// range (the unreduced sum of two products, up to 2(q−1)², would not be).
+/// (c0, c1, c2) = (a0·b0, a0·b1 + a1·b0, a1·b1) slot-wise with [GPU-Polymul, Alg. 4] Barrett
+/// reductions; the middle term as a0·b1 + (a1·b0 mod q) ≤ (q−1)² + q − 1 < q² ≤ 2^(2m), inside
+/// [GPU-Polymul, Alg. 4]'s input range (the unreduced sum of two products, up to 2(q−1)², would not
+/// be).
 template <Word W>
 struct TensorBody {
   const LimbModulus<W>* moduli;

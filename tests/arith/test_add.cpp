@@ -1,5 +1,5 @@
-// Modular addition, subtraction, negation (GPU paper Alg. 1), the constant-time lazy forms
-// (FPGA paper Alg. 2/3) and halving, against unsigned __int128 arithmetic on both word sizes:
+// Modular addition, subtraction, negation ([GPU-Polymul, Alg. 1]), the constant-time lazy forms
+// ([FPGA-FV, Alg. 2/3]) and halving, against unsigned __int128 arithmetic on both word sizes:
 // every bit length of q, and exhaustively for q < 2^8.
 #include <gtest/gtest.h>
 
@@ -66,7 +66,7 @@ class AddTest : public ::testing::Test {};
 using Words = ::testing::Types<std::uint32_t, std::uint64_t>;
 TYPED_TEST_SUITE(AddTest, Words);
 
-// Alg. 1 and its kin at every length 2..β−1 (Alg. 1 requires len(q) ≤ β−1).
+// [GPU-Polymul, Alg. 1] and its kin at every length 2..β−1 (it requires len(q) ≤ β−1).
 TYPED_TEST(AddTest, AddSubNegEveryBitLength) {
   using W = TypeParam;
   POLYHE_SEEDED_RNG(rng);
@@ -87,7 +87,7 @@ TYPED_TEST(AddTest, AddSubNegEveryBitLength) {
   }
 }
 
-// FPGA Alg. 2/3 at every length 2..β−2, inputs anywhere in [0, 2^K).
+// [FPGA-FV, Alg. 2/3] at every length 2..β−2, inputs anywhere in [0, 2^K).
 TYPED_TEST(AddTest, LazyEveryBitLength) {
   using W = TypeParam;
   POLYHE_SEEDED_RNG(rng);
@@ -148,7 +148,7 @@ TYPED_TEST(AddTest, ExhaustiveSmallModuli) {
   }
 }
 
-// Known answers from the FPGA paper's range analysis (Alg. 2/3 with K-bit inputs and the smallest
+// Known answers from the range analysis of [FPGA-FV, Alg. 2/3] (K-bit inputs and the smallest
 // K-bit q = 2^(K−1) + 1): T1 − 2q = 2^K − 4 for a = b = 2^K − 1, and 0 − (2^K − 1) + 2q = 3.
 TYPED_TEST(AddTest, LazyKnownAnswers) {
   using W = TypeParam;

@@ -49,7 +49,7 @@ TYPED_TEST(ModulusTest, RefusesAlgorithmsOutsideTheirRange) {
   constexpr int beta = word_bits<W>;
   // DQ on a (β−3)-bit q: 29 bits on 32-bit words, 61 bits on 64-bit words.
   const W dq_too_wide = (W{1} << (beta - 3)) - 1;
-  // Classical and Alg. 4 on a (β−1)-bit q.
+  // Classical and [GPU-Polymul, Alg. 4] on a (β−1)-bit q.
   const W barrett_too_wide = (W{1} << (beta - 1)) - 1;
   // An even q for both Montgomery forms.
   const W even = (W{1} << (beta - 2)) + 2;
@@ -96,7 +96,8 @@ TYPED_TEST(ModulusTest, RefusesAlgorithmsOutsideTheirRange) {
   }
 }
 
-// Modulus::mul at every bit length 2..β−1 (it switches from Alg. 4 to % above β−2 bits).
+// Modulus::mul at every bit length 2..β−1 (it switches from [GPU-Polymul, Alg. 4] to % above β−2
+// bits).
 TYPED_TEST(ModulusTest, MulEveryBitLength) {
   using W = TypeParam;
   POLYHE_SEEDED_RNG(rng);

@@ -1,7 +1,7 @@
-// The multiplicative reductions — classical, Dhem–Quisquater and Alg. 4 Barrett, Montgomery and
-// its NTT-prime variant — against unsigned __int128 arithmetic, on both word sizes: at every bit
-// length of q each algorithm serves (random and extreme q), exhaustively for q < 2^8, and on the
-// worst case the GPU paper names.
+// The multiplicative reductions — classical, Dhem–Quisquater and [GPU-Polymul, Alg. 4] Barrett,
+// Montgomery and its NTT-prime variant — against unsigned __int128 arithmetic, on both word sizes:
+// at every bit length of q each algorithm serves (random and extreme q), exhaustively for q < 2^8,
+// and on the worst case the GPU paper names.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,7 +34,7 @@ struct ClassicalBarrett {
   using W = W_;
   using Constants = BarrettClassical<W>;
   static constexpr Reduction kKind = Reduction::barrett_classical;
-  static constexpr int kMaxBits = word_bits<W> - 2;  // Alg. 2: len(q) ≤ β−2
+  static constexpr int kMaxBits = word_bits<W> - 2;  // [GPU-Polymul, Alg. 2]: len(q) ≤ β−2
   static constexpr int kMaxCorrections = 2;
   static bool accepts(W q) { return bit_length(q) <= kMaxBits; }
   static const Constants& constants(const Modulus<W>& m) { return m.barrett_classical(); }
@@ -52,7 +52,7 @@ struct DqBarrett {
   using W = W_;
   using Constants = BarrettDQ<W>;
   static constexpr Reduction kKind = Reduction::barrett_dq;
-  static constexpr int kMaxBits = word_bits<W> - 4;  // Alg. 3: len(q) ≤ β−4
+  static constexpr int kMaxBits = word_bits<W> - 4;  // [GPU-Polymul, Alg. 3]: len(q) ≤ β−4
   static constexpr int kMaxCorrections = 1;
   static bool accepts(W q) {
     const int m = bit_length(q);
@@ -71,7 +71,7 @@ struct Alg4Barrett {
   using W = W_;
   using Constants = BarrettAlg4<W>;
   static constexpr Reduction kKind = Reduction::barrett_alg4;
-  static constexpr int kMaxBits = word_bits<W> - 2;  // Alg. 4: len(q) ≤ β−2
+  static constexpr int kMaxBits = word_bits<W> - 2;  // [GPU-Polymul, Alg. 4]: len(q) ≤ β−2
   static constexpr int kMaxCorrections = 1;
   static bool accepts(W q) {
     const int m = bit_length(q);
@@ -292,7 +292,8 @@ TYPED_TEST_SUITE(WordTest, Words);
 // The GPU paper's worst case (§II-B): Özerk's and Lee's reductions need two corrections for
 // a·b mod q with a = 994674970, b = 994705408 = q − 1, q = 994705409 (30 bits). a·b ≡ −a ≡ 30439.
 // Classical Barrett also needs two here: ⌊a·b/q⌋ − quot = 2 (measured on both word sizes);
-// DQ and Alg. 4 need one. On 32-bit words DQ cannot serve a 30-bit q (len(q) ≤ β−4 = 28).
+// DQ and [GPU-Polymul, Alg. 4] need one. On 32-bit words DQ cannot serve a 30-bit q (len(q) ≤ β−4 =
+// 28).
 TYPED_TEST(WordTest, PaperWorstCase) {
   using W = TypeParam;
   const W q = 994705409, a = 994674970, b = 994705408;

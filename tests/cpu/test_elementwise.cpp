@@ -29,7 +29,8 @@ using ElementwisePaths = test::CpuPathTest;
 
 /// The largest and the smallest prime of each boundary length (IFMA: below 2^50; AVX-512: up to
 /// 62 bits), and the moduli at the edges of the kernels' ranges: the tiniest, 2^49 (which IFMA
-/// leaves to AVX-512), 2^50 − 1 (the largest IFMA serves), 2^61 (no Alg. 4) and 2^62 − 1.
+/// leaves to AVX-512), 2^50 − 1 (the largest IFMA serves), 2^61 (no [GPU-Polymul, Alg. 4]) and
+/// 2^62 − 1.
 std::vector<u64> test_moduli() {
   std::vector<u64> qs = {2, 3, u64{1} << 49, (u64{1} << 50) - 1, u64{1} << 61, (u64{1} << 62) - 1};
   for (int bits : {20, 32, 49, 50, 61, 62}) {

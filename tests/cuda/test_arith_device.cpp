@@ -21,8 +21,8 @@ namespace {
 
 constexpr std::size_t kRandomLanes = std::size_t{1} << 14;
 
-// The product that needs two corrections in the Barrett variants of Özerk et al. and Lee et al.
-// (papers/gpu-polymul-barrett-fused-ntt.txt, beside Alg. 3): a·b mod q on 32-bit words.
+// The product that needs two corrections in the Barrett variants of Özerk et al. [Ozerk21] and
+// Lee et al. [Lee21] ([GPU-Polymul] §II-B, next to [GPU-Polymul, Alg. 3]): a·b mod q, 32-bit words.
 constexpr std::uint32_t kPaperA = 994674970;
 constexpr std::uint32_t kPaperB = 994705408;
 constexpr std::uint32_t kPaperQ = 994705409;
@@ -31,10 +31,11 @@ template <Word W>
 std::vector<W> test_moduli();
 
 // Largest sizes each reduction serves (31 bits: add/sub, Shoup, Montgomery only; 30: classical
-// Barrett and Alg. 4; 28: Dhem–Quisquater), the paper's q, a small prime and an even modulus.
+// Barrett and [GPU-Polymul, Alg. 4]; 28: Dhem–Quisquater), the paper's q, a small prime and an
+// even modulus.
 template <>
 std::vector<std::uint32_t> test_moduli() {
-  return {2147483647U,   // 2^31 − 1: 31 bits, q − 1 = 2·odd (Alg. 5 with k = 1, 31 rounds)
+  return {2147483647U,  // 2^31 − 1: 31 bits, q − 1 = 2·odd ([FPGA-FV, Alg. 5]: k = 1, 31 rounds)
           2013265921U,   // 15·2^27 + 1: 31 bits, NTT-friendly
           1073479681U,   // largest 30-bit prime ≡ 1 mod 2^17
           kPaperQ,       // 30 bits, q − 1 = 7589·2^17
@@ -230,7 +231,7 @@ TYPED_TEST(ArithDevice, BarrettReductions) {
   for (const W q : test_moduli<W>()) {
     SCOPED_TRACE("q = " + std::to_string(q));
     const Modulus<W> mod(q);
-    const u128 bound = u128{1} << (2 * mod.bits());  // Alg. 2–4 accept x < 2^(2m)
+    const u128 bound = u128{1} << (2 * mod.bits());  // [GPU-Polymul, Algs. 2–4] accept x < 2^(2m)
     const auto below_bound = [bound](TestRng& r) { return split<W>(wide_below(r, bound)); };
     const auto below_q = [q](TestRng& r) { return In<W>{below<W>(r, q), below<W>(r, q), 0, 0}; };
     if (mod.supports(Reduction::barrett_classical)) {
@@ -270,7 +271,7 @@ TYPED_TEST(ArithDevice, MontgomeryReductions) {
               [redc_bound](TestRng& r) { return split<W>(wide_below(r, redc_bound)); });
     check.run(MontgomeryMulOp<W>{mod.montgomery()}, "montgomery_mul/mul_mod(Montgomery)",
               pair_edges(q), below_q);
-    const u128 ntt_bound = static_cast<u128>(q) * q;  // Alg. 5 accepts T < q²
+    const u128 ntt_bound = static_cast<u128>(q) * q;  // [FPGA-FV, Alg. 5] accepts T < q²
     check.run(MontgomeryNttReduceOp<W>{mod.montgomery_ntt()}, "montgomery_ntt_reduce",
               wide_edges(q, ntt_bound),
               [ntt_bound](TestRng& r) { return split<W>(wide_below(r, ntt_bound)); });

@@ -41,7 +41,7 @@ std::vector<std::uint64_t> test_primes() {
   return {1073479681ULL,            // 30 bits
           1125899903827969ULL,      // 50 bits
           1152921504606584833ULL,   // largest 60-bit prime ≡ 1 mod 2^17
-          4611686018425815041ULL};  // largest 62-bit prime ≡ 1 mod 2^17: Alg. 4's top length
+          4611686018425815041ULL};  // largest 62-bit prime ≡ 1 mod 2^17: [GPU-Polymul, Alg. 4] max
 }
 
 /// One flattened RNS operand set: limb l under basis[l], n = 2^log_n words per limb. Words 0..8
@@ -242,7 +242,7 @@ TYPED_TEST(ElementwiseEmu, EachPrimeAlone) {
   }
 }
 
-/// The largest inputs at Alg. 4's top length make a·b + d largest: (q−1)² + (q−1).
+/// The largest inputs at [GPU-Polymul, Alg. 4]'s top length make a·b + d largest: (q−1)² + (q−1).
 TYPED_TEST(ElementwiseEmu, MultiplyAddAtTheTopOfTheRange) {
   using W = TypeParam;
   const W q = test_primes<W>()[1 + (sizeof(W) == 8 ? 2 : 0)];  // 30 bits / 62 bits

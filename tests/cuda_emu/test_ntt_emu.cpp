@@ -286,10 +286,10 @@ TYPED_TEST(NttEmulation, ResidentOperand) {
   }
 }
 
-// One pass on clusters of 2, 4 and 8 blocks: every variant at radix 8 and the default and Alg. 4
-// at every radix, transforms and products (plain, fused, resident operand), N up to 2^17, blocks
-// and threads in every order (the order of the blocks between two cluster barriers is what would
-// expose a missing one).
+// One pass on clusters of 2, 4 and 8 blocks: every variant at radix 8 and the default and
+// [GPU-Polymul, Alg. 4] at every radix, transforms and products (plain, fused, resident operand), N
+// up to 2^17, blocks and threads in every order (the order of the blocks between two cluster
+// barriers is what would expose a missing one).
 TYPED_TEST(NttEmulation, ClusterOnePass) {
   using W = TypeParam;
   POLYHE_SEEDED_RNG(rng);

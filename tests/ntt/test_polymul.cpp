@@ -1,4 +1,5 @@
-// Polynomial multiplication: unfused and fused (Alg. 8) against schoolbook, every variant.
+// Polynomial multiplication: unfused and fused ([GPU-Polymul, Alg. 8]) against schoolbook, every
+// variant.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -102,9 +102,9 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
                     const std::function<void(const CkksMeasurement&)>& sink,
                     const std::function<void(const std::string&)>& note);
 
-/// The measurement as one JSON line (no newline): DESIGN.md's fields, then "scheme", "security",
-/// "primes", "special" (bit sizes), "dnum", "scale_bits", "log_qp", "level" and, for
-/// multiply_relin, "precision_bits".
+/// The measurement as one JSON line (no newline): the benchmark JSON fields of docs/design.md, then
+/// "scheme", "security", "primes", "special" (bit sizes), "dnum", "scale_bits", "log_qp", "level"
+/// and, for multiply_relin, "precision_bits".
 std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const CkksMeasurement& cm);
 
 /// "N = 2^14, Q = 50+40·8 bits (L = 8), P = 50 bits, log QP = 420, dnum = 9, Δ = 2^40, ..."

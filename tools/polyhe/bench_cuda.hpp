@@ -32,8 +32,8 @@ struct CudaRow {
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // JSON keys after the fields
 };
 
-/// DESIGN.md's fields, then "backend": "cuda", "unit": "ns", floor_ns and ratio (when a floor
-/// applies), then `extra`; one line.
+/// The benchmark JSON fields of docs/design.md, then "backend": "cuda", "unit": "ns", floor_ns and
+/// ratio (when a floor applies), then `extra`; one line.
 std::string cuda_row_json(const CudaRow& r);
 std::string cuda_table_header();
 std::string cuda_table_row(const CudaRow& r);

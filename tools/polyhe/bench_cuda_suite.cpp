@@ -2,8 +2,8 @@
 // variant/radix/kernel comparisons, batches, products, and product throughput with and without
 // host transfers.
 //
-// Floors of the device rows (DESIGN.md, "Performance method"): memory = the bytes each DRAM pass
-// that the kernels are known to make reads and writes, over the measured device-to-device
+// Floors of the device rows (docs/design.md, "Performance method"): memory = the bytes each DRAM
+// pass that the kernels are known to make reads and writes, over the measured device-to-device
 // bandwidth (which counts read + write) — a one-block transform 1 pass (n words in, n out), a
 // two-pass transform 2 passes; a one-block product reads a and b and writes c (3n words), a
 // two-pass product 9n (column pass on a and b: 4n, row pass with the product: 3n, inverse

@@ -253,7 +253,8 @@ bgv::ContextPtr make_integer_context(const BenchIntegerConfig& config) {
 
 std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameters& params,
                          const IntegerMeasurement& im) {
-  // DESIGN.md's fields from measurement_json, in its order, then the scheme's.
+  // The benchmark JSON fields (docs/design.md) from measurement_json, in its order, then the
+  // scheme's.
   auto j = nlohmann::ordered_json::parse(measurement_json(im.m));
   j["scheme"] = to_string(config.scheme);
   j["security"] = security_name(params.security());

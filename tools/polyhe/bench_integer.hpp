@@ -131,9 +131,9 @@ void run_bench_integer(const BenchIntegerConfig& config, const bgv::ContextPtr& 
                        const std::function<void(const IntegerMeasurement&)>& sink,
                        const std::function<void(const std::string&)>& note);
 
-/// The measurement as one JSON line (no newline): DESIGN.md's fields, then "scheme",
-/// "security", "primes", "special" (bit sizes), "dnum", "plain_modulus", "encoder" ("batch" or
-/// "coefficient"), "log_qp", "level", for rotate "rotate_step", and for multiply_relin
+/// The measurement as one JSON line (no newline): the benchmark JSON fields of docs/design.md, then
+/// "scheme", "security", "primes", "special" (bit sizes), "dnum", "plain_modulus", "encoder"
+/// ("batch" or "coefficient"), "log_qp", "level", for rotate "rotate_step", and for multiply_relin
 /// "noise_budget_fresh" and "noise_budget_after".
 std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameters& params,
                          const IntegerMeasurement& im);

@@ -17,7 +17,7 @@ double tenth(double ns) {
 }  // namespace
 
 std::string measurement_json(const Measurement& m) {
-  // nlohmann::ordered_json keeps the fields in DESIGN.md's order.
+  // nlohmann::ordered_json keeps the fields in the order of docs/design.md ("Benchmark JSON").
   const nlohmann::ordered_json j = {{"op", m.op},
                                     {"backend", m.backend},
                                     {"device", m.device},

@@ -1,5 +1,5 @@
-// One benchmark measurement and its two renderings: a JSON line (DESIGN.md's benchmark JSON) and
-// a markdown table row.
+// One benchmark measurement and its two renderings: a JSON line (docs/design.md, "Benchmark JSON")
+// and a markdown table row.
 #pragma once
 
 #include <cstddef>

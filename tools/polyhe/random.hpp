@@ -1,6 +1,6 @@
 // Random inputs for the self-test and the benchmarks: a seed from the operating system, expanded
 // by SplitMix64. These are test data, never secrets: keys and noise belong to the library's
-// sampler, which uses a vetted stream cipher (DESIGN.md, "Randomness").
+// sampler, which uses a vetted stream cipher (docs/design.md, "Randomness").
 #pragma once
 
 #include <cstdint>

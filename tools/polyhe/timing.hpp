@@ -1,5 +1,5 @@
 // The timing harness: warm up, size a sample to a minimum duration, take many samples, report
-// order statistics per call (DESIGN.md, "Performance method": medians over many repetitions).
+// order statistics per call (docs/design.md, "Performance method": medians over many repetitions).
 #pragma once
 
 #include <chrono>

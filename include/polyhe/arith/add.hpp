@@ -7,7 +7,7 @@
 
 namespace polyhe {
 
-/// (a + b) mod q — the paper's Alg. 1, written without a branch.
+/// (a + b) mod q — [GPU-Polymul, Alg. 1], written without a branch.
 /// Requires 0 ≤ a, b < q and len(q) ≤ β−1. Output in [0, q).
 template <Word W>
 POLYHE_HD constexpr W add_mod(W a, W b, W q) {
@@ -28,7 +28,7 @@ POLYHE_HD constexpr W neg_mod(W a, W q) {
   return (q - a) & (W{0} - static_cast<W>(a != 0));
 }
 
-/// The constant-time lazy addition of Mert–Öztürk–Savaş (FPGA paper, Alg. 2): with K = len(q),
+/// The constant-time lazy addition of Mert–Öztürk–Savaş ([FPGA-FV, Alg. 2]): with K = len(q),
 /// inputs anywhere in [0, 2^K) and the output in [0, 2^K), congruent to a + b mod q. Computes
 /// T1 = a + b, T2 = T1 − q, T3 = T1 − 2q and selects by sign masks, never by a branch.
 /// Requires len(q) ≤ β−2 (so T1 < 2^(β−1) and the signed view of T2, T3 is exact).
@@ -44,7 +44,7 @@ POLYHE_HD constexpr W add_lazy_ct(W a, W b, W q) {
   return (t1 & neg2) | (~neg2 & ((t2 & neg3) | (t3 & ~neg3)));
 }
 
-/// The constant-time lazy subtraction (FPGA paper, Alg. 3): inputs in [0, 2^K), output in
+/// The constant-time lazy subtraction ([FPGA-FV, Alg. 3]): inputs in [0, 2^K), output in
 /// [0, 2^K), congruent to a − b mod q. T1 = a − b, T2 = T1 + q, T3 = T1 + 2q, selected by sign.
 /// Requires len(q) ≤ β−2.
 template <Word W>

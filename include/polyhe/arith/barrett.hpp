@@ -39,7 +39,7 @@ POLYHE_HD constexpr W barrett_quotient(W c, W mu, int pre, int post) {
   return mul_hi(static_cast<W>(c << pre), mu) >> post;
 }
 
-/// Constants of the classical Barrett reduction (paper Alg. 2): µ = ⌊2^(2m) / q⌋.
+/// Constants of the classical Barrett reduction ([GPU-Polymul, Alg. 2]): µ = ⌊2^(2m) / q⌋.
 template <Word W>
 struct BarrettClassical {
   W q;
@@ -49,7 +49,8 @@ struct BarrettClassical {
   int post;  // pre = max(0, β − s), post = max(0, s − β): word-sized operands only
 };
 
-/// Constants of Dhem–Quisquater's Barrett (paper Alg. 3, PALISADE's form): µ = ⌊2^(2m+3) / q⌋.
+/// Constants of Dhem–Quisquater's Barrett ([GPU-Polymul, Alg. 3], PALISADE's form):
+/// µ = ⌊2^(2m+3) / q⌋.
 template <Word W>
 struct BarrettDQ {
   W q;
@@ -59,7 +60,7 @@ struct BarrettDQ {
   int post;  // pre = max(0, β − s), post = max(0, s − β): word-sized operands only
 };
 
-/// Constants of the one-correction Barrett of paper Alg. 4: µ = ⌊2^(2m+1) / q⌋.
+/// Constants of the one-correction Barrett of [GPU-Polymul, Alg. 4]: µ = ⌊2^(2m+1) / q⌋.
 template <Word W>
 struct BarrettAlg4 {
   W q;
@@ -69,7 +70,7 @@ struct BarrettAlg4 {
   int post;  // pre = max(0, β − s), post = max(0, s − β): word-sized operands only
 };
 
-/// Classical Barrett (paper Alg. 2). Requires len(q) = m ≤ β−2, 0 ≤ x < 2^(2m).
+/// Classical Barrett ([GPU-Polymul, Alg. 2]). Requires len(q) = m ≤ β−2, 0 ≤ x < 2^(2m).
 /// quot = ⌊⌊x / 2^(m−1)⌋ · µ / 2^(m+1)⌋ underestimates ⌊x/q⌋ by at most 2, so up to two
 /// corrections (the paper quotes Barrett's ~1% for the second; measured here on products a·b,
 /// a, b < q: at most 0.21%, and up to 9.5% on uniform x < 2^(2m): docs/perf.md). Output in [0, q).
@@ -101,7 +102,7 @@ POLYHE_HD constexpr W barrett_classical_reduce(Wide<W> x, const BarrettClassical
   return rem;
 }
 
-/// Dhem–Quisquater Barrett (paper Alg. 3). Requires len(q) = m ≤ β−4, 0 ≤ x < 2^(2m).
+/// Dhem–Quisquater Barrett ([GPU-Polymul, Alg. 3]). Requires len(q) = m ≤ β−4, 0 ≤ x < 2^(2m).
 /// The estimate is off by at most 1: one correction. Output in [0, q).
 template <Word W>
 POLYHE_HD constexpr ReduceSteps<W> barrett_dq_steps(Wide<W> x, const BarrettDQ<W>& c) {
@@ -124,7 +125,7 @@ POLYHE_HD constexpr W barrett_dq_reduce(Wide<W> x, const BarrettDQ<W>& c) {
   return rem - (c.q & (W{0} - static_cast<W>(rem >= c.q)));
 }
 
-/// The one-correction Barrett of paper Alg. 4 (Dhem–Quisquater with α = m+1, β = −2).
+/// The one-correction Barrett of [GPU-Polymul, Alg. 4] (Dhem–Quisquater with α = m+1, β = −2).
 /// Requires 2 ≤ len(q) = m ≤ β−2, 0 ≤ x < 2^(2m). With c = ⌊x/2^(m−2)⌋ and µ = ⌊2^(2m+1)/q⌋,
 ///   c·µ/2^(m+3) ≥ x/q − x/2^(2m+1) − 2^(m−2)/q > x/q − 1,
 /// so quot ≥ ⌊x/q⌋ − 1 and one correction suffices. Output in [0, q).

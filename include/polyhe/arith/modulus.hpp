@@ -14,15 +14,14 @@
 
 namespace polyhe {
 
-/// The reduction catalogue (DESIGN.md, arith). Paper numbers refer to
-/// papers/gpu-polymul-barrett-fused-ntt.txt ("Alg.") and papers/fpga-ntt-multiplier-fv-seal.txt
-/// ("FPGA Alg.").
+/// The reduction catalogue (docs/design.md, "Layers": arith). Citations name the paper with its
+/// own algorithm number; keys in docs/references.md.
 enum class Reduction {
-  barrett_classical,  // Alg. 2, len(q) ≤ β−2, up to two corrections
-  barrett_dq,         // Alg. 3, len(q) ≤ β−4, one correction
-  barrett_alg4,       // Alg. 4, len(q) ≤ β−2, one correction
-  montgomery,         // FPGA Alg. 4, q odd
-  montgomery_ntt,     // FPGA Alg. 5, q = qH·2^k + 1
+  barrett_classical,  // [GPU-Polymul, Alg. 2], len(q) ≤ β−2, up to two corrections
+  barrett_dq,         // [GPU-Polymul, Alg. 3], len(q) ≤ β−4, one correction
+  barrett_alg4,       // [GPU-Polymul, Alg. 4], len(q) ≤ β−2, one correction
+  montgomery,         // [FPGA-FV, Alg. 4], q odd
+  montgomery_ntt,     // [FPGA-FV, Alg. 5], q = qH·2^k + 1
   shoup,              // by a precomputed operand, len(q) ≤ β−1
 };
 

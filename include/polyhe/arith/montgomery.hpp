@@ -6,7 +6,7 @@
 
 namespace polyhe {
 
-/// Constants of word-level Montgomery reduction with R = 2^β (FPGA paper Alg. 4).
+/// Constants of word-level Montgomery reduction with R = 2^β ([FPGA-FV, Alg. 4]).
 template <Word W>
 struct Montgomery {
   W q;
@@ -47,10 +47,10 @@ POLYHE_HD constexpr W mul_mod(W a, W b, const Montgomery<W>& c) {
   return montgomery_reduce(mul_wide(montgomery_reduce(mul_wide(a, b), c), c.r2), c);
 }
 
-/// Constants of the Montgomery variant for NTT-friendly primes q = qH·2^k + 1 (FPGA paper
-/// Alg. 5). Since q ≡ 1 mod 2^k, −q^−1 ≡ −1 mod 2^k: each step needs no multiplication to find
-/// m, only the k-bit two's complement of the low bits. r = ⌈len(q)/k⌉ steps of k bits divide by
-/// R = 2^(r·k) ≥ 2^len(q) > q.
+/// Constants of the Montgomery variant for NTT-friendly primes q = qH·2^k + 1
+/// ([FPGA-FV, Alg. 5]). Since q ≡ 1 mod 2^k, −q^−1 ≡ −1 mod 2^k: each step needs no multiplication
+/// to find m, only the k-bit two's complement of the low bits. r = ⌈len(q)/k⌉ steps of k bits
+/// divide by R = 2^(r·k) ≥ 2^len(q) > q.
 template <Word W>
 struct MontgomeryNtt {
   W q;

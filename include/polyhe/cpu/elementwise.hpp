@@ -31,7 +31,7 @@ void sub(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
 void negate(std::span<const std::uint64_t> a, std::span<std::uint64_t> c,
             const Modulus<std::uint64_t>& q);
 
-/// c = a·b mod q (Barrett, paper Alg. 4).
+/// c = a·b mod q (Barrett, [GPU-Polymul, Alg. 4]).
 void multiply(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
               std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
 
@@ -89,9 +89,9 @@ void key_inner_products(std::span<const std::uint64_t* const> a, std::span<const
 
 // --- Limbs of an RNS polynomial ----------------------------------------------------------------
 //
-// The flattened layout of DESIGN.md: L = moduli.size() limbs of n words each, limb i at words
-// [i·n, (i+1)·n) under moduli[i]; every operand holds L·n words (checked: a whole number of
-// limbs, equal sizes, L ≥ 1 unless the data are empty). Same checks and ranges as above.
+// The flattened layout of docs/design.md ("Data layout"): L = moduli.size() limbs of n words each,
+// limb i at words [i·n, (i+1)·n) under moduli[i]; every operand holds L·n words (checked: a whole
+// number of limbs, equal sizes, L ≥ 1 unless the data are empty). Same checks and ranges as above.
 // `threads` as in ntt/batch.hpp: 0 = the default pool's size, 1 = the calling thread only,
 // k > 1 = at most k threads. Calls on fewer than kParallelMinWords words in all run inline.
 

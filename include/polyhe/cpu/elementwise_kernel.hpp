@@ -34,14 +34,15 @@ struct ElementwiseKernels {
               std::uint64_t q);
   /// c[i] = (−a[i]) mod q.
   void (*negate)(const std::uint64_t* a, std::uint64_t* c, std::size_t n, std::uint64_t q);
-  /// c[i] = a[i]·b[i] mod q, by the one-correction Barrett of paper Alg. 4 with r's constants.
+  /// c[i] = a[i]·b[i] mod q, by the one-correction Barrett of [GPU-Polymul, Alg. 4] with r's
+  /// constants.
   void (*multiply)(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c, std::size_t n,
                    const BarrettAlg4<std::uint64_t>& r);
   /// c[i] = a[i]·w mod q by Shoup's method; w.w < q, w.w_shoup = ⌊w·2^64 / q⌋.
   void (*multiply_scalar)(const std::uint64_t* a, ShoupOperand<std::uint64_t> w, std::uint64_t* c,
                           std::size_t n, std::uint64_t q);
-  /// c[i] = (d[i] + a[i]·b[i]) mod q: one Alg. 4 reduction of a·b + d < q² + q ≤ 2^(2m). c may
-  /// also alias d exactly (d = c: multiply-accumulate).
+  /// c[i] = (d[i] + a[i]·b[i]) mod q: one [GPU-Polymul, Alg. 4] reduction of a·b + d < q² + q ≤
+  /// 2^(2m). c may also alias d exactly (d = c: multiply-accumulate).
   void (*multiply_add)(const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* d,
                        std::uint64_t* c, std::size_t n, const BarrettAlg4<std::uint64_t>& r);
   /// c[i] = (a[i] − b[i])·w mod q by Shoup's method on a[i] + q − b[i] < 2q; w as multiply_scalar.
@@ -80,8 +81,8 @@ const ElementwiseKernels* avx2_elementwise_kernels();
 const ElementwiseKernels* avx512_elementwise_kernels();
 const ElementwiseKernels* ifma_elementwise_kernels();
 
-/// Whether the IFMA52 kernels serve q: len(q) ≤ 50 and Alg. 4's µ = ⌊2^(2m+1)/q⌋ < 2^52 (which
-/// excludes only q = 2^49), so that every operand of vpmadd52{l,h}uq fits its 52 bits.
+/// Whether the IFMA52 kernels serve q: len(q) ≤ 50 and [GPU-Polymul, Alg. 4]'s µ = ⌊2^(2m+1)/q⌋ <
+/// 2^52 (which excludes only q = 2^49), so that every operand of vpmadd52{l,h}uq fits its 52 bits.
 constexpr bool ifma_serves(std::uint64_t q) {
   return q < (std::uint64_t{1} << 50) && q != (std::uint64_t{1} << 49);
 }

@@ -64,8 +64,8 @@ class NttKernel64 {
   /// c[i] = a[i]·b[i] mod q; c may alias a or b.
   virtual void hadamard(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c) const = 0;
 
-  /// Alg. 8 in three steps: the forward transform without its last stage; the Karatsuba
-  /// product of the pairs (c may alias a or b; see detail::fused_hadamard for the
+  /// [GPU-Polymul, Alg. 8] in three steps: the forward transform without its last stage; the
+  /// Karatsuba product of the pairs (c may alias a or b; see detail::fused_hadamard for the
   /// mathematics); the inverse transform without its first stage, including 1/N.
   virtual void forward_truncated(std::uint64_t* a) const = 0;
   virtual void fused_hadamard(const std::uint64_t* a, const std::uint64_t* b,

@@ -1,6 +1,6 @@
 // Batched transforms and products: one call over many limbs (many primes, or many polynomials
-// under one prime), laid out limb-major and contiguous as DESIGN.md prescribes: limb i occupies
-// words [i·N, (i+1)·N) and is transformed by plans[i].
+// under one prime), laid out limb-major and contiguous as docs/design.md ("Data layout")
+// prescribes: limb i occupies words [i·N, (i+1)·N) and is transformed by plans[i].
 #pragma once
 
 #include <span>
@@ -22,7 +22,8 @@ template <Word W>
 void inverse_batch(std::span<W> data, std::span<const NttPlan<W>* const> plans,
                    NttVariant v = kDefaultNttVariant, unsigned threads = 0);
 
-/// c_i = a_i·b_i mod (x^N + 1, q_i) for every limb i; `fused` selects Alg. 8. Threads as above.
+/// c_i = a_i·b_i mod (x^N + 1, q_i) for every limb i; `fused` selects [GPU-Polymul, Alg. 8].
+/// Threads as above.
 template <Word W>
 void polymul_batch(std::span<const W> a, std::span<const W> b, std::span<W> c,
                    std::span<const NttPlan<W>* const> plans, bool fused = false,

@@ -3,7 +3,7 @@
 // where its twiddles are. The transform schedules (ntt/schedule.hpp) and the CUDA kernels run over
 // these policies, so the arithmetic is written once for host and device.
 //
-// Conventions (papers/gpu-polymul-barrett-fused-ntt.txt, Alg. 5/6):
+// Conventions ([GPU-Polymul, Alg. 5/6]):
 //   ct(x, y, w):  (x, y) ← (x + w·y, x − w·y)
 //   gs(x, y, w):  (x, y) ← ((x + y)/2, (x − y)·w)   with w = ψ^−br(i)/2 already halved,
 // so log2 N inverse stages fold the factor 1/N in (Zhang et al.'s halving trick).
@@ -89,7 +89,7 @@ struct ShoupLazyButterfly {
   POLYHE_HD W inv_out(W x) const { return x - (q & (W{0} - static_cast<W>(x >= q))); }
 };
 
-/// Fully reduced butterflies (Alg. 1 additions) over a reduction R that provides
+/// Fully reduced butterflies ([GPU-Polymul, Alg. 1] additions) over a reduction R that provides
 /// `mul(a, b)` for plain operands and `mul_tw(a, w)` for a twiddle stored in R's own form.
 /// Every value stays in [0, q).
 template <Word W, class R>

@@ -21,7 +21,7 @@ namespace polyhe {
 template <class T>
 using Span = std::type_identity_t<std::span<T>>;
 
-/// Twiddle storage 64-byte aligned (DESIGN.md, data layout).
+/// Twiddle storage 64-byte aligned (docs/design.md, "Data layout").
 template <Word W>
 struct AlignedAllocator {
   using value_type = W;

@@ -13,9 +13,9 @@ template <Word W>
 void polymul(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan,
              NttVariant v = kDefaultNttVariant);
 
-/// The same product by the fused multiplication of Alg. 8: truncated transforms, with the last
-/// CT stage, the Hadamard product and the first GS stage fused by Karatsuba (Alg. 7); it reads
-/// only the first half of each twiddle table.
+/// The same product by the fused multiplication of [GPU-Polymul, Alg. 8]: truncated transforms,
+/// with the last CT stage, the Hadamard product and the first GS stage fused by Karatsuba
+/// ([GPU-Polymul, Alg. 7]); it reads only the first half of each twiddle table.
 template <Word W>
 void polymul_fused(Span<const W> a, Span<const W> b, Span<W> c, const NttPlan<W>& plan,
                    NttVariant v = kDefaultNttVariant);

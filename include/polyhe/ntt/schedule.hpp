@@ -1,4 +1,4 @@
-// The merged transforms of papers/gpu-polymul-barrett-fused-ntt.txt as loops over a butterfly
+// The merged transforms of [GPU-Polymul] as loops over a butterfly
 // policy (ntt/butterfly.hpp). Host code; the CUDA kernels schedule the same butterflies their
 // own way.
 #pragma once
@@ -10,10 +10,10 @@
 
 namespace polyhe::detail {
 
-/// Alg. 5, merged Cooley–Tukey, natural → bit-reversed, over the stages m = 1, 2, …, < m_end
-/// (m_end = n for the whole transform; n/2 truncates the last stage as Alg. 8 needs). The last
-/// stage that runs also maps its outputs through P::fwd_out, so the result is in [0, q).
-/// Requires inputs in [0, q).
+/// [GPU-Polymul, Alg. 5], merged Cooley–Tukey, natural → bit-reversed, over the stages m = 1, 2, …,
+/// < m_end (m_end = n for the whole transform; n/2 truncates the last stage as
+/// [GPU-Polymul, Alg. 8] needs). The last stage that runs also maps its outputs through P::fwd_out,
+/// so the result is in [0, q). Requires inputs in [0, q).
 ///
 /// The policy is copied into a local so that stores through `a` cannot alias its constants (the
 /// compiler would otherwise reload q on every butterfly), and the stage with one butterfly per
@@ -54,10 +54,10 @@ void forward_ct(W* a, std::size_t n, const P& policy, std::size_t m_end) {
   }
 }
 
-/// Alg. 6, merged Gentleman–Sande with the halving of §III-A, bit-reversed → natural, over the
-/// stages m = m_first, m_first/2, …, 1 (m_first = n/2 for the whole transform, n/4 after the
-/// fused product of Alg. 8). The last stage maps through P::inv_out. Requires inputs in [0, q).
-/// Local policy copy and flat t = 1 stage as in forward_ct.
+/// [GPU-Polymul, Alg. 6], merged Gentleman–Sande with the halving of §III-A, bit-reversed →
+/// natural, over the stages m = m_first, m_first/2, …, 1 (m_first = n/2 for the whole transform,
+/// n/4 after the fused product of [GPU-Polymul, Alg. 8]). The last stage maps through P::inv_out.
+/// Requires inputs in [0, q). Local policy copy and flat t = 1 stage as in forward_ct.
 template <class P, Word W>
 void inverse_gs(W* a, std::size_t n, const P& policy, std::size_t m_first) {
   if (m_first == 0) return;  // no stage (n = 2 after the fused product)
@@ -96,11 +96,11 @@ void inverse_gs(W* a, std::size_t n, const P& policy, std::size_t m_first) {
   }
 }
 
-/// The middle of Alg. 8: the Hadamard product with the last CT stage and the first GS stage
-/// fused into it by Karatsuba (Alg. 7). After the truncated forward transform, (â[2i], â[2i+1])
-/// is a residue modulo y² − α_i², where α_i = ψ^br(n/2+i) is the last stage's twiddle and
-/// α_i² = ±ψ^br(n/4+⌊i/2⌋) (+ for even i, − for odd i); for n = 2, α² = ψ² = −1.
-/// Per pair: u = a0·b0, v = a1·b1, c1 = (a0+a1)(b0+b1) − u − v, c0 = u + α²·v.
+/// The middle of [GPU-Polymul, Alg. 8]: the Hadamard product with the last CT stage and the first
+/// GS stage fused into it by Karatsuba ([GPU-Polymul, Alg. 7]). After the truncated forward
+/// transform, (â[2i], â[2i+1]) is a residue modulo y² − α_i², where α_i = ψ^br(n/2+i) is the last
+/// stage's twiddle and α_i² = ±ψ^br(n/4+⌊i/2⌋) (+ for even i, − for odd i); for n = 2, α² = ψ² =
+/// −1. Per pair: u = a0·b0, v = a1·b1, c1 = (a0+a1)(b0+b1) − u − v, c0 = u + α²·v.
 /// Requires inputs in [0, q); outputs in [0, q). c may alias a.
 template <class P, Word W>
 void fused_hadamard(const W* a, const W* b, W* c, std::size_t n, const P& policy, W q) {

@@ -11,11 +11,11 @@ enum class NttVariant {
   reference,          // plain radix-2, every product reduced by a double-word `%`
   shoup_lazy,         // Harvey's lazy butterflies with Shoup twiddles: the default CPU path
   shoup,              // Shoup twiddles, fully reduced butterflies
-  barrett_classical,  // paper Alg. 2 in every butterfly
-  barrett_dq,         // paper Alg. 3
-  barrett_alg4,       // paper Alg. 4
-  montgomery,         // FPGA paper Alg. 4, twiddles in Montgomery form
-  montgomery_ntt,     // FPGA paper Alg. 5, twiddles in its Montgomery form
+  barrett_classical,  // [GPU-Polymul, Alg. 2] in every butterfly
+  barrett_dq,         // [GPU-Polymul, Alg. 3]
+  barrett_alg4,       // [GPU-Polymul, Alg. 4]
+  montgomery,         // [FPGA-FV, Alg. 4], twiddles in Montgomery form
+  montgomery_ntt,     // [FPGA-FV, Alg. 5], twiddles in its Montgomery form
 };
 
 inline constexpr NttVariant kDefaultNttVariant = NttVariant::shoup_lazy;

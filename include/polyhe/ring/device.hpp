@@ -1,9 +1,9 @@
 // Device: a place other than host memory where the words of RnsPolys live and the ring operations
-// run (DESIGN.md, layer 6). The ring layer dispatches on it: an RnsPoly on a device hands each
-// operation to its Device, one on the host runs the CPU kernels, and the schemes above never see
-// which. Implementations: the CUDA backend (backend/cuda/device.hpp) and the emulated device
-// (backend/emulated.hpp), which runs the very same kernel bodies on the host, thread by thread,
-// the proof of the device path where there is no GPU.
+// run (docs/design.md, "Layers": 6, backend). The ring layer dispatches on it: an RnsPoly on a
+// device hands each operation to its Device, one on the host runs the CPU kernels, and the schemes
+// above never see which. Implementations: the CUDA backend (backend/cuda/device.hpp) and the
+// emulated device (backend/emulated.hpp), which runs the very same kernel bodies on the host,
+// thread by thread, the proof of the device path where there is no GPU.
 //
 // The interface is word-level and unchecked: RnsPoly validates shapes, forms and placement before
 // it calls a Device, so the functions here only state their preconditions. Pointers are the

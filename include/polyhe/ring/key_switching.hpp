@@ -1,9 +1,9 @@
 // Hybrid key switching, ModDown, public-key encryption's ModDown and rescaling as ring operations
-// (RNS-CKKS paper, Alg. 7/17 ModUp, Alg. 8/18 ModDown, Alg. 9/19 rescale; Han–Ki hybrid key
-// switching). Each runs where its polynomials live: on the host the CPU kernels (fused where the
-// CPU gains by it: ModUp with the inner product limb by limb, the lift with the transform), on a
-// device the device's kernels in the order the paper gives them — the same words either way. The
-// schemes (rlwe, ckks, bgv) call these; they never touch a kernel.
+// ([RNS-CKKS-GPU, Alg. 7/17] ModUp, [RNS-CKKS-GPU, Alg. 8/18] ModDown, [RNS-CKKS-GPU, Alg. 9/19]
+// rescale; Han–Ki hybrid key switching, [HK20]). Each runs where its polynomials live: on the host
+// the CPU kernels (fused where the CPU gains by it: ModUp with the inner product limb by limb, the
+// lift with the transform), on a device the device's kernels in the order the paper gives them —
+// the same words either way. The schemes (rlwe, ckks, bgv) call these; they never touch a kernel.
 //
 // Layout of a polynomial over Q_l ∪ P (the working basis of key switching): Q_l's l + 1 limbs,
 // then P's k limbs; the ring numbers P's primes L + 1 … L + k (they follow Q's in the basis).

@@ -32,7 +32,7 @@ enum class PolyForm { kCoefficient, kEvaluation };
 [[nodiscard]] const char* to_string(PolyForm f);
 
 /// N·L words, limb-major and contiguous (limb i at [i·N, (i+1)·N)), 64-byte aligned, every word
-/// of limb i in [0, q_i) (DESIGN.md, data layout); L limbs = level L − 1 of its context.
+/// of limb i in [0, q_i) (docs/design.md, "Data layout"); L limbs = level L − 1 of its context.
 ///
 /// Binary operations check (in every build) that both operands share the context object, the
 /// limb count and the placement (MismatchedContext, naming both) and the form where it matters

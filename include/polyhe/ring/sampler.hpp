@@ -1,5 +1,5 @@
-// Randomness for the ring layer (DESIGN.md, Randomness): OS seeds, their deterministic expansion
-// by ChaCha20 (libsodium), and the distributions of RLWE: uniform residues, ternary and
+// Randomness for the ring layer (docs/design.md, "Randomness"): OS seeds, their deterministic
+// expansion by ChaCha20 (libsodium), and the distributions of RLWE: uniform residues, ternary and
 // fixed-weight ternary secrets, the centred-binomial error, and bounded uniform flooding noise.
 //
 // The samplers of secret values (ternary, fixed weight, error, bounded) are constant time: no

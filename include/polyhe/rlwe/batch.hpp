@@ -1,6 +1,6 @@
 // The batch API: many host ciphertexts (or plaintext polynomials) through one operation sequence
-// on a device, with transfers overlapped with compute — the FPGA paper's point (papers/
-// fpga-ntt-multiplier-fv-seal.txt: I/O must be overlapped with compute, one operand resident on
+// on a device, with transfers overlapped with compute — the point of [FPGA-FV]
+// (I/O must be overlapped with compute, one operand resident on
 // the accelerator). Item i + 1 is uploaded and item i − 1 downloaded on the device's own streams,
 // from page-locked staging, while item i computes; keys and other operands the operation uses
 // stay resident on the device.

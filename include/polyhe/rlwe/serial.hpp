@@ -1,4 +1,4 @@
-// Serialisation of RLWE parameters, keys and ciphertexts (DESIGN.md, Errors and bad input:
+// Serialisation of RLWE parameters, keys and ciphertexts (docs/design.md, "Errors and bad input":
 // deserialisation never trusts a length, an index or a modulus it reads).
 //
 // Every object is the 24-byte header of core/serial.hpp followed by its payload, all integers

@@ -18,8 +18,8 @@ namespace polyhe {
 /// built once: q̂_i^−1 mod q_i (Shoup), q̂_i mod c_j, v·Q mod c_j for v ≤ |B|, 1/q_i as double.
 /// B and C may share primes (the conversion is then still correct, merely redundant).
 ///
-/// Data layout (DESIGN.md): the input holds |B| limbs of N words, limb i at [i·N, (i+1)·N) under
-/// q_i, every word in [0, q_i) (a precondition, asserted in debug builds); the output holds
+/// Data layout (docs/design.md): the input holds |B| limbs of N words, limb i at [i·N, (i+1)·N)
+/// under q_i, every word in [0, q_i) (a precondition, asserted in debug builds); the output holds
 /// |C|·N words, all in [0, c_j). N is inferred from the input size (checked: a whole number of
 /// limbs and the same N on both sides). Input and output must not overlap (checked).
 /// `threads` as in ntt/batch.hpp: 0 = the default pool's size, 1 = the calling thread only,
@@ -31,8 +31,8 @@ class BaseConverter {
   [[nodiscard]] const RnsBasis& from() const { return from_; }
   [[nodiscard]] const RnsBasis& to() const { return to_; }
 
-  /// The approximate conversion, FastBConv (FPGA paper Alg. 8, line 22; BEHZ; the RNS-CKKS
-  /// paper's ModUp inner loop, Alg. 7):
+  /// The approximate conversion, FastBConv ([FPGA-FV, Alg. 8] line 22; [BEHZ16]; the
+  /// ModUp inner loop of [RNS-CKKS-GPU, Alg. 7]):
   ///   y_j = Σ_i [x_i·q̂_i^−1]_{q_i} · (q̂_i mod c_j)  mod c_j.
   /// For x ∈ [0, Q) the integer Σ_i [x_i·q̂_i^−1]_{q_i}·q̂_i equals x + u·Q with 0 ≤ u < |B|
   /// (each term is below q_i·q̂_i = Q and the sum is ≡ x mod Q), so y_j = (x + u·Q) mod c_j:

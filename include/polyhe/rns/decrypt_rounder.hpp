@@ -1,6 +1,6 @@
 // BFV decryption's rounding in RNS: m = round(t·x/Q) mod t from the residues of x over Q, with the
 // redundant modulus γ of Bajard–Eynard–Hasan–Zucca (BEHZ, "A full RNS variant of FV like somewhat
-// homomorphic encryption schemes", SAC 2016, §4) as SEAL runs it (FPGA paper, Alg. 8).
+// homomorphic encryption schemes", SAC 2016, §4) as SEAL runs it ([FPGA-FV, Alg. 8]).
 #pragma once
 
 #include <gmpxx.h>
@@ -21,7 +21,7 @@ namespace polyhe {
 /// BFV ciphertext: x = [c_0 + c_1·s]_Q in coefficient form), rounding halves up (t·x/Q is never a
 /// half-integer when Q is odd).
 ///
-/// Algorithm (BEHZ §4, FPGA paper Alg. 8), γ a prime coprime to t and Q:
+/// Algorithm ([BEHZ16] §4, [FPGA-FV, Alg. 8]), γ a prime coprime to t and Q:
 ///   1. y = [γ·t·x]_Q, limb by limb, and τ_i = [y_i·q̂_i^−1]_{q_i} (one Shoup product: the
 ///      constant γ·t·q̂_i^−1 mod q_i folds both);
 ///   2. FastBConv to {t, γ} times −Q^−1 (folded: s_m = Σ_i τ_i·[−q̂_i·Q^−1]_m mod m). With
@@ -43,8 +43,8 @@ namespace polyhe {
 /// L·2^−50 is still far below any noise margin a parameter set leaves), else below 2^61 (2^61 − 1
 /// unless Q holds it, as SEAL takes a 61-bit prime).
 ///
-/// Data layout (DESIGN.md): in holds L limbs of N words, limb i at [i·N, (i+1)·N), each word in
-/// [0, q_i) (a precondition, asserted in debug builds); out holds N words, each in [0, t). N is
+/// Data layout (docs/design.md): in holds L limbs of N words, limb i at [i·N, (i+1)·N), each word
+/// in [0, q_i) (a precondition, asserted in debug builds); out holds N words, each in [0, t). N is
 /// inferred from the input (checked: a whole, non-zero number of limbs; out.size() = N); in and
 /// out must not overlap (checked). `threads` as in BaseConverter: 0 = the default pool's size,
 /// 1 = the calling thread only, k > 1 = at most k threads; small inputs run inline.

@@ -1,6 +1,6 @@
 // Hybrid key switching's RNS side: the digit decomposition of Q = q_0..q_L into dnum digits,
-// ModUp of one digit to Q_l ∪ P and ModDown from Q_l ∪ P back to Q_l (RNS-CKKS paper,
-// Alg. 7/17 and 8/18; Han–Ki hybrid key switching).
+// ModUp of one digit to Q_l ∪ P and ModDown from Q_l ∪ P back to Q_l ([RNS-CKKS-GPU, Alg. 7/17]
+// and [RNS-CKKS-GPU, Alg. 8/18]; Han–Ki hybrid key switching, [HK20]).
 #pragma once
 
 #include <cstddef>
@@ -16,8 +16,8 @@ namespace polyhe {
 
 /// How ModDown divides by P (x ∈ [0, Q_l·P), k = |P| special primes).
 enum class ModDownMode {
-  /// Alg. 8 as written: (x_Q − FastBConv(x_P → Q_l))·P^−1 = ⌊x/P⌋ − u with 0 ≤ u < k (the
-  /// approximate conversion's overshoot; for k = 1 it is exact).
+  /// [RNS-CKKS-GPU, Alg. 8] as written: (x_Q − FastBConv(x_P → Q_l))·P^−1 = ⌊x/P⌋ − u with 0 ≤ u <
+  /// k (the approximate conversion's overshoot; for k = 1 it is exact).
   floor,
   /// ⌊P/2⌋ added first (to the P limbs before the conversion; its share ⌊P/2⌋·P^−1 mod q_i added
   /// after): ⌊(x + ⌊P/2⌋)/P⌋ − u = round(x/P) − u, 0 ≤ u < k.
@@ -60,10 +60,10 @@ class KeySwitchBasis {
   /// len(P).
   [[nodiscard]] int special_modulus_bits() const { return impl_->p.product_bits(); }
 
-  /// ModUp (Alg. 7): in holds digit j's limbs at level l (|digit|·N words); out receives
-  /// (l + 1 + k)·N words over Q_l ∪ P: the digit's limbs copied, every other limb the approximate
-  /// FastBConv of the digit, so out ≡ x + u·D_j (0 ≤ u < |digit|, D_j the digit's modulus) on
-  /// every limb. in and out must not overlap. Threads as in BaseConverter.
+  /// ModUp ([RNS-CKKS-GPU, Alg. 7]): in holds digit j's limbs at level l (|digit|·N words); out
+  /// receives (l + 1 + k)·N words over Q_l ∪ P: the digit's limbs copied, every other limb the
+  /// approximate FastBConv of the digit, so out ≡ x + u·D_j (0 ≤ u < |digit|, D_j the digit's
+  /// modulus) on every limb. in and out must not overlap. Threads as in BaseConverter.
   void mod_up(std::size_t level, std::size_t j, std::span<const std::uint64_t> in,
               std::span<std::uint64_t> out, unsigned threads = 0) const;
 
@@ -75,8 +75,8 @@ class KeySwitchBasis {
   void mod_up_centred(std::size_t level, std::size_t j, std::span<const std::uint64_t> in,
                       std::span<std::uint64_t> out, unsigned threads = 0) const;
 
-  /// ModDown (Alg. 8): in holds (l + 1 + k)·N words over Q_l ∪ P; out receives (l + 1)·N words
-  /// over Q_l, x/P rounded as `mode` says. out may not overlap in.
+  /// ModDown ([RNS-CKKS-GPU, Alg. 8]): in holds (l + 1 + k)·N words over Q_l ∪ P; out receives (l +
+  /// 1)·N words over Q_l, x/P rounded as `mode` says. out may not overlap in.
   void mod_down(std::size_t level, std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
                 ModDownMode mode = ModDownMode::floor, unsigned threads = 0) const;
   /// The converter mod_up_centred uses for digit j at level l (digit j's primes → the other

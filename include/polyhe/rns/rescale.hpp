@@ -1,4 +1,4 @@
-// Rescaling by the last prime (RNS-CKKS paper, Alg. 9/19): from Q_L = q_0..q_L to Q_{L−1},
+// Rescaling by the last prime ([RNS-CKKS-GPU, Alg. 9/19]): from Q_L = q_0..q_L to Q_{L−1},
 // dividing by q_L.
 #pragma once
 
@@ -26,7 +26,7 @@ class Rescaler {
   [[nodiscard]] const RnsBasis& from() const { return from_; }
   [[nodiscard]] const RnsBasis& to() const { return to_; }
 
-  /// ⌊x/q_L⌋ for x ∈ [0, Q_L): x_i' = (x_i − x_L)·q_L^−1 mod q_i (Alg. 9).
+  /// ⌊x/q_L⌋ for x ∈ [0, Q_L): x_i' = (x_i − x_L)·q_L^−1 mod q_i ([RNS-CKKS-GPU, Alg. 9]).
   void floor(std::span<const std::uint64_t> in, std::span<std::uint64_t> out,
              unsigned threads = 0) const;
 

@@ -31,7 +31,7 @@ using avx2::set1;
 using avx2::V;
 using u64 = std::uint64_t;
 
-/// Paper Alg. 4 on four lanes (the AVX-512 kernel's Barrett8): x = hi·2^64 + lo < 2^(2m) ↦
+/// [GPU-Polymul, Alg. 4] on four lanes (the AVX-512 kernel's Barrett8): x = hi·2^64 + lo < 2^(2m) ↦
 /// x mod q. c = ⌊x / 2^(m−2)⌋ = hi·2^(66−m) + ⌊lo / 2^(m−2)⌋, quot = ⌊hi((c << pre)·µ)⌋ / 2^post
 /// ∈ {⌊x/q⌋ − 1, ⌊x/q⌋}, so lo − quot·q (mod 2^64) ∈ [0, 2q): one correction.
 class Barrett4 {
@@ -163,7 +163,7 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
   });
 }
 
-/// x = a·b + d < q² + q ≤ 2^(2m), then one Alg. 4.
+/// x = a·b + d < q² + q ≤ 2^(2m), then one [GPU-Polymul, Alg. 4].
 void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
                   const BarrettAlg4<u64>& r) {
   if (fma_serves(r.q)) {

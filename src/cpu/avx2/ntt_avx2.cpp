@@ -13,8 +13,8 @@
 // Stages with half-size t ≥ 4 take four consecutive pairs per vector with one broadcast
 // twiddle; the stages t = 2 and t = 1 regroup two vectors (128-bit halves, 64-bit unpacks) and
 // take per-lane twiddles from tables built once. Every output is fully reduced, so the words
-// equal the scalar kernel's. hadamard is the AVX2 element-wise multiply (Alg. 4 on four lanes),
-// and the fused product's middle step is avx2_fused_hadamard on the same products.
+// equal the scalar kernel's. hadamard is the AVX2 element-wise multiply ([GPU-Polymul, Alg. 4] on
+// four lanes), and the fused product's middle step is avx2_fused_hadamard on the same products.
 #include <immintrin.h>
 
 #include <bit>
@@ -236,10 +236,10 @@ class Avx2NttKernel final : public NttKernel64 {
     }
   }
 
-  /// One stage m (half-size t = n/2m): CT butterflies (forward, Alg. 5; with `last` the
-  /// outputs brought from [0, 2c) to [0, q)) or GS ones (inverse, Alg. 6, no halving, values in
-  /// [0, c)); four pairs per vector with one broadcast twiddle for t ≥ 4, regrouped vectors with
-  /// lane tables for t = 2 and 1.
+  /// One stage m (half-size t = n/2m): CT butterflies (forward, [GPU-Polymul, Alg. 5]; with `last`
+  /// the outputs brought from [0, 2c) to [0, q)) or GS ones (inverse, [GPU-Polymul, Alg. 6], no
+  /// halving, values in [0, c)); four pairs per vector with one broadcast twiddle for t ≥ 4,
+  /// regrouped vectors with lane tables for t = 2 and 1.
   template <bool kForward, class A>
   void stage(const A& ar, u64* a, std::size_t m, bool last) const {
     const std::size_t t = n_ / (2 * m);

@@ -68,10 +68,10 @@ inline std::vector<std::uint64_t> fused_alpha2_lanes(std::size_t n, std::uint64_
 
 namespace polyhe::cpu {
 
-/// Alg. 8's middle step on four lanes (elementwise_avx2.cpp, compiled with -mavx2 -mfma):
-/// detail::fused_hadamard's words, every product by the AVX2 multiply (double-precision FMA
-/// below 2^50, Alg. 4 above), alpha2 from fused_alpha2_lanes. Inputs in [0, q); c may alias a
-/// or b; n a multiple of 8.
+/// [GPU-Polymul, Alg. 8]'s middle step on four lanes (elementwise_avx2.cpp, compiled with -mavx2
+/// -mfma): detail::fused_hadamard's words, every product by the AVX2 multiply (double-precision FMA
+/// below 2^50, [GPU-Polymul, Alg. 4] above), alpha2 from fused_alpha2_lanes. Inputs in [0, q); c
+/// may alias a or b; n a multiple of 8.
 void avx2_fused_hadamard(const std::uint64_t* a, const std::uint64_t* b,
                          const std::uint64_t* alpha2, std::uint64_t* c, std::size_t n,
                          const BarrettAlg4<std::uint64_t>& r);

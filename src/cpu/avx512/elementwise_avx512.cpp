@@ -40,7 +40,7 @@ inline V mul_hi(V a, V b, V b1) {
                           _mm512_srli_epi64(u, 32));
 }
 
-/// Paper Alg. 4 on eight lanes: x = hi·2^64 + lo < 2^(2m) ↦ x mod q, with the constants of
+/// [GPU-Polymul, Alg. 4] on eight lanes: x = hi·2^64 + lo < 2^(2m) ↦ x mod q, with the constants of
 /// BarrettAlg4 (m = len(q) ≤ 62). c = ⌊x / 2^(m−2)⌋ = hi·2^(66−m) + ⌊lo / 2^(m−2)⌋ < 2^(m+2)
 /// (a shift by 64 yields 0, as m = 2 needs); quot = ⌊c·(µ·2^pre) / 2^64⌋ / 2^post, which is
 /// barrett_quotient's ⌊hi((c << pre)·µ) / 2^post⌋ with µ·2^pre < 2^64 (µ ≤ 2^(m+2),
@@ -111,7 +111,8 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
   });
 }
 
-/// x = a·b + d < q² + q ≤ 2^(2m): the 128-bit product plus d with its carry, then one Alg. 4.
+/// x = a·b + d < q² + q ≤ 2^(2m): the 128-bit product plus d with its carry, then one
+/// [GPU-Polymul, Alg. 4].
 void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
                   const BarrettAlg4<u64>& r) {
   const Barrett8 br(r);

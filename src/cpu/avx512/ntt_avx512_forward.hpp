@@ -1,4 +1,5 @@
-// The forward transform (Alg. 5, merged Cooley–Tukey, natural → bit-reversed) on 8 × u64 lanes.
+// The forward transform ([GPU-Polymul, Alg. 5], merged Cooley–Tukey, natural → bit-reversed) on 8 ×
+// u64 lanes.
 //
 // Stage s (m = 2^s blocks of 2t elements, t = n/2^(s+1)) pairs a[2it + j] with a[2it + t + j] under
 // the twiddle ψ^br(m + i). Stages with t ≥ 32 run as radix-2/4/8 passes of "vertical" butterflies

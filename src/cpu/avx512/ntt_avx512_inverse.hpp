@@ -1,10 +1,10 @@
-// The inverse transform (Alg. 6, merged Gentleman–Sande, bit-reversed → natural) on 8 × u64
-// lanes, the mirror of ntt_avx512_forward.hpp: the first five stages (t = 1 … 16) in registers on
-// 32 elements at a time, then radix-2/4/8 passes of vertical butterflies. The GS butterflies are
-// unhalved; the factor 1/N (2/N after the fused product, which already did one halving stage) is
-// one multiplication folded into the last stage: (x, y) ← ((x + y)·s, (x − y)·ψ^−br(1)·s).
-// Cache blocking and routes as in the forward transform, in the opposite order: each block goes
-// through its first stages, then passes over the whole array finish the transform.
+// The inverse transform ([GPU-Polymul, Alg. 6], merged Gentleman–Sande, bit-reversed → natural) on
+// 8 × u64 lanes, the mirror of ntt_avx512_forward.hpp: the first five stages (t = 1 … 16) in
+// registers on 32 elements at a time, then radix-2/4/8 passes of vertical butterflies. The GS
+// butterflies are unhalved; the factor 1/N (2/N after the fused product, which already did one
+// halving stage) is one multiplication folded into the last stage: (x, y) ← ((x + y)·s, (x −
+// y)·ψ^−br(1)·s). Cache blocking and routes as in the forward transform, in the opposite order:
+// each block goes through its first stages, then passes over the whole array finish the transform.
 #pragma once
 
 #include <cstddef>

@@ -20,7 +20,7 @@ inline V hi52(V acc, V x, V y) {
   return _mm512_madd52hi_epu64(acc, x, y);
 }
 
-/// Paper Alg. 4 in 52-bit limbs, for m = len(q) ≤ 50 and x = xh·2^52 + xl < 2^(2m) with
+/// [GPU-Polymul, Alg. 4] in 52-bit limbs, for m = len(q) ≤ 50 and x = xh·2^52 + xl < 2^(2m) with
 /// xl < 2^53 (a carry in bit 52 is allowed). c = ⌊x / 2^(m−2)⌋ = xh·2^(54−m) + ⌊xl / 2^(m−2)⌋
 /// (exact, as 2^(m−2) divides 2^52) < 2^(m+2) ≤ 2^52; quot = ⌊c·µ / 2^(m+3)⌋ is
 /// hi52(c·(µ·2^pre)) / 2^post with pre = 49 − m, post = 0 for m ≤ 49 and pre = 0, post = 1 for

@@ -55,8 +55,8 @@ inline Tw tw_t1(const TwTable& t, std::size_t n, std::size_t g) {
   return {load(t.w + n / 2 + 8 * g), load(t.wp + n / 2 + 8 * g)};
 }
 
-/// How a chunk does the stage t = 1: not at all (the truncated transforms of Alg. 8), with the
-/// twiddles of the table, or with factored twiddles (T1Factors).
+/// How a chunk does the stage t = 1: not at all (the truncated transforms of
+/// [GPU-Polymul, Alg. 8]), with the twiddles of the table, or with factored twiddles (T1Factors).
 enum class T1 { none, table, factored };
 
 /// The t = 1 twiddles of group g, ψ^br(n/2 + 8g + l) in lane l, factored as c_g·ρ_l: with

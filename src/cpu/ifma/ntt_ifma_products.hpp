@@ -1,6 +1,6 @@
 // The element-wise products of the IFMA NTT kernel (ntt_ifma.cpp): the Hadamard product of two
-// transforms and the fused Karatsuba step of Alg. 8. Several vectors go through each step
-// together, as in the transform passes: one product is a chain of three dependent IFMA levels.
+// transforms and the fused Karatsuba step of [GPU-Polymul, Alg. 8]. Several vectors go through each
+// step together, as in the transform passes: one product is a chain of three dependent IFMA levels.
 #pragma once
 
 #include <cstddef>
@@ -37,9 +37,9 @@ struct FusedConsts {
   Montgomery52 mont;
 };
 
-/// Alg. 8's middle step (schedule.hpp, detail::fused_hadamard) for 8·U pairs from pair p0, the
-/// pairs split into even words (a0, b0) and odd words (a1, b1). With Montgomery products, which
-/// accept operands up to 2q and so the unreduced sums:
+/// [GPU-Polymul, Alg. 8]'s middle step (schedule.hpp, detail::fused_hadamard) for 8·U pairs from
+/// pair p0, the pairs split into even words (a0, b0) and odd words (a1, b1). With Montgomery
+/// products, which accept operands up to 2q and so the unreduced sums:
 ///   u = a0·b0/R, v = a1·b1/R, s = (a0 + a1)(b0 + b1)/R, each in (0, 2q) (4q² < q·2^52),
 ///   c0 = (u + α²·v)·R,  c1 = (s + 2q − ((u + v) mod 2q))·R,  both factors in (0, 4q);
 /// the factor R by a lazy Shoup product, then one correction.

@@ -36,7 +36,8 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
   for (std::size_t i = 0; i < n; ++i) c[i] = mul_shoup(a[i], w, q);
 }
 
-/// a·b + c ≤ (q−1)² + (q−1) < q² < 2^(2m): within Alg. 4's input range, so one reduction.
+/// a·b + c ≤ (q−1)² + (q−1) < q² < 2^(2m): within [GPU-Polymul, Alg. 4]'s input range, so one
+/// reduction.
 void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
                   const BarrettAlg4<u64>& r) {
   const BarrettAlg4<u64> rc = r;
@@ -75,13 +76,13 @@ inline u64 key_word(const std::uint8_t* p, std::size_t w, u64 mask, const std::u
   return x;
 }
 
-/// Term by term as multiply then multiply_add: s ← (a_j·k_j + s) mod q, one Alg. 4 each; the
-/// group's 2G sums advance together, so that the terms' dependent reductions interleave.
+/// Term by term as multiply then multiply_add: s ← (a_j·k_j + s) mod q, one [GPU-Polymul, Alg. 4]
+/// each; the group's 2G sums advance together, so that the terms' dependent reductions interleave.
 /// The key inner products with lazy double-word sums: Σ_j a_j·k_j accumulated in 128 bits (one
 /// widening multiply and an add with carry per term) and folded once per `chunk` terms, where
-/// chunk·(q − 1)² + q < 2^128, as hi·(2^64 mod q) + lo by two Shoup products. A per-term Alg. 4
-/// reduction costs about as much as the fold, so this does it once per element instead of once
-/// per term.
+/// chunk·(q − 1)² + q < 2^128, as hi·(2^64 mod q) + lo by two Shoup products. A per-term
+/// [GPU-Polymul, Alg. 4] reduction costs about as much as the fold, so this does it once per
+/// element instead of once per term.
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {

@@ -93,8 +93,8 @@ class ScalarNttKernel final : public NttKernel64 {
   [[nodiscard]] Tw fwd_tw(std::size_t i) const { return {fwd_[i], fwd_shoup_[i]}; }
   [[nodiscard]] Tw inv_tw(std::size_t i) const { return {inv_[i], inv_shoup_[i]}; }
 
-  /// Alg. 5 over the stages m = 1, 2, …, < m_end; inputs in [0, q), outputs in [0, q).
-  /// An odd stage count starts with one radix-2 stage; the rest go two at a time, the last
+  /// [GPU-Polymul, Alg. 5] over the stages m = 1, 2, …, < m_end; inputs in [0, q), outputs in [0,
+  /// q). An odd stage count starts with one radix-2 stage; the rest go two at a time, the last
   /// pair also bringing its outputs from [0, 4q) to [0, q).
   void forward_stages(u64* a, std::size_t m_end) const {
     const int stages = std::countr_zero(m_end);
@@ -163,8 +163,8 @@ class ScalarNttKernel final : public NttKernel64 {
   /// [0, 4q) → [0, q).
   [[nodiscard]] u64 reduce4(u64 x) const { return sub_if_ge(sub_if_ge(x, 2 * q_), q_); }
 
-  /// Alg. 6 over the stages m = m_first, …, 2 without halving (values in [0, 2q)), two at a
-  /// time after an odd one, then the last stage (m = 1) with the scale folded in.
+  /// [GPU-Polymul, Alg. 6] over the stages m = m_first, …, 2 without halving (values in [0, 2q)),
+  /// two at a time after an odd one, then the last stage (m = 1) with the scale folded in.
   void inverse_stages(u64* a, std::size_t m_first, const LastStageScale& scale) const {
     if (m_first == 0) return;  // n = 2 after the fused product: no stage left
     const u64 q = q_;

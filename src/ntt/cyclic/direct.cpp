@@ -1,4 +1,4 @@
-// The direct O(n²) DFT: the leaf for small primes (papers/pfa-rader-ntt-bgv.txt, "ends with
+// The direct O(n²) DFT: the leaf for small primes ([PFA-Rader], "ends with
 // small prime or prime power").
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 // The flattened prime-factor NTT (internal): a PFA tree whose leaves are small direct DFTs,
 // radix-2 transforms and Rader transforms over a power-of-two convolution, run as one
-// d-dimensional transform with eight columns per step (papers/pfa-rader-ntt-bgv.txt,
+// d-dimensional transform with eight columns per step ([PFA-Rader],
 // "Combining Permutations": one CRT map per direction instead of one permutation per node).
 //
 // n = n_0·…·n_(d−1), pairwise coprime. Index j ↔ (j_0, …, j_(d−1)) = (j mod n_i)_i on both sides;

@@ -6,7 +6,7 @@
 //   ω^(jk) = (ω^(n2·u2))^(j1·k1) · (ω^(n1·u1))^(j2·k2):
 // an n1 × n2 two-dimensional transform with no twiddle factors. Using the CRT map on both sides
 // (rather than the CRT map on one and the Ruritanian map j1·n2 + j2·n1 on the other) makes one
-// permutation table serve input and output (papers/pfa-rader-ntt-bgv.txt, "Prime-factor FFT
+// permutation table serve input and output ([PFA-Rader], "Prime-factor FFT
 // algorithm" and "Combining Permutations").
 #include <numeric>
 #include <string>

@@ -1,5 +1,5 @@
 // Rader's NTT for a prime length p: an (p−1)-point cyclic convolution
-// (papers/pfa-rader-ntt-bgv.txt, Algorithm 1 "Optimized Rader's Algorithm").
+// ([PFA-Rader, Alg. 1] "Optimized Rader's Algorithm"; [Rader68]).
 //
 // With g a generator of (Z/p)^*, a[i] = x[g^i] and b[l] = ω^(g^−l) for i, l < p − 1,
 //   X[0] = Σ_j x[j],   X[g^−m] = x[0] + (a ⊛ b)[m].

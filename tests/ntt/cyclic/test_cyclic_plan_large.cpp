@@ -1,4 +1,4 @@
-// CyclicNttPlan at the lengths of papers/pfa-rader-ntt-bgv.txt: m = 21845 = 5·17·257 and its
+// CyclicNttPlan at the lengths of [PFA-Rader]: m = 21845 = 5·17·257 and its
 // factor 4369 = 17·257 (HElib's BGV), and the primes 8191 and 65537. Outputs sampled against
 // the naive DFT, every decomposition equal to every other, round trips.
 #include <gtest/gtest.h>

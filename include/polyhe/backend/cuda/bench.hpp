@@ -1,8 +1,8 @@
-// Measurements of the device's floors for the benchmarks (DESIGN.md, "Performance method": count
-// the floor first): copy bandwidths and the integer multiply rate, each timed with CUDA events,
-// and a gate that holds a stream while the host enqueues a timed batch, so that a batch measures
-// the device's time and not the host's launch rate. Plain functions over a Context; no CUDA
-// header is included (see context.hpp).
+// Measurements of the device's floors for the benchmarks (docs/design.md, "Performance method":
+// count the floor first): copy bandwidths and the integer multiply rate, each timed with CUDA
+// events, and a gate that holds a stream while the host enqueues a timed batch, so that a batch
+// measures the device's time and not the host's launch rate. Plain functions over a Context; no
+// CUDA header is included (see context.hpp).
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // The CUDA runtime layer: one device bound to a Context, its streams, its stream-ordered memory
-// pool, and events. DESIGN.md (backend): a context is bound to one device; data lives where its
-// context lives; moving data is explicit and asynchronous, overlapped with compute through the
-// context's streams (compute, upload, download).
+// pool, and events. docs/design.md ("Layers": backend): a context is bound to one device; data
+// lives where its context lives; moving data is explicit and asynchronous, overlapped with compute
+// through the context's streams (compute, upload, download).
 //
 // This header includes no CUDA header (callers may be compiled by the host compiler without the
 // CUDA include path): native handles are kept as void* (cudaStream_t, cudaEvent_t,

@@ -2,9 +2,9 @@
 // in one kernel launch: the CUDA counterparts of the limb-batched polyhe::vec functions
 // (cpu/elementwise.hpp), returning the same words bit for bit.
 //
-// Layout (DESIGN.md, data layout): L limbs of n words, limb i at words [i·n, (i+1)·n) modulo
+// Layout (docs/design.md, "Data layout"): L limbs of n words, limb i at words [i·n, (i+1)·n) modulo
 // q_i; every operand holds L·n words. Words W = uint32_t (primes up to 30 bits, the fast path on
-// GPUs) or uint64_t (up to 62 bits): the one-correction Barrett of paper Alg. 4 serves
+// GPUs) or uint64_t (up to 62 bits): the one-correction Barrett of [GPU-Polymul, Alg. 4] serves
 // len(q) ≤ β − 2.
 #pragma once
 
@@ -24,8 +24,8 @@
 
 namespace polyhe::cuda {
 
-/// The constants one limb's kernels read: q and the Alg. 4 Barrett constants. A POD that lives
-/// in device memory (DeviceModuli) and in host memory alike (the emulation tests).
+/// The constants one limb's kernels read: q and the [GPU-Polymul, Alg. 4] Barrett constants. A POD
+/// that lives in device memory (DeviceModuli) and in host memory alike (the emulation tests).
 template <Word W>
 struct LimbModulus {
   W q;
@@ -33,7 +33,8 @@ struct LimbModulus {
 };
 
 /// LimbModulus of q. Throws InvalidParameter naming q and the rule unless 2 ≤ len(q) ≤ β − 2 and
-/// Alg. 4's µ fits a word (Modulus<W>::barrett_alg4): 30 bits on uint32_t, 62 on uint64_t.
+/// [GPU-Polymul, Alg. 4]'s µ fits a word (Modulus<W>::barrett_alg4): 30 bits on uint32_t, 62 on
+/// uint64_t.
 template <Word W>
 LimbModulus<W> make_limb_modulus(W q) {
   const Modulus<W> m(q);
@@ -112,13 +113,13 @@ void sub(const DeviceModuli<W>& m, ConstWordSpan<W> a, ConstWordSpan<W> b, WordS
 template <Word W>
 void negate(const DeviceModuli<W>& m, ConstWordSpan<W> a, WordSpan<W> c, Stream s);
 
-/// c = a·b mod q_i (Barrett, paper Alg. 4).
+/// c = a·b mod q_i (Barrett, [GPU-Polymul, Alg. 4]).
 template <Word W>
 void multiply(const DeviceModuli<W>& m, ConstWordSpan<W> a, ConstWordSpan<W> b, WordSpan<W> c,
               Stream s);
 
-/// c = (d + a·b) mod q_i: one Alg. 4 reduction of a·b + d ≤ q² − q < 2^(2m). c may also be
-/// exactly d (multiply-accumulate).
+/// c = (d + a·b) mod q_i: one [GPU-Polymul, Alg. 4] reduction of a·b + d ≤ q² − q < 2^(2m). c may
+/// also be exactly d (multiply-accumulate).
 template <Word W>
 void multiply_add(const DeviceModuli<W>& m, ConstWordSpan<W> a, ConstWordSpan<W> b,
                   ConstWordSpan<W> d, WordSpan<W> c, Stream s);

@@ -1,12 +1,14 @@
-// Number-theoretic transforms and negacyclic products on the device (papers/
-// gpu-polymul-barrett-fused-ntt.txt §V): the whole transform of a limb in one block's shared
+// Number-theoretic transforms and negacyclic products on the device ([GPU-Polymul]
+// §V): the whole transform of a limb in one block's shared
 // memory (LOS), longer transforms in two passes over device memory (LOM), every limb of a batch
 // in the same launches (TOM), and c = a·b mod (x^n + 1, q) as NTT–Hadamard–INTT or by the fused
-// product of Alg. 8. Each kernel runs the butterfly policy of an NttVariant (ntt/butterfly.hpp)
-// — the same POLYHE_HD arithmetic as the CPU — so its words equal NttPlan's, bit for bit.
+// product of [GPU-Polymul, Alg. 8]. Each kernel runs the butterfly policy of an NttVariant
+// (ntt/butterfly.hpp) — the same POLYHE_HD arithmetic as the CPU — so its words equal NttPlan's,
+// bit for bit.
 //
-// Layout (DESIGN.md): L limbs of n words, limb i at [i·n, (i+1)·n), transformed under plan i.
-// Evaluation form is bit-reversed, as on the CPU. Every call is asynchronous on its stream.
+// Layout (docs/design.md, "Data layout"): L limbs of n words, limb i at [i·n, (i+1)·n), transformed
+// under plan i. Evaluation form is bit-reversed, as on the CPU. Every call is asynchronous on its
+// stream.
 #pragma once
 
 #include <cstddef>
@@ -98,11 +100,11 @@ template <Word W>
 void inverse(const DeviceNttTables<W>& tables, DeviceSpan<const W> src, DeviceSpan<W> dst, Stream s,
              const NttOptions& options = {});
 
-/// c = a·b mod (x^n + 1, q_i) for every limb i; `fused` selects Alg. 8 (truncated transforms,
-/// the last forward and first inverse stages fused into the product by Karatsuba). Inputs in
-/// [0, q) (a precondition), output in [0, q). Checked: every span of tables.words() words, c
-/// either a, b or disjoint from both. The two-pass kernels take 2·words() words of scratch from
-/// the context's pool on `s`. Asynchronous on `s`.
+/// c = a·b mod (x^n + 1, q_i) for every limb i; `fused` selects [GPU-Polymul, Alg. 8] (truncated
+/// transforms, the last forward and first inverse stages fused into the product by Karatsuba).
+/// Inputs in [0, q) (a precondition), output in [0, q). Checked: every span of tables.words()
+/// words, c either a, b or disjoint from both. The two-pass kernels take 2·words() words of scratch
+/// from the context's pool on `s`. Asynchronous on `s`.
 template <Word W>
 void polymul(const DeviceNttTables<W>& tables, DeviceSpan<const W> a, DeviceSpan<const W> b,
              DeviceSpan<W> c, Stream s, bool fused = false, const NttOptions& options = {});

@@ -2,7 +2,7 @@
 // through a recursive decomposition (radix-2, prime-factor, Cooley–Tukey, Rader, Bluestein).
 //
 // The combination of the prime-factor algorithm and Rader's algorithm is the one that
-// papers/pfa-rader-ntt-bgv.txt shows beating Bluestein for HElib's m = 21845 = 5·17·257.
+// [PFA-Rader] shows beating Bluestein for HElib's m = 21845 = 5·17·257.
 #pragma once
 
 #include <cstddef>
