@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian packages polyhe builds with, when any is missing. Idempotent: with
-# everything present it only checks. The CUDA toolkit is optional and never installed here.
+# Installs the Debian packages polyhe builds with (and python3-matplotlib, which draws the
+# report's plots), when any is missing. Idempotent: with everything present it only checks. The
+# CUDA toolkit is optional and never installed here.
 set -euo pipefail
 
 packages=(
   cmake ninja-build g++ make pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libgmp-dev libsodium-dev libflint-dev
+  python3 python3-matplotlib
 )
 
 missing=()

@@ -328,6 +328,9 @@ Commands declare(CLI::App& app, Options& o) {
                      "Shorter measurements (0.02 s each); CKKS, BFV and BGV at N = 2^12");
   c.report->add_option("--min-time", o.report_min_time, "Seconds per measurement (default 0.3)");
   c.report->add_option("--output", o.report.output, "Also write the report to this file");
+  c.report->add_option("--data", o.report.data,
+                       "Also write every measurement to this file, one JSON object a line (the "
+                       "bench commands' --json lines)");
   c.report->add_option("--seed", o.report_seed, "Seed of the self-test inputs");
   return c;
 }

@@ -1,5 +1,6 @@
 // `polyhe report`: the self-test, the NTT benchmark and the CKKS, BFV and BGV benchmarks on this
-// machine, as one markdown document.
+// machine, as one markdown document, and with --data every measurement as a JSON line (what the
+// bench commands print with --json; scripts/plot_report.py draws the report's plots from it).
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "bench_integer.hpp"
 #include "bench_ntt.hpp"
 #include "commands.hpp"
+#include "measurement.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/version.hpp"
 #include "random.hpp"
@@ -126,6 +128,29 @@ IntegerSection run_integer(const ReportOptions& opt, double min_time_s, IntegerS
   return s;
 }
 
+/// The section's measurements as JSON lines, as `polyhe bench bfv|bgv --json` prints them.
+void write_integer_data(std::ostream& data, const IntegerSection& s) {
+  for (const IntegerMeasurement& im : s.ms) {
+    data << integer_json(s.config, *s.ctx->params(), im) << '\n';
+  }
+}
+
+/// A file named by --output or --data, opened before an hour of benchmarking, not after.
+void open_output(std::ofstream& file, const std::string& path, const std::string& option) {
+  if (path.empty()) return;
+  file.open(path);
+  if (!file) throw UsageError(option + ": cannot write '" + path + "'");
+}
+
+/// Writes `text` to `file` when it is open, then closes it; throws naming `option` on failure.
+void finish_output(std::ofstream& file, const std::string& text, const std::string& path,
+                   const std::string& option) {
+  if (!file.is_open()) return;
+  file << text;
+  file.close();
+  if (!file) throw Error(option + ": writing '" + path + "' failed");
+}
+
 void write_integer(std::ostream& md, const IntegerSection& s) {
   md << "\n## " << scheme_title(s.config.scheme) << (s.config.backend.device ? " on the GPU" : "")
      << "\n\n";
@@ -140,10 +165,9 @@ void write_integer(std::ostream& md, const IntegerSection& s) {
 
 int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   std::ofstream file;
-  if (!opt.output.empty()) {  // fail before an hour of benchmarking, not after
-    file.open(opt.output);
-    if (!file) throw UsageError("--output: cannot write '" + opt.output + "'");
-  }
+  std::ofstream data_file;
+  open_output(file, opt.output, "--output");
+  open_output(data_file, opt.data, "--data");
   BenchNttArgs args;  // log N 10-17, 30/50/60 bits, default variant, 1 thread, every CPU path
   args.cpu = "all";
   args.min_time_s = opt.min_time_s ? *opt.min_time_s : opt.quick ? kQuickMinTime : kDefaultMinTime;
@@ -171,6 +195,15 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   const IntegerSection bfv_section = run_integer(opt, args.min_time_s, IntegerScheme::bfv, err);
   const IntegerSection bgv_section = run_integer(opt, args.min_time_s, IntegerScheme::bgv, err);
 
+  // --data: the measurements in the report's order, each as its bench command's --json line.
+  std::ostringstream data;
+  for (const Measurement& m : ms) data << measurement_json(m) << '\n';
+  for (const CkksMeasurement& cm : ckks_ms) {
+    data << ckks_json(*ckks_params, ckks.scale_bits, cm) << '\n';
+  }
+  write_integer_data(data, bfv_section);
+  write_integer_data(data, bgv_section);
+
   // The same schemes on the GPU when one is usable (keys and ciphertexts on device 0).
   std::ostringstream gpu_md;
   bool gpu_failed = false;
@@ -184,10 +217,16 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
       run_bench_ckks(
           gpu_ckks, ckks_params, [&](const CkksMeasurement& cm) { gpu_ms.push_back(cm); },
           [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
+      for (const CkksMeasurement& cm : gpu_ms) {
+        data << ckks_json(*ckks_params, gpu_ckks.scale_bits, cm) << '\n';
+      }
       gpu_md << "\n## CKKS on the GPU\n\n";
       write_ckks(gpu_md, *ckks_params, gpu_ckks.scale_bits, gpu_ms);
-      write_integer(gpu_md, run_integer(opt, args.min_time_s, IntegerScheme::bfv, err, "cuda"));
-      write_integer(gpu_md, run_integer(opt, args.min_time_s, IntegerScheme::bgv, err, "cuda"));
+      for (const IntegerScheme scheme : {IntegerScheme::bfv, IntegerScheme::bgv}) {
+        const IntegerSection s = run_integer(opt, args.min_time_s, scheme, err, "cuda");
+        write_integer_data(data, s);
+        write_integer(gpu_md, s);
+      }
     } catch (const Error& e) {
       gpu_failed = true;
       gpu_md << "\n## Schemes on the GPU\n\n**FAILED**: " << one_line(e.what()) << "\n";
@@ -221,11 +260,8 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   md << gpu_md.str();
 
   out << md.str() << std::flush;
-  if (file.is_open()) {
-    file << md.str();
-    file.close();
-    if (!file) throw Error("--output: writing '" + opt.output + "' failed");
-  }
+  finish_output(file, md.str(), opt.output, "--output");
+  finish_output(data_file, data.str(), opt.data, "--data");
   return st.ok() && !gpu_failed ? 0 : 1;
 }
 

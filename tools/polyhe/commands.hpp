@@ -107,6 +107,7 @@ struct ReportOptions {
   bool quick = false;
   std::optional<double> min_time_s;  // per measurement; default 0.3 s, 0.02 s with quick
   std::string output;                // also write the report here when not empty
+  std::string data;  // also write every measurement here as JSON lines when not empty
   std::optional<std::uint64_t> seed;
 };
 /// 0 when the self-test passed, 1 otherwise (the report is written either way).
