@@ -38,7 +38,7 @@ int main() {
   const u64 g = slots.generators()[0];  // an automorphism X -> X^g that rotates the slots
   const rlwe::GaloisKeys galois = keygen.galois_keys(sk, std::vector<u64>{g});
   rlwe::Encryptor encryptor(pk);
-  const bgv::BgvEvaluator ev(ctx, &relin, &galois);
+  const bgv::BgvEvaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
 
   // Two vectors of slot values (d coefficients per slot, each below t).
   std::vector<u64> x(k * d), y(k * d);

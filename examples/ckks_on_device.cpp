@@ -30,7 +30,7 @@ int main() {
   const rlwe::KeySwitchKey relin_dev = relin.to_device(dev);
   const rlwe::SecretKey sk_dev = sk.to_device(dev);
   rlwe::Encryptor encryptor(pk_dev);
-  const ckks::Evaluator eval(params, &relin_dev);
+  const ckks::Evaluator eval(params, rlwe::share(relin_dev));
 
   std::vector<std::complex<double>> x(encoder.slots());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = {0.001 * static_cast<double>(i % 500), 0.25};

@@ -220,9 +220,9 @@ int invariant_noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe:
 // ---------------------------------------------------------------------------------------------
 // Evaluator.
 
-BfvEvaluator::BfvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin,
-                           const rlwe::GaloisKeys* galois)
-    : ctx_(std::move(ctx)), relin_(relin), galois_(galois) {
+BfvEvaluator::BfvEvaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin,
+                           std::shared_ptr<const rlwe::GaloisKeys> galois)
+    : ctx_(std::move(ctx)), relin_(std::move(relin)), galois_(std::move(galois)) {
   if (!ctx_) throw InvalidParameter("BfvEvaluator: null context");
   if (!ctx_->params()->power_of_two()) {
     throw InvalidParameter("BfvEvaluator: the ring is Phi_" + std::to_string(ctx_->params()->m()) +
@@ -318,7 +318,7 @@ Ciphertext BfvEvaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b
 Ciphertext BfvEvaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
   check(a, "apply_galois");
   return rlwe::apply_galois(
-      a, detail::galois_key(galois_, k, "apply_galois", "element " + std::to_string(k),
+      a, detail::galois_key(galois_.get(), k, "apply_galois", "element " + std::to_string(k),
                             "generate it with KeyGenerator::galois_keys or rotation_keys"));
 }
 
@@ -328,7 +328,7 @@ Ciphertext BfvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) con
   if (k == 1) return a;
   return rlwe::apply_galois(
       a, detail::galois_key(
-             galois_, k, "rotate_rows",
+             galois_.get(), k, "rotate_rows",
              "step " + std::to_string(step) + " (element " + std::to_string(k) + ")",
              "generate it with KeyGenerator::rotation_keys({" + std::to_string(step) + "})"));
 }
@@ -337,7 +337,7 @@ Ciphertext BfvEvaluator::rotate_columns(const Ciphertext& a) const {
   check(a, "rotate_columns");
   const std::uint64_t k = rlwe::galois_element_for_conjugation(ctx_->n());
   return rlwe::apply_galois(
-      a, detail::galois_key(galois_, k, "rotate_columns",
+      a, detail::galois_key(galois_.get(), k, "rotate_columns",
                             "the row swap (element " + std::to_string(k) + ")",
                             "generate it with KeyGenerator::rotation_keys(steps, "
                             "/*conjugation=*/true)"));

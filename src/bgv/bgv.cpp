@@ -101,9 +101,9 @@ int bgv_noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::Secre
 // ---------------------------------------------------------------------------------------------
 // Evaluator: construction, checks, level and factor alignment.
 
-BgvEvaluator::BgvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin,
-                           const rlwe::GaloisKeys* galois)
-    : ctx_(std::move(ctx)), relin_(relin), galois_(galois) {
+BgvEvaluator::BgvEvaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin,
+                           std::shared_ptr<const rlwe::GaloisKeys> galois)
+    : ctx_(std::move(ctx)), relin_(std::move(relin)), galois_(std::move(galois)) {
   if (!ctx_) throw InvalidParameter("BgvEvaluator: null context");
   if (relin_ != nullptr) rlwe::check_same_params(ctx_->params(), relin_->params, "BgvEvaluator");
   if (galois_ != nullptr) {
@@ -270,8 +270,8 @@ Ciphertext BgvEvaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b
 Ciphertext BgvEvaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
   check(a, "apply_galois");
   check_size2(a, "apply_galois");
-  const rlwe::KeySwitchKey& key =
-      detail::galois_key(galois_, k, "apply_galois", "element " + std::to_string(k), kGaloisHint);
+  const rlwe::KeySwitchKey& key = detail::galois_key(galois_.get(), k, "apply_galois",
+                                                     "element " + std::to_string(k), kGaloisHint);
   return rlwe::apply_galois(a, key, ctx_->t().value());
 }
 
@@ -295,7 +295,7 @@ Ciphertext BgvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) con
   const std::uint64_t k = rlwe::galois_element_for_rotation(ctx_->n(), step);
   if (k == 1) return a;
   const rlwe::KeySwitchKey& key = detail::galois_key(
-      galois_, k, "rotate_rows",
+      galois_.get(), k, "rotate_rows",
       "step " + std::to_string(step) + " (element " + std::to_string(k) + ")", kGaloisHint);
   return rlwe::apply_galois(a, key, ctx_->t().value());
 }
@@ -306,7 +306,7 @@ Ciphertext BgvEvaluator::rotate_columns(const Ciphertext& a) const {
   require_power_of_two(*ctx_, "rotate_columns");
   const std::uint64_t k = rlwe::galois_element_for_conjugation(ctx_->n());
   const rlwe::KeySwitchKey& key = detail::galois_key(
-      galois_, k, "rotate_columns",
+      galois_.get(), k, "rotate_columns",
       "the row swap (element " + std::to_string(k) + ", conjugation=true)", kGaloisHint);
   return rlwe::apply_galois(a, key, ctx_->t().value());
 }

@@ -94,9 +94,9 @@ Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk, const Decrypt
 // ---------------------------------------------------------------------------------------------
 // Evaluator.
 
-Evaluator::Evaluator(ParametersPtr params, const rlwe::KeySwitchKey* relin,
-                     const rlwe::GaloisKeys* galois)
-    : params_(std::move(params)), relin_(relin), galois_(galois) {
+Evaluator::Evaluator(ParametersPtr params, std::shared_ptr<const rlwe::KeySwitchKey> relin,
+                     std::shared_ptr<const rlwe::GaloisKeys> galois)
+    : params_(std::move(params)), relin_(std::move(relin)), galois_(std::move(galois)) {
   if (!params_) throw InvalidParameter("Evaluator: null parameters");
   if (!params_->power_of_two()) {
     throw InvalidParameter("ckks::Evaluator: the ring is Phi_" + std::to_string(params_->m()) +

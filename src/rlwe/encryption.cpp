@@ -16,13 +16,25 @@ RnsPoly prefix(const RnsPoly& p, std::size_t limbs) {
   return polyhe::prefix(p, limbs);
 }
 
-Encryptor::Encryptor(const PublicKey& pk, std::optional<Seed> seed) : params_(pk.params), pk_(&pk) {
+Encryptor::Encryptor(std::shared_ptr<const PublicKey> pk, std::optional<Seed> seed)
+    : pk_(std::move(pk)) {
+  if (!pk_) throw InvalidParameter("Encryptor: the public key is null");
+  params_ = pk_->params;
   if (seed) master_.emplace(*seed, 0);
 }
 
-Encryptor::Encryptor(const SecretKey& sk, std::optional<Seed> seed) : params_(sk.params), sk_(&sk) {
+Encryptor::Encryptor(std::shared_ptr<const SecretKey> sk, std::optional<Seed> seed)
+    : sk_(std::move(sk)) {
+  if (!sk_) throw InvalidParameter("Encryptor: the secret key is null");
+  params_ = sk_->params;
   if (seed) master_.emplace(*seed, 0);
 }
+
+Encryptor::Encryptor(const PublicKey& pk, std::optional<Seed> seed)
+    : Encryptor(std::make_shared<const PublicKey>(pk), seed) {}
+
+Encryptor::Encryptor(const SecretKey& sk, std::optional<Seed> seed)
+    : Encryptor(std::make_shared<const SecretKey>(sk), seed) {}
 
 Seed Encryptor::next_seed() {
   if (!master_) return random_seed();

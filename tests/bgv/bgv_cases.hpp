@@ -105,7 +105,7 @@ struct SchemeFixture {
         galois(keygen.rotation_keys(sk, steps, /*conjugation=*/true)),
         pk_enc(pk, make_seed(rng)),
         sk_enc(sk, make_seed(rng)),
-        ev(ctx, &relin, &galois) {}
+        ev(ctx, rlwe::share(relin), rlwe::share(galois)) {}
 
   Plaintext encode(const std::vector<u64>& slots) const {
     return Plaintext{ctx->batch_encoder().encode(slots)};

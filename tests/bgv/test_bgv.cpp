@@ -345,8 +345,8 @@ TEST(BgvErrors, NameTheProblem) {
   EXPECT_THROW((void)bgv_noise_budget(*f.ctx, cg, f.sk), MismatchedContext);
   EXPECT_THROW((void)bgv_encrypt(*f.ctx, g.pk_enc, Plaintext{std::vector<u64>(n)}),
                MismatchedContext);
-  EXPECT_THROW((void)BgvEvaluator(f.ctx, &g.relin), MismatchedContext);
-  EXPECT_THROW((void)BgvEvaluator(f.ctx, nullptr, &g.galois), MismatchedContext);
+  EXPECT_THROW((void)BgvEvaluator(f.ctx, rlwe::share(g.relin)), MismatchedContext);
+  EXPECT_THROW((void)BgvEvaluator(f.ctx, nullptr, rlwe::share(g.galois)), MismatchedContext);
   // Missing keys.
   const BgvEvaluator bare(f.ctx);
   const Ciphertext three = bare.multiply(cx, cx);

@@ -187,7 +187,7 @@ TEST_P(BgvCyclotomic, DepthThreeWithModulusSwitchingAndAutomorphisms) {
   const rlwe::GaloisKeys galois = keygen.galois_keys(sk, elements);
   rlwe::Encryptor pk_enc(pk, seed_from(rng));
   rlwe::Encryptor sk_enc(sk, seed_from(rng));
-  const BgvEvaluator ev(ctx, &relin, &galois);
+  const BgvEvaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
 
   const auto random_plain = [&] {
     std::vector<u64> v(n);
@@ -234,7 +234,7 @@ TEST_P(BgvCyclotomic, DepthThreeWithModulusSwitchingAndAutomorphisms) {
   EXPECT_THROW((void)ev.rotate_rows(cts[0], 1), InvalidParameter);
   EXPECT_THROW((void)ev.rotate_columns(cts[0]), InvalidParameter);
   EXPECT_THROW((void)ctx->batch_encoder(), InvalidParameter);
-  EXPECT_THROW((void)BfvEvaluator(ctx, &relin), InvalidParameter);
+  EXPECT_THROW((void)BfvEvaluator(ctx, rlwe::share(relin)), InvalidParameter);
 }
 
 TEST_P(BgvCyclotomic, ParametersAndCiphertextsRoundTrip) {

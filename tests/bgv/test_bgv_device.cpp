@@ -34,7 +34,7 @@ struct Twin {
         pk(host.pk.to_device(dev)),
         relin(host.relin.to_device(dev)),
         galois(host.galois.to_device(dev)),
-        ev(host.ctx, &relin, &galois),
+        ev(host.ctx, rlwe::share(relin), rlwe::share(galois)),
         pk_seed(make_seed(rng)),
         sk_seed(make_seed(rng)),
         h_pk(host.pk, pk_seed),

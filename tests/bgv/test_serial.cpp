@@ -90,7 +90,7 @@ TEST(BgvSerial, CiphertextsKeepTheirFactorAndDecrypt) {
   rlwe::Encryptor sk_enc(sk, make_seed(rng));
   const auto x = random_slots(rng, n, 65537);
   const Plaintext pt{ctx->batch_encoder().encode(x)};
-  const BgvEvaluator bgv(ctx, &relin);
+  const BgvEvaluator bgv(ctx, rlwe::share(relin));
 
   // BFV, public-key and symmetric (seeded: half size).
   const Ciphertext b_pk = bfv_encrypt(*ctx, pk_enc, pt);

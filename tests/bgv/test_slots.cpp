@@ -252,7 +252,7 @@ TEST(SlotsBgv, EncryptedSlotsMultiplyAndMoveUnderAutomorphisms) {
   const std::vector<u64> elements{g};
   const auto galois = keygen.galois_keys(sk, elements);
   rlwe::Encryptor encryptor(sk, seed);
-  const BgvEvaluator ev(ctx, &relin, &galois);
+  const BgvEvaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
   const std::size_t d = enc.slot_degree();
   const auto v = random_values(rng, enc.slot_count() * d, t);
   const auto w = random_values(rng, enc.slot_count() * d, t);

@@ -47,7 +47,7 @@ TEST_P(CkksOps, MatchesDoublePrecision) {
   steps.push_back(random_step);
   steps.push_back(-3);
   const rlwe::GaloisKeys gks = keygen.rotation_keys(sk, steps, /*conjugation=*/true);
-  Evaluator eval(params, &rlk, &gks);
+  Evaluator eval(params, rlwe::share(rlk), rlwe::share(gks));
   rlwe::Encryptor pk_enc(pk);
   rlwe::Encryptor sk_enc(sk);
 
@@ -165,7 +165,7 @@ TEST_P(CkksOps, DeepPolynomial) {
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
-  Evaluator eval(params, &rlk);
+  Evaluator eval(params, rlwe::share(rlk));
   rlwe::Encryptor enc(sk);
   const Vec x = test::random_values(rng, slots);
   std::vector<double> coeff(depth + 1);
@@ -231,7 +231,7 @@ TEST(CkksErrors, MismatchesAreNamed) {
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
-  Evaluator eval(params, &rlk);
+  Evaluator eval(params, rlwe::share(rlk));
   Evaluator bare(params);
   rlwe::Encryptor enc(sk);
   const Vec x = test::random_values(rng, params->n() / 2);
@@ -246,7 +246,7 @@ TEST(CkksErrors, MismatchesAreNamed) {
   const Ciphertext o = encrypt(oenc, encode(oencoder, other, x, scale, 2));
   EXPECT_THROW((void)eval.add(a, o), MismatchedContext);
   EXPECT_THROW((void)decrypt(a, osk), MismatchedContext);
-  EXPECT_THROW((void)Evaluator(other, &rlk), MismatchedContext);
+  EXPECT_THROW((void)Evaluator(other, rlwe::share(rlk)), MismatchedContext);
 
   // Level mismatch: the message says what to call.
   try {

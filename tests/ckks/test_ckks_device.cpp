@@ -69,8 +69,8 @@ TEST_P(CkksDevice, EveryOperationGivesTheCpuWords) {
   ASSERT_EQ(device.sk.device(), dev);
   ASSERT_EQ(device.rlk.device(), dev);
   Encoder encoder(params->ring());
-  const Evaluator he(params, &host.rlk, &host.gks);
-  const Evaluator de(params, &device.rlk, &device.gks);
+  const Evaluator he(params, rlwe::share(host.rlk), rlwe::share(host.gks));
+  const Evaluator de(params, rlwe::share(device.rlk), rlwe::share(device.gks));
   const Seed pk_seed = test::make_seed(rng), sk_seed = test::make_seed(rng);
   rlwe::Encryptor h_pk(host.pk, pk_seed), d_pk(device.pk, pk_seed);
   rlwe::Encryptor h_sk(host.sk, sk_seed), d_sk(device.sk, sk_seed);
@@ -179,7 +179,7 @@ TEST_P(CkksDevice, DeepPolynomialStaysEqual) {
   const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
   const rlwe::SecretKey dsk = sk.to_device(dev);
   const rlwe::KeySwitchKey drlk = rlk.to_device(dev);
-  const Evaluator he(params, &rlk), de(params, &drlk);
+  const Evaluator he(params, rlwe::share(rlk)), de(params, rlwe::share(drlk));
   const Seed seed = test::make_seed(rng);
   rlwe::Encryptor h_enc(sk, seed), d_enc(dsk, seed);
   Encoder encoder(params->ring());
@@ -241,7 +241,7 @@ TEST(CkksDevicePlacement, MixedPlacementsAreRefused) {
   const Ciphertext h = encrypt(enc, px);
   const Ciphertext d = h.to_device(dev);
   EXPECT_EQ(polyhe::test::words_of(d[0]), polyhe::test::words_of(h[0]));
-  const Evaluator host_keys(params, &rlk), device_keys(params, &drlk);
+  const Evaluator host_keys(params, rlwe::share(rlk)), device_keys(params, rlwe::share(drlk));
   EXPECT_THROW((void)host_keys.add(h, d), MismatchedContext);
   EXPECT_THROW((void)host_keys.multiply(h, d), MismatchedContext);
   EXPECT_THROW((void)host_keys.multiply_relin(d, d), MismatchedContext) << "host key, device ct";

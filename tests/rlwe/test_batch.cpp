@@ -44,7 +44,7 @@ TEST_P(Batch, CiphertextsThroughMultiplyRescaleEqualTheCpu) {
   const SecretKey sk = keygen.secret_key();
   const KeySwitchKey rlk = keygen.relinearization_key(sk);
   const KeySwitchKey d_rlk = rlk.to_device(dev);
-  const ckks::Evaluator host(params, &rlk), device(params, &d_rlk);
+  const ckks::Evaluator host(params, rlwe::share(rlk)), device(params, rlwe::share(d_rlk));
   Encryptor enc(sk, ckks::test::make_seed(rng));
   const auto y = ckks::test::random_values(rng, params->n() / 2);
   const Ciphertext cy = ckks::encrypt(enc, ckks::encode(encoder, params, y, scale, 2));

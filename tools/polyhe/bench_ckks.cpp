@@ -184,16 +184,16 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   const rlwe::SecretKey host_sk = keygen.secret_key();
   const rlwe::SecretKey sk = host_sk.to_device(device);
   const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
-  std::optional<rlwe::KeySwitchKey> rlk;
+  std::shared_ptr<const rlwe::KeySwitchKey> rlk;
   if (wants(CkksOp::multiply_relin) || wants(CkksOp::batch_multiply)) {
-    rlk = keygen.relinearization_key(host_sk).to_device(device);
+    rlk = rlwe::share(keygen.relinearization_key(host_sk).to_device(device));
   }
-  std::optional<rlwe::GaloisKeys> galois;
+  std::shared_ptr<const rlwe::GaloisKeys> galois;
   if (wants(CkksOp::rotate)) {
     const std::int64_t steps[] = {config.rotate_step};
-    galois = keygen.rotation_keys(host_sk, steps).to_device(device);
+    galois = rlwe::share(keygen.rotation_keys(host_sk, steps).to_device(device));
   }
-  const ckks::Evaluator ev(params, rlk ? &*rlk : nullptr, galois ? &*galois : nullptr);
+  const ckks::Evaluator ev(params, rlk, galois);
   rlwe::Encryptor encryptor(pk);
   const auto timed = [&](auto&& call) {
     return measure(
@@ -300,7 +300,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
 }
 
 std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const CkksMeasurement& cm) {
-  // DESIGN.md's fields from measurement_json, in its order, then the CKKS ones.
+  // Benchmark JSON fields (docs/design.md) from measurement_json, in its order, then the CKKS ones.
   auto j = nlohmann::ordered_json::parse(measurement_json(cm.m));
   j["scheme"] = "ckks";
   j["security"] = security_name(params.security());

@@ -220,21 +220,21 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
   const rlwe::SecretKey host_sk = keygen.secret_key();
   const rlwe::SecretKey sk = host_sk.to_device(device);
   const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
-  std::optional<rlwe::KeySwitchKey> rlk;
+  std::shared_ptr<const rlwe::KeySwitchKey> rlk;
   if (contains(config.ops, IntegerOp::multiply_relin)) {
-    rlk = keygen.relinearization_key(host_sk).to_device(device);
+    rlk = rlwe::share(keygen.relinearization_key(host_sk).to_device(device));
   }
-  std::optional<rlwe::GaloisKeys> galois;
+  std::shared_ptr<const rlwe::GaloisKeys> galois;
   if (contains(config.ops, IntegerOp::rotate)) {
     if (config.galois_element != 0) {
       const std::uint64_t elements[] = {config.galois_element};
-      galois = keygen.galois_keys(host_sk, elements).to_device(device);
+      galois = rlwe::share(keygen.galois_keys(host_sk, elements).to_device(device));
     } else {
       const std::int64_t steps[] = {config.rotate_step};
-      galois = keygen.rotation_keys(host_sk, steps).to_device(device);
+      galois = rlwe::share(keygen.rotation_keys(host_sk, steps).to_device(device));
     }
   }
-  const typename Calls::Evaluator ev(ctx, rlk ? &*rlk : nullptr, galois ? &*galois : nullptr);
+  const typename Calls::Evaluator ev(ctx, rlk, galois);
   rlwe::Encryptor encryptor(pk);
 
   std::vector<std::uint64_t> x(n), y(n);

@@ -120,10 +120,10 @@ using ContextPtr = std::shared_ptr<const Context>;
 class BfvEvaluator {
  public:
   /// relin and galois may be null (multiply then returns size 3; rotations need galois). The
-  /// keys must outlive the evaluator. InvalidParameter for a ring Φ_m with odd m (BFV's HPS
-  /// multiplication serves x^N + 1 only; use BGV there).
-  explicit BfvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin = nullptr,
-                        const rlwe::GaloisKeys* galois = nullptr);
+  /// evaluator shares ownership of the keys (rlwe::share). InvalidParameter for a ring Φ_m with odd
+  /// m (BFV's HPS multiplication serves x^N + 1 only; use BGV there).
+  explicit BfvEvaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
+                        std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);
 
   [[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
   [[nodiscard]] Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
@@ -148,8 +148,8 @@ class BfvEvaluator {
  private:
   void check(const Ciphertext& a, const char* op) const;
   ContextPtr ctx_;
-  const rlwe::KeySwitchKey* relin_;
-  const rlwe::GaloisKeys* galois_;
+  std::shared_ptr<const rlwe::KeySwitchKey> relin_;
+  std::shared_ptr<const rlwe::GaloisKeys> galois_;
 };
 
 }  // namespace polyhe::bgv

@@ -86,9 +86,10 @@ namespace polyhe::bgv {
 class BgvEvaluator {
  public:
   /// relin and galois may be null (multiply then returns size 3; rotations need galois). The
-  /// keys must outlive the evaluator.
-  explicit BgvEvaluator(ContextPtr ctx, const rlwe::KeySwitchKey* relin = nullptr,
-                        const rlwe::GaloisKeys* galois = nullptr);
+  /// evaluator shares ownership of the keys (rlwe::share makes a shared key), so they live as
+  /// long as it does.
+  explicit BgvEvaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
+                        std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);
 
   /// Levels aligned by modulus switching, factors by a constant (see the top of this file).
   [[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
@@ -136,8 +137,8 @@ class BgvEvaluator {
                                             const char* op) const;
 
   ContextPtr ctx_;
-  const rlwe::KeySwitchKey* relin_;
-  const rlwe::GaloisKeys* galois_;
+  std::shared_ptr<const rlwe::KeySwitchKey> relin_;
+  std::shared_ptr<const rlwe::GaloisKeys> galois_;
   std::vector<std::uint64_t> q_last_inv_t_;  // q_l^−1 mod t, at index l − 1 for level l ≥ 1
 };
 

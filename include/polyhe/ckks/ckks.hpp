@@ -67,9 +67,11 @@ struct DecryptOptions {
 class Evaluator {
  public:
   /// The keys are optional: relinearisation needs `relin`, rotation and conjugation `galois`.
-  /// Both are referenced, not copied: they must outlive the evaluator.
-  explicit Evaluator(ParametersPtr params, const rlwe::KeySwitchKey* relin = nullptr,
-                     const rlwe::GaloisKeys* galois = nullptr);
+  /// The evaluator shares ownership of both (rlwe::share makes a shared key from one returned by
+  /// KeyGenerator), so they live as long as it does; nothing is copied.
+  explicit Evaluator(ParametersPtr params,
+                     std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
+                     std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);
 
   [[nodiscard]] const ParametersPtr& params() const { return params_; }
 
@@ -129,8 +131,8 @@ class Evaluator {
   void add_scaled_const(Ciphertext& ct, std::complex<double> c, double scale) const;
 
   ParametersPtr params_;
-  const rlwe::KeySwitchKey* relin_;
-  const rlwe::GaloisKeys* galois_;
+  std::shared_ptr<const rlwe::KeySwitchKey> relin_;
+  std::shared_ptr<const rlwe::GaloisKeys> galois_;
 };
 
 }  // namespace polyhe::ckks

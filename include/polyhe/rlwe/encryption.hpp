@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 
 #include "polyhe/ring/poly.hpp"
@@ -16,8 +17,15 @@ namespace polyhe::rlwe {
 /// Symmetric mode: with a uniform from a fresh seed (kept in the ciphertext: half-size
 /// serialisation) and e from the error distribution, c = (−a·s + e + m, a).
 /// Every draw uses a fresh OS seed unless the encryptor was given one (reproducible tests only).
+/// The encryptor owns its key: shared (no copy) from a shared_ptr, or a copy of a key given by
+/// reference; nothing it holds can dangle. Not to be shared between threads (its seed stream is
+/// state); make one per thread from the same shared key.
 class Encryptor {
  public:
+  /// InvalidParameter for a null key.
+  explicit Encryptor(std::shared_ptr<const PublicKey> pk, std::optional<Seed> seed = std::nullopt);
+  explicit Encryptor(std::shared_ptr<const SecretKey> sk, std::optional<Seed> seed = std::nullopt);
+  /// A copy of the key, owned by the encryptor.
   explicit Encryptor(const PublicKey& pk, std::optional<Seed> seed = std::nullopt);
   explicit Encryptor(const SecretKey& sk, std::optional<Seed> seed = std::nullopt);
 
@@ -38,8 +46,8 @@ class Encryptor {
   /// callers and already there.
   Ciphertext encrypt_message(const RnsPoly* m, std::size_t level);
   ParametersPtr params_;
-  const PublicKey* pk_ = nullptr;
-  const SecretKey* sk_ = nullptr;
+  std::shared_ptr<const PublicKey> pk_;
+  std::shared_ptr<const SecretKey> sk_;
   std::optional<Prng> master_;
 };
 

@@ -5,8 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "polyhe/ring/poly.hpp"
@@ -82,9 +85,10 @@ struct GaloisKeys {
   return 2 * static_cast<std::uint64_t>(n) - 1;
 }
 
-/// Generates keys. Randomness per DESIGN.md: every secret and error is expanded by ChaCha20 from a
-/// fresh operating-system seed. The seeded constructor makes generation reproducible (known-answer
-/// tests, examples): whoever knows that seed knows every key made from it.
+/// Generates keys. Randomness per docs/design.md ("Randomness"): every secret and error is
+/// expanded by ChaCha20 from a fresh operating-system seed. The seeded constructor makes
+/// generation reproducible (known-answer tests, examples): whoever knows that seed knows every key
+/// made from it.
 class KeyGenerator {
  public:
   explicit KeyGenerator(ParametersPtr params);
@@ -111,6 +115,14 @@ class KeyGenerator {
   ParametersPtr params_;
   std::optional<Prng> master_;
 };
+
+/// A key moved (or copied) into shared ownership: what evaluators and encryptors keep, so that a
+/// key outlives every object that uses it. `auto relin =
+/// rlwe::share(keygen.relinearization_key(sk));`
+template <class Key>
+[[nodiscard]] std::shared_ptr<const std::remove_cvref_t<Key>> share(Key&& key) {
+  return std::make_shared<const std::remove_cvref_t<Key>>(std::forward<Key>(key));
+}
 
 /// Throws MismatchedContext unless `a` and `b` are the same Parameters object, naming `what`.
 void check_same_params(const ParametersPtr& a, const ParametersPtr& b, const char* what);
