@@ -9,6 +9,7 @@
 
 #include "polyhe/arith/add.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/convert_kernel.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
@@ -125,10 +126,8 @@ void check_scalar(u64 s, const Modulus<u64>& q, Op op) {
 /// c must be x itself or disjoint from it: a kernel loads each vector before storing it, which
 /// is right for c = x and wrong for a shifted overlap.
 void check_overlap(std::span<const u64> x, std::span<const u64> c, const char* operand, Op op) {
-  if (x.empty() || c.empty() || x.data() == c.data()) return;
-  const auto xb = reinterpret_cast<std::uintptr_t>(x.data());
-  const auto cb = reinterpret_cast<std::uintptr_t>(c.data());
-  if (xb < cb + c.size_bytes() && cb < xb + x.size_bytes()) {
+  if (x.data() == c.data()) return;
+  if (polyhe::overlaps(x, c)) {
     throw InvalidParameter(std::string(name(op)) + ": the output overlaps operand " + operand +
                            " without being it (c may alias a or b exactly, or not at all)");
   }
@@ -289,9 +288,7 @@ void check_lift_moduli(u64 p, std::span<const Modulus<u64>> targets) {
 }
 
 bool overlaps(const u64* x, std::size_t nx, const u64* y, std::size_t ny) {
-  const auto xb = reinterpret_cast<std::uintptr_t>(x);
-  const auto yb = reinterpret_cast<std::uintptr_t>(y);
-  return nx != 0 && ny != 0 && xb < yb + ny * sizeof(u64) && yb < xb + nx * sizeof(u64);
+  return bytes_overlap(x, nx * sizeof(u64), y, ny * sizeof(u64));
 }
 
 }  // namespace
@@ -461,11 +458,6 @@ void key_inner_products(std::span<const u64* const> a, std::span<const std::uint
   for (const u64* x : a) {
     if (x == nullptr) throw InvalidParameter("vec::key_inner_products: a null term");
   }
-  const auto bytes_overlap = [](const void* x, std::size_t nx, const void* y, std::size_t ny) {
-    const auto xb = reinterpret_cast<std::uintptr_t>(x);
-    const auto yb = reinterpret_cast<std::uintptr_t>(y);
-    return nx != 0 && ny != 0 && xb < yb + ny && yb < xb + nx;
-  };
   const std::span<const u64> out[] = {c0, c1};
   for (std::size_t o = 0; o < 2; ++o) {
     bool clash = bytes_overlap(key.data(), key.size(), out[o].data(), n * sizeof(u64)) ||

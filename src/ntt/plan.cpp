@@ -8,6 +8,7 @@
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/dispatch.hpp"
 #include "polyhe/ntt/schedule.hpp"
@@ -174,23 +175,12 @@ void NttPlan<W>::inverse(std::span<W> a, NttVariant v) const {
   visit(v, [&](const auto& p) { detail::inverse_gs(a.data(), n_, p, n_ / 2); });
 }
 
-namespace {
-
-/// Whether the byte ranges [a, a + na) and [b, b + nb) share a byte.
-bool overlap(const void* a, std::size_t na, const void* b, std::size_t nb) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a);
-  const auto y = reinterpret_cast<std::uintptr_t>(b);
-  return x < y + nb && y < x + na;
-}
-
-}  // namespace
-
 template <Word W>
 void NttPlan<W>::inverse(std::span<const W> in, std::span<W> out, NttVariant v) const {
   check_size(in, n_, "inverse NTT");
   check_size(out, n_, "inverse NTT");
   if (in.data() != out.data()) {
-    if (overlap(in.data(), n_ * sizeof(W), out.data(), n_ * sizeof(W))) {
+    if (bytes_overlap(in.data(), n_ * sizeof(W), out.data(), n_ * sizeof(W))) {
       throw InvalidParameter("inverse NTT: in and out overlap without being the same array");
     }
     if constexpr (std::is_same_v<W, std::uint64_t>) {
@@ -219,12 +209,12 @@ void NttPlan<W>::forward_lifted(std::span<const W> x, W p, std::span<const W> c,
                            " is not below q = " + std::to_string(q));
   }
   const std::size_t bytes = n_ * sizeof(W);
-  if (overlap(work.data(), bytes, x.data(), bytes) ||
-      overlap(work.data(), bytes, c.data(), bytes)) {
+  if (bytes_overlap(work.data(), bytes, x.data(), bytes) ||
+      bytes_overlap(work.data(), bytes, c.data(), bytes)) {
     throw InvalidParameter("forward_lifted: the work array overlaps x or c");
   }
-  if (overlap(out.data(), bytes, x.data(), bytes) ||
-      (out.data() != c.data() && overlap(out.data(), bytes, c.data(), bytes))) {
+  if (bytes_overlap(out.data(), bytes, x.data(), bytes) ||
+      (out.data() != c.data() && bytes_overlap(out.data(), bytes, c.data(), bytes))) {
     throw InvalidParameter(
         "forward_lifted: out overlaps x, or overlaps c without being it (out may be c exactly)");
   }
@@ -245,7 +235,7 @@ void NttPlan<W>::forward_lifted(std::span<const W> x, W p,
     throw InvalidParameter("forward_lifted: p = " + std::to_string(p) + " is outside [2, 2^62)");
   }
   const std::size_t bytes = n_ * sizeof(W);
-  if (overlap(out.data(), bytes, x.data(), bytes)) {
+  if (bytes_overlap(out.data(), bytes, x.data(), bytes)) {
     throw InvalidParameter("forward_lifted: out overlaps x");
   }
   const cpu::NttKernel64* kernel = cpu_kernel();

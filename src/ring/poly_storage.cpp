@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <new>
 
+#include "polyhe/core/aligned.hpp"
 #include "polyhe/ring/poly.hpp"
 
 namespace polyhe::detail {
@@ -30,11 +31,10 @@ constexpr std::size_t kMinBytes = std::size_t{64} << 10;  // below: the allocato
 constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
 
 std::uint64_t* raw_allocate(std::size_t words) {
-  return static_cast<std::uint64_t*>(
-      ::operator new (words * sizeof(std::uint64_t), std::align_val_t{64}));
+  return AlignedAllocator<std::uint64_t>{}.allocate(words);
 }
 void raw_free(std::uint64_t* p) noexcept {
-  ::operator delete (p, std::align_val_t{64});
+  AlignedAllocator<std::uint64_t>{}.deallocate(p, 0);
 }
 
 // Set when this thread's cache is destroyed (thread exit): blocks freed later, by the destructors

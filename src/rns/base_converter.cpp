@@ -10,6 +10,7 @@
 
 #include "polyhe/arith/add.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
@@ -25,12 +26,6 @@ constexpr std::size_t kBlock = 256;
 std::uint64_t next_converter_id() {
   static std::atomic<std::uint64_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);
-}
-
-bool overlap(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
-  if (a.empty() || b.empty()) return false;
-  const std::less<const std::uint64_t*> lt;
-  return lt(a.data(), b.data() + b.size()) && lt(b.data(), a.data() + a.size());
 }
 
 }  // namespace
@@ -124,7 +119,7 @@ void BaseConverter::convert(std::span<const std::uint64_t> in, std::span<std::ui
     }
     used[out_limbs[j]] = true;
   }
-  if (overlap(in, out)) throw InvalidParameter("BaseConverter: input and output overlap");
+  if (overlaps(in, out)) throw InvalidParameter("BaseConverter: input and output overlap");
 
   // Step 1, vectorised over whole limbs: t_i = [x_i·q̂_i^−1]_{q_i}.
   std::vector<std::uint64_t> t(in.size());

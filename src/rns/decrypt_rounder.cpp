@@ -8,6 +8,7 @@
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
@@ -36,12 +37,6 @@ namespace {
 
 // Coefficients per task: the block's 128-bit accumulators (2 × 4 KiB) stay in L1.
 constexpr std::size_t kBlock = 256;
-
-bool overlap(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
-  if (a.empty() || b.empty()) return false;
-  const std::less<const std::uint64_t*> lt;
-  return lt(a.data(), b.data() + b.size()) && lt(b.data(), a.data() + a.size());
-}
 
 std::uint64_t check_plain_modulus(const RnsBasis& q, std::uint64_t t) {
   if (t < 2 || t > BfvDecryptRounder::kMaxPlainModulus) {
@@ -143,7 +138,7 @@ void BfvDecryptRounder::round(std::span<const std::uint64_t> in, std::span<std::
     throw InvalidParameter("BfvDecryptRounder: output of " + std::to_string(out.size()) +
                            " words, expected N = " + std::to_string(n));
   }
-  if (overlap(in, out)) throw InvalidParameter("BfvDecryptRounder: input and output overlap");
+  if (overlaps(in, out)) throw InvalidParameter("BfvDecryptRounder: input and output overlap");
 
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   auto body = [&](std::size_t b) {

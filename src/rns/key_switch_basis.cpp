@@ -8,18 +8,13 @@
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 
 namespace polyhe {
 
 namespace {
-
-bool overlap(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
-  if (a.empty() || b.empty()) return false;
-  const std::less<const std::uint64_t*> lt;
-  return lt(a.data(), b.data() + b.size()) && lt(b.data(), a.data() + a.size());
-}
 
 template <class F>
 void for_each_limb(std::size_t limbs, std::size_t words, unsigned threads, const F& body) {
@@ -148,7 +143,7 @@ void KeySwitchBasis::mod_up_impl(std::size_t level, std::size_t j,
                            " words, expected " + std::to_string(limbs) +
                            " limbs of N = " + std::to_string(n));
   }
-  if (overlap(in, out)) throw InvalidParameter("KeySwitchBasis::mod_up: input and output overlap");
+  if (overlaps(in, out)) throw InvalidParameter("KeySwitchBasis::mod_up: input and output overlap");
   const Level& lv = impl_->levels[level];
   std::copy(in.begin(), in.end(), out.begin() + static_cast<std::ptrdiff_t>(j * impl_->alpha * n));
   if (centred) {
@@ -175,7 +170,7 @@ void KeySwitchBasis::mod_down(std::size_t level, std::span<const std::uint64_t> 
                            " words, expected " + std::to_string(level + 1) +
                            " limbs of N = " + std::to_string(n));
   }
-  if (overlap(in, out)) {
+  if (overlaps(in, out)) {
     throw InvalidParameter("KeySwitchBasis::mod_down: input and output overlap");
   }
   const Level& lv = impl_->levels[level];

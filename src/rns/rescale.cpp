@@ -6,6 +6,7 @@
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 
@@ -58,10 +59,8 @@ void Rescaler::run(std::span<const std::uint64_t> in, std::span<std::uint64_t> o
                            " words, expected " + std::to_string(limbs - 1) +
                            " limbs of N = " + std::to_string(n));
   }
-  const std::less<const std::uint64_t*> lt;
   const bool in_place = out.data() == in.data();
-  if (!in_place && lt(out.data(), in.data() + in.size()) &&
-      lt(in.data(), out.data() + out.size())) {
+  if (!in_place && overlaps(out, in)) {
     throw InvalidParameter("Rescaler: output overlaps the input without being in place");
   }
   const std::uint64_t q_last = from_.prime(limbs - 1);

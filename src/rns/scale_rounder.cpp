@@ -9,6 +9,7 @@
 #include <string>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
@@ -30,12 +31,6 @@ std::uint64_t next_rounder_id() {
 // x_i = a_i·2^kSplit + b_i: both halves below 2^31 for primes of up to 62 bits.
 constexpr int kSplit = ScaleRounder::kSplit;
 constexpr std::uint64_t kLowMask = (std::uint64_t{1} << kSplit) - 1;
-
-bool overlap(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
-  if (a.empty() || b.empty()) return false;
-  const std::less<const std::uint64_t*> lt;
-  return lt(a.data(), b.data() + b.size()) && lt(b.data(), a.data() + a.size());
-}
 
 std::uint64_t check_plain_modulus(std::uint64_t t) {
   if (t < 2 || t > ScaleRounder::kMaxPlainModulus) {
@@ -159,7 +154,7 @@ void ScaleRounder::round(std::span<const std::uint64_t> in, std::span<std::uint6
                            " words, expected " + std::to_string(p_.size()) +
                            " limbs of N = " + std::to_string(n));
   }
-  if (overlap(in, out)) throw InvalidParameter("ScaleRounder: input and output overlap");
+  if (overlaps(in, out)) throw InvalidParameter("ScaleRounder: input and output overlap");
 
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   auto body = [&](std::size_t b) {

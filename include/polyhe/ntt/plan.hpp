@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "polyhe/arith/modulus.hpp"
+#include "polyhe/core/aligned.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/cpu/ntt_kernel.hpp"
 #include "polyhe/ntt/variant.hpp"
@@ -20,23 +21,6 @@ namespace polyhe {
 /// and arrays convert to it implicitly: polymul(a, b, c, plan) with std::vector operands.
 template <class T>
 using Span = std::type_identity_t<std::span<T>>;
-
-/// Twiddle storage 64-byte aligned (docs/design.md, "Data layout").
-template <Word W>
-struct AlignedAllocator {
-  using value_type = W;
-  AlignedAllocator() = default;
-  template <class U>
-  explicit AlignedAllocator(const AlignedAllocator<U>&) {}
-  W* allocate(std::size_t n) {
-    return static_cast<W*>(::operator new (n * sizeof(W), std::align_val_t{64}));
-  }
-  void deallocate(W* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
-  friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
-};
-
-template <Word W>
-using AlignedVector = std::vector<W, AlignedAllocator<W>>;
 
 /// The transform of length n (a power of two, 2 ≤ n ≤ 2^17) modulo an NTT-friendly prime q
 /// (q ≡ 1 mod 2n; len(q) ≤ 62 on 64-bit words, ≤ 30 on 32-bit words) with ψ a primitive 2n-th

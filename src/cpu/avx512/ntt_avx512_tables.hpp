@@ -14,26 +14,15 @@
 
 #include "ntt_avx512_simd.hpp"
 #include "polyhe/arith/primes.hpp"
+#include "polyhe/core/aligned.hpp"
 #include "polyhe/cpu/ntt_kernel.hpp"
 
 namespace polyhe::cpu::avx512 {
 namespace {  // NOLINT(cert-dcl59-cpp, google-build-namespaces): see ntt_avx512_simd.hpp
 
-/// 64-byte aligned storage, so that table rows load with aligned loads.
+/// 64-byte aligned storage (core/aligned.hpp), so that table rows load with aligned loads.
 template <class T>
-struct Align64 {
-  using value_type = T;
-  Align64() = default;
-  template <class U>
-  explicit Align64(const Align64<U>&) {}
-  T* allocate(std::size_t k) {
-    return static_cast<T*>(::operator new (k * sizeof(T), std::align_val_t{64}));
-  }
-  void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
-  friend bool operator==(const Align64&, const Align64&) { return true; }
-};
-template <class T>
-using AVec = std::vector<T, Align64<T>>;
+using AVec = AlignedVector<T>;
 
 using u128 = unsigned __int128;
 

@@ -30,6 +30,7 @@
 #include "ntt_ifma_fused.hpp"
 #include "ntt_ifma_passes.hpp"
 #include "ntt_ifma_products.hpp"
+#include "polyhe/core/aligned.hpp"
 #include "polyhe/cpu/ntt_kernel.hpp"
 
 namespace polyhe::cpu {
@@ -48,20 +49,6 @@ constexpr std::size_t kL1Words = std::size_t{1} << 12;
 /// From this n on, the tables (16n bytes per direction) no longer stay in L2 next to the data,
 /// and the stage t = 1 uses factored twiddles (ntt_ifma_chunks.hpp, T1Factors).
 constexpr std::size_t kFactoredT1From = std::size_t{1} << 15;
-
-/// 64-byte-aligned words.
-class AlignedWords {
- public:
-  explicit AlignedWords(std::size_t n)
-      : p_(static_cast<u64*>(::operator new (n * sizeof(u64), std::align_val_t{64}))) {}
-  ~AlignedWords() { ::operator delete (p_, std::align_val_t{64}); }
-  AlignedWords(const AlignedWords&) = delete;
-  AlignedWords& operator=(const AlignedWords&) = delete;
-  [[nodiscard]] u64* data() const { return p_; }
-
- private:
-  u64* p_;
-};
 
 u64 mul_mod_host(u64 a, u64 b, u64 q) {
   return static_cast<u64>(static_cast<unsigned __int128>(a) * b % q);
@@ -158,7 +145,7 @@ class IfmaNttKernel final : public NttKernel64 {
   u64 q_;
   Mod mod_;
   Barrett52 barrett_;
-  AlignedWords store_;  // fwd, fwd', inv, inv' (n words each), α², α²' (n/2), c_g (n/16 ×4)
+  AlignedVector<u64> store_;  // fwd, fwd', inv, inv' (n words each), α², α²' (n/2), c_g (n/16 ×4)
   TwTable fwd_;
   TwTable inv_;
   ifma::T1Factors fwd_t1_;
