@@ -38,7 +38,7 @@ int main() {
   const u64 g = slots.generators()[0];  // an automorphism X -> X^g that rotates the slots
   const rlwe::GaloisKeys galois = keygen.galois_keys(sk, std::vector<u64>{g});
   rlwe::Encryptor encryptor(pk);
-  const bgv::BgvEvaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
+  const bgv::Evaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
 
   // Two vectors of slot values (d coefficients per slot, each below t).
   std::vector<u64> x(k * d), y(k * d);
@@ -46,14 +46,14 @@ int main() {
     x[i] = (3 * i + 1) % t;
     y[i] = (7 * i + 5) % t;
   }
-  const auto cx = bgv::bgv_encrypt(*ctx, encryptor, bgv::Plaintext{slots.encode(x)});
-  const auto cy = bgv::bgv_encrypt(*ctx, encryptor, bgv::Plaintext{slots.encode(y)});
+  const auto cx = bgv::encrypt(*ctx, encryptor, bgv::Plaintext{slots.encode(x)});
+  const auto cy = bgv::encrypt(*ctx, encryptor, bgv::Plaintext{slots.encode(y)});
 
   // x·y slot by slot (products in GF(t^16)), then the modulus switch; and σ_g(x).
   const auto product = ev.mod_switch_to_next(ev.multiply_relin(cx, cy));
   const auto moved = ev.apply_galois(cx, g);
-  const auto got_product = slots.decode(bgv::bgv_decrypt(*ctx, product, sk).coeffs);
-  const auto got_moved = slots.decode(bgv::bgv_decrypt(*ctx, moved, sk).coeffs);
+  const auto got_product = slots.decode(bgv::decrypt(*ctx, product, sk).coeffs);
+  const auto got_moved = slots.decode(bgv::decrypt(*ctx, moved, sk).coeffs);
 
   const auto action = slots.automorphism_action(g);
   std::size_t wrong = 0;
@@ -68,7 +68,7 @@ int main() {
     }
   }
   std::printf("product: noise budget %d bits left; slot 1 of sigma_%llu(x) is slot %zu of x\n",
-              bgv::bgv_noise_budget(*ctx, product, sk), static_cast<unsigned long long>(g),
+              bgv::noise_budget(*ctx, product, sk), static_cast<unsigned long long>(g),
               action[1].source);
   std::printf("%s\n", wrong == 0 ? "every slot as expected" : "MISMATCH");
   return wrong == 0 ? 0 : 1;

@@ -3,7 +3,6 @@
 #include <gmpxx.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -16,6 +15,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
+#include "polyhe/ring/scale_invariant.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 #include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rns/bigint.hpp"
@@ -54,7 +54,47 @@ std::vector<u64> centred_residues(u64 k, u64 t, const rlwe::Parameters& params, 
 
 constexpr const char* kGaloisHint = "generate it with KeyGenerator::galois_keys or rotation_keys";
 
-void check_factor(const Context& ctx, const Ciphertext& a, const char* op) {
+// BFV mode: round(Q_l·m/t) over Q_l, coefficient form, as the centred lift of m_c + round(r·m_c/t),
+// where m_c is m's centred representative: round(Q·(m − t)/t) = round(Q·m/t) − Q, so either
+// representative gives the same residues, and the centred one keeps every product in range.
+RnsPoly scaled_plaintext(const Context& ctx, const Plaintext& m, std::size_t l,
+                         const std::shared_ptr<Device>& device) {
+  const auto& params = *ctx.params();
+  const std::size_t n = params.n();
+  const u64 t = ctx.t().value();
+  const Context::Level& lv = ctx.level(l);
+  // fix_c = round(r·m/t) − r·[m > t/2], stored mod t; round(r·m/t) exactly by Shoup's quotient.
+  const ShoupOperand<u64> r_over_t{lv.r, static_cast<u64>((u128{lv.r} << 64) / t)};
+  std::vector<u64> fix(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const u64 x = m.coeffs[j];
+    u64 quot = static_cast<u64>((u128{x} * r_over_t.w_shoup) >> 64);
+    u64 rem = x * lv.r - quot * t;  // r·x − quot·t ∈ [0, 2t), exact mod 2^64
+    if (rem >= t) {
+      rem -= t;
+      ++quot;
+    }
+    const u64 rounded = quot + (2 * rem >= t ? 1 : 0);  // ≤ r < t
+    const bool high = x > t / 2;
+    // rounded − r·[high] ∈ (−t, t): its residue mod t.
+    fix[j] = high ? (rounded >= lv.r ? rounded - lv.r : rounded + t - lv.r) : rounded;
+  }
+  // Δ_l·m_c + fix_c over Q_l (both lifted centred from Z_t), where the plaintext is needed.
+  return lift_from_plain_scaled(m.coeffs, fix, t, lv.delta, params.ring(), l + 1, device);
+}
+
+// BFV ciphertexts have no plaintext factor; a BGV ciphertext (factor ≠ 1) would decrypt to garbage.
+void check_bfv_factor(const Ciphertext& ct, const char* op) {
+  if (ct.factor() != 1) {
+    throw InvalidParameter(
+        std::string(op) +
+        ": the ciphertext carries a BGV plaintext factor f = " + std::to_string(ct.factor()) +
+        "; it is a BGV ciphertext, and this context is BFV's (Scheme::bfv): decrypt and evaluate "
+        "it under a Scheme::bgv context");
+  }
+}
+
+void check_bgv_factor(const Context& ctx, const Ciphertext& a, const char* op) {
   const u64 t = ctx.t().value();
   const u64 f = a.factor();
   if (f >= t || std::gcd(f, t) != 1) {
@@ -65,49 +105,92 @@ void check_factor(const Context& ctx, const Ciphertext& a, const char* op) {
   }
 }
 
+// The parameters, then the factor the scheme requires.
+void check_ciphertext(const Context& ctx, const Ciphertext& ct, const char* op) {
+  rlwe::check_same_params(ctx.params(), ct.params(), op);
+  if (ctx.scheme() == Scheme::bfv) {
+    check_bfv_factor(ct, op);
+  } else {
+    check_bgv_factor(ctx, ct, op);
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Encryption, decryption, noise budget.
 
-Ciphertext bgv_encrypt(const Context& ctx, rlwe::Encryptor& encryptor, const Plaintext& m) {
-  check_plaintext(ctx, m, "bgv_encrypt");
+Ciphertext encrypt(const Context& ctx, rlwe::Encryptor& encryptor, const Plaintext& m) {
+  check_plaintext(ctx, m, "encrypt");
   const std::size_t top = ctx.params()->max_level();
+  if (ctx.scheme() == Scheme::bfv) {
+    return encryptor.encrypt(scaled_plaintext(ctx, m, top, encryptor.device()));
+  }
   Ciphertext ct = encryptor.encrypt_zero(top);
-  rlwe::check_same_params(ctx.params(), ct.params(), "bgv_encrypt");
+  rlwe::check_same_params(ctx.params(), ct.params(), "encrypt");
   for (RnsPoly& part : ct.parts()) part.multiply_scalar(ctx.t().value());
   ct.parts()[0].add(lifted_plaintext(ctx, m, top, ct.device()));
   return ct;
 }
 
-Plaintext bgv_decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
-  rlwe::check_same_params(ctx.params(), ct.params(), "bgv_decrypt");
-  check_factor(ctx, ct, "bgv_decrypt");
+Plaintext decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
+  check_ciphertext(ctx, ct, "decrypt");
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
   x.to_coefficient();
-  // The conversion to Z_t is decoding: on the host (rns/plain_reducer.hpp).
   Plaintext out{std::vector<u64>(ctx.n())};
+  // The rounding (BFV) or conversion (BGV) to Z_t is decoding: on the host.
+  if (ctx.scheme() == Scheme::bfv) {
+    ctx.level(ct.level()).rounder.round(std::move(x).to_host().data(), out.coeffs);
+    return out;
+  }
   const PlainReducer reducer(ctx.params()->q_basis().prefix(ct.limbs()), ctx.t().value());
   reducer.reduce(std::move(x).to_host().data(), inverse_mod(ct.factor(), ctx.t().value()),
                  out.coeffs);
   return out;
 }
 
-int bgv_noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
-  rlwe::check_same_params(ctx.params(), ct.params(), "bgv_noise_budget");
+int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
+  rlwe::check_same_params(ctx.params(), ct.params(), "noise_budget");
+  if (ctx.scheme() == Scheme::bfv) {
+    check_bfv_factor(ct, "noise_budget");
+    return detail::noise_budget_bits(ctx, ct, sk, ctx.t().value());
+  }
   return detail::noise_budget_bits(ctx, ct, sk, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decryptor.
+
+Decryptor::Decryptor(ContextPtr ctx, std::shared_ptr<const rlwe::SecretKey> sk)
+    : ctx_(std::move(ctx)), sk_(std::move(sk)) {
+  if (!ctx_) throw InvalidParameter("bgv::Decryptor: null context");
+  if (!sk_) throw InvalidParameter("bgv::Decryptor: null secret key");
+  rlwe::check_same_params(ctx_->params(), sk_->params, "bgv::Decryptor");
+}
+
+Decryptor::Decryptor(ContextPtr ctx, const rlwe::SecretKey& sk)
+    : Decryptor(std::move(ctx), std::make_shared<const rlwe::SecretKey>(sk)) {}
+
+Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
+  return bgv::decrypt(*ctx_, ct, *sk_);
+}
+
+int Decryptor::noise_budget(const Ciphertext& ct) const {
+  return bgv::noise_budget(*ctx_, ct, *sk_);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Evaluator: construction, checks, level and factor alignment.
 
-BgvEvaluator::BgvEvaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin,
-                           std::shared_ptr<const rlwe::GaloisKeys> galois)
+Evaluator::Evaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin,
+                     std::shared_ptr<const rlwe::GaloisKeys> galois)
     : ctx_(std::move(ctx)), relin_(std::move(relin)), galois_(std::move(galois)) {
-  if (!ctx_) throw InvalidParameter("BgvEvaluator: null context");
-  if (relin_ != nullptr) rlwe::check_same_params(ctx_->params(), relin_->params, "BgvEvaluator");
+  if (!ctx_) throw InvalidParameter("bgv::Evaluator: null context");
+  if (relin_ != nullptr) {
+    rlwe::check_same_params(ctx_->params(), relin_->params, "bgv::Evaluator");
+  }
   if (galois_ != nullptr) {
-    rlwe::check_same_params(ctx_->params(), galois_->params, "BgvEvaluator");
+    rlwe::check_same_params(ctx_->params(), galois_->params, "bgv::Evaluator");
   }
   const auto& q = ctx_->params()->q_primes();
   const u64 t = ctx_->t().value();
@@ -115,24 +198,27 @@ BgvEvaluator::BgvEvaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitch
   for (std::size_t l = 1; l < q.size(); ++l) q_last_inv_t_.push_back(inverse_mod(q[l] % t, t));
 }
 
-void BgvEvaluator::check(const Ciphertext& a, const char* op) const {
-  rlwe::check_same_params(ctx_->params(), a.params(), op);
-  check_factor(*ctx_, a, op);
+std::uint64_t Evaluator::error_multiple() const {
+  return bfv() ? 1 : ctx_->t().value();
 }
 
-void BgvEvaluator::check_size2(const Ciphertext& a, const char* op) const {
+void Evaluator::check(const Ciphertext& a, const char* op) const {
+  check_ciphertext(*ctx_, a, op);
+}
+
+void Evaluator::check_size2(const Ciphertext& a, const char* op) const {
   if (a.size() != 2) {
     throw InvalidParameter(std::string(op) + ": relinearise the ciphertext first (size " +
                            std::to_string(a.size()) + ")");
   }
 }
 
-void BgvEvaluator::align_levels(Ciphertext& a, Ciphertext& b) const {
+void Evaluator::align_levels(Ciphertext& a, Ciphertext& b) const {
   while (a.level() > b.level()) mod_switch_to_next_inplace(a);
   while (b.level() > a.level()) mod_switch_to_next_inplace(b);
 }
 
-void BgvEvaluator::retarget_factor(Ciphertext& a, std::uint64_t target) const {
+void Evaluator::retarget_factor(Ciphertext& a, std::uint64_t target) const {
   const u64 t = ctx_->t().value();
   const u64 k = mulmod(target, inverse_mod(a.factor(), t), t);
   const std::vector<u64> residues = centred_residues(k, t, *ctx_->params(), a.limbs());
@@ -140,7 +226,7 @@ void BgvEvaluator::retarget_factor(Ciphertext& a, std::uint64_t target) const {
   a.set_factor(target);
 }
 
-void BgvEvaluator::align_factors(Ciphertext& a, Ciphertext& b) const {
+void Evaluator::align_factors(Ciphertext& a, Ciphertext& b) const {
   if (a.factor() == b.factor()) return;
   const u64 t = ctx_->t().value();
   const u64 k_b = mulmod(a.factor(), inverse_mod(b.factor(), t), t);  // b·k_b has a's factor
@@ -155,82 +241,113 @@ void BgvEvaluator::align_factors(Ciphertext& a, Ciphertext& b) const {
 // ---------------------------------------------------------------------------------------------
 // Additive operations.
 
-Ciphertext BgvEvaluator::add(const Ciphertext& a, const Ciphertext& b) const {
-  check(a, "add");
-  check(b, "add");
-  if (a.level() == b.level() && a.factor() == b.factor()) return rlwe::add(a, b);
+Ciphertext Evaluator::add_or_sub(const Ciphertext& a, const Ciphertext& b, bool sub,
+                                 const char* op) const {
+  check(a, op);
+  check(b, op);
+  // BFV: factors are 1 and levels must agree (rlwe refuses others, naming both).
+  if (bfv() || (a.level() == b.level() && a.factor() == b.factor())) {
+    return sub ? rlwe::sub(a, b) : rlwe::add(a, b);
+  }
   Ciphertext out = a;
   Ciphertext other = b;
   align_levels(out, other);
   align_factors(out, other);
-  rlwe::add_inplace(out, other);
+  if (sub) {
+    rlwe::sub_inplace(out, other);
+  } else {
+    rlwe::add_inplace(out, other);
+  }
   return out;
 }
 
-Ciphertext BgvEvaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
-  check(a, "sub");
-  check(b, "sub");
-  if (a.level() == b.level() && a.factor() == b.factor()) return rlwe::sub(a, b);
-  Ciphertext out = a;
-  Ciphertext other = b;
-  align_levels(out, other);
-  align_factors(out, other);
-  rlwe::sub_inplace(out, other);
-  return out;
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  return add_or_sub(a, b, false, "add");
 }
 
-Ciphertext BgvEvaluator::negate(const Ciphertext& a) const {
+Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
+  return add_or_sub(a, b, true, "sub");
+}
+
+Ciphertext Evaluator::negate(const Ciphertext& a) const {
   check(a, "negate");
   Ciphertext out = a;
   rlwe::negate_inplace(out);
   return out;
 }
 
-Ciphertext BgvEvaluator::add_or_sub_plain(const Ciphertext& a, const Plaintext& m, bool sub,
-                                          const char* op) const {
+Ciphertext Evaluator::add_or_sub_plain(const Ciphertext& a, const Plaintext& m, bool sub,
+                                       const char* op) const {
   check(a, op);
   check_plaintext(*ctx_, m, op);
-  // f·m + t·e ± f·m' = f·(m ± m') + t·e: the plaintext takes a's factor, exactly.
-  const u64 f = a.factor();
-  std::optional<Plaintext> scaled;
-  if (f != 1) {
-    const u64 t = ctx_->t().value();
-    scaled.emplace(Plaintext{std::vector<u64>(m.coeffs.size())});
-    for (std::size_t i = 0; i < m.coeffs.size(); ++i) scaled->coeffs[i] = mulmod(m.coeffs[i], f, t);
+  std::optional<RnsPoly> p;
+  if (bfv()) {
+    // round(Q_l·m/t): the plaintext at the ciphertext's scale.
+    p.emplace(scaled_plaintext(*ctx_, m, a.level(), a.device()));
+    p->to_evaluation();
+  } else {
+    // f·m + t·e ± f·m' = f·(m ± m') + t·e: the plaintext takes a's factor, exactly.
+    const u64 f = a.factor();
+    std::optional<Plaintext> scaled;
+    if (f != 1) {
+      const u64 t = ctx_->t().value();
+      scaled.emplace(Plaintext{std::vector<u64>(m.coeffs.size())});
+      for (std::size_t i = 0; i < m.coeffs.size(); ++i) {
+        scaled->coeffs[i] = mulmod(m.coeffs[i], f, t);
+      }
+    }
+    p.emplace(lifted_plaintext(*ctx_, scaled ? *scaled : m, a.level(), a.device()));
   }
-  const RnsPoly p = lifted_plaintext(*ctx_, scaled ? *scaled : m, a.level(), a.device());
   Ciphertext out = a;
   if (sub) {
-    out.parts()[0].sub(p);
+    out.parts()[0].sub(*p);
   } else {
-    out.parts()[0].add(p);
+    out.parts()[0].add(*p);
   }
   return out;
 }
 
-Ciphertext BgvEvaluator::add_plain(const Ciphertext& a, const Plaintext& m) const {
+Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& m) const {
   return add_or_sub_plain(a, m, false, "add_plain");
 }
 
-Ciphertext BgvEvaluator::sub_plain(const Ciphertext& a, const Plaintext& m) const {
+Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& m) const {
   return add_or_sub_plain(a, m, true, "sub_plain");
 }
 
 // ---------------------------------------------------------------------------------------------
 // Multiplicative operations and key switching.
 
-Ciphertext BgvEvaluator::multiply_plain(const Ciphertext& a, const Plaintext& m) const {
+Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& m) const {
   check(a, "multiply_plain");
   check_plaintext(*ctx_, m, "multiply_plain");
   return detail::multiply_parts(a, lifted_plaintext(*ctx_, m, a.level(), a.device()));
 }
 
-Ciphertext BgvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   check(a, "multiply");
   check(b, "multiply");
+  if (bfv() && a.level() != b.level()) {
+    throw InvalidParameter("multiply: operands are at different levels (" +
+                           std::to_string(a.level()) + " and " + std::to_string(b.level()) +
+                           "); BFV does not align them: switch the higher one down first "
+                           "(mod_switch_to)");
+  }
   if (a.size() != 2 || b.size() != 2) {
     throw InvalidParameter("multiply: operands must be relinearised (size 2), got sizes " +
                            std::to_string(a.size()) + " and " + std::to_string(b.size()));
+  }
+  if (bfv()) {
+    rlwe::check_same_place(a, b, "multiply");
+    const Context::Level& lv = ctx_->level(a.level());
+    const ScaleInvariantTables tables{ctx_->aux_ring(), lv.aux, &*lv.q_to_r, &*lv.r_to_q,
+                                      &*lv.scale};
+    TensorProduct tp = scale_invariant_tensor(tables, a[0], a[1], b[0], b[1]);
+    Ciphertext out(ctx_->params(), a.level(), 3, 1.0, RnsPoly::kForOverwrite, a.device());
+    out[0] = std::move(tp.c0);
+    out[1] = std::move(tp.c1);
+    out[2] = std::move(tp.c2);
+    return out;
   }
   std::optional<Ciphertext> lowered;
   const Ciphertext* x = &a;
@@ -252,27 +369,27 @@ Ciphertext BgvEvaluator::multiply(const Ciphertext& a, const Ciphertext& b) cons
   return out;
 }
 
-Ciphertext BgvEvaluator::relinearize(const Ciphertext& a) const {
+Ciphertext Evaluator::relinearize(const Ciphertext& a) const {
   check(a, "relinearize");
   if (a.size() == 2) return a;
   if (relin_ == nullptr) {
     throw InvalidParameter(
         "relinearize: this evaluator has no relinearization key (pass one made by "
-        "KeyGenerator::relinearization_key to the BgvEvaluator)");
+        "KeyGenerator::relinearization_key to the bgv::Evaluator)");
   }
-  return rlwe::relinearize(a, *relin_, ctx_->t().value());
+  return rlwe::relinearize(a, *relin_, error_multiple());
 }
 
-Ciphertext BgvEvaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) const {
+Ciphertext Evaluator::multiply_relin(const Ciphertext& a, const Ciphertext& b) const {
   return relinearize(multiply(a, b));
 }
 
-Ciphertext BgvEvaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
+Ciphertext Evaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
   check(a, "apply_galois");
   check_size2(a, "apply_galois");
   const rlwe::KeySwitchKey& key = detail::galois_key(galois_.get(), k, "apply_galois",
                                                      "element " + std::to_string(k), kGaloisHint);
-  return rlwe::apply_galois(a, key, ctx_->t().value());
+  return rlwe::apply_galois(a, key, error_multiple());
 }
 
 namespace {
@@ -288,7 +405,7 @@ void require_power_of_two(const Context& ctx, const char* op) {
 }
 }  // namespace
 
-Ciphertext BgvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) const {
+Ciphertext Evaluator::rotate_rows(const Ciphertext& a, std::int64_t step) const {
   check(a, "rotate_rows");
   check_size2(a, "rotate_rows");
   require_power_of_two(*ctx_, "rotate_rows");
@@ -296,25 +413,27 @@ Ciphertext BgvEvaluator::rotate_rows(const Ciphertext& a, std::int64_t step) con
   if (k == 1) return a;
   const rlwe::KeySwitchKey& key = detail::galois_key(
       galois_.get(), k, "rotate_rows",
-      "step " + std::to_string(step) + " (element " + std::to_string(k) + ")", kGaloisHint);
-  return rlwe::apply_galois(a, key, ctx_->t().value());
+      "step " + std::to_string(step) + " (element " + std::to_string(k) + ")",
+      "generate it with KeyGenerator::rotation_keys({" + std::to_string(step) + "})");
+  return rlwe::apply_galois(a, key, error_multiple());
 }
 
-Ciphertext BgvEvaluator::rotate_columns(const Ciphertext& a) const {
+Ciphertext Evaluator::rotate_columns(const Ciphertext& a) const {
   check(a, "rotate_columns");
   check_size2(a, "rotate_columns");
   require_power_of_two(*ctx_, "rotate_columns");
   const std::uint64_t k = rlwe::galois_element_for_conjugation(ctx_->n());
   const rlwe::KeySwitchKey& key = detail::galois_key(
       galois_.get(), k, "rotate_columns",
-      "the row swap (element " + std::to_string(k) + ", conjugation=true)", kGaloisHint);
-  return rlwe::apply_galois(a, key, ctx_->t().value());
+      "the row swap (element " + std::to_string(k) + ", conjugation=true)",
+      "generate it with KeyGenerator::rotation_keys(steps, /*conjugation=*/true)");
+  return rlwe::apply_galois(a, key, error_multiple());
 }
 
 // ---------------------------------------------------------------------------------------------
 // Modulus switching.
 
-void BgvEvaluator::mod_switch_to_next_inplace(Ciphertext& a) const {
+void Evaluator::mod_switch_to_next_inplace(Ciphertext& a) const {
   check(a, "mod_switch_to_next");
   const std::size_t l = a.level();
   if (l == 0) {
@@ -322,21 +441,27 @@ void BgvEvaluator::mod_switch_to_next_inplace(Ciphertext& a) const {
         "mod_switch_to_next: the ciphertext is at level 0, there is no prime left to drop; "
         "decrypt it, or choose a chain with more primes for this depth");
   }
-  // c' = (c − δ)·q_l^−1 with δ = t·[c·t^−1]_centred ≡ c mod q_l and ≡ 0 mod t: the message
-  // survives, times q_l^−1 mod t (ring/key_switching.hpp, error multiple t).
   std::vector<RnsPoly*> parts;
   for (RnsPoly& part : a.parts()) parts.push_back(&part);
+  if (bfv()) {
+    // c' = round(c/q_l): Δ_l·m/q_l ≈ Δ_{l−1}·m, the invariant noise about unchanged (see the
+    // top of bgv.hpp); factor 1.
+    rescale_by_last_prime_inplace(parts, 1);
+    return;
+  }
+  // c' = (c − δ)·q_l^−1 with δ = t·[c·t^−1]_centred ≡ c mod q_l and ≡ 0 mod t: the message
+  // survives, times q_l^−1 mod t (ring/key_switching.hpp, error multiple t).
   rescale_by_last_prime_inplace(parts, ctx_->t().value());
   a.set_factor(mulmod(a.factor(), q_last_inv_t_[l - 1], ctx_->t().value()));
 }
 
-Ciphertext BgvEvaluator::mod_switch_to_next(const Ciphertext& a) const {
+Ciphertext Evaluator::mod_switch_to_next(const Ciphertext& a) const {
   Ciphertext out = a;
   mod_switch_to_next_inplace(out);
   return out;
 }
 
-Ciphertext BgvEvaluator::mod_switch_to(const Ciphertext& a, std::size_t level) const {
+Ciphertext Evaluator::mod_switch_to(const Ciphertext& a, std::size_t level) const {
   check(a, "mod_switch_to");
   if (level > a.level()) {
     throw InvalidParameter("mod_switch_to: target level " + std::to_string(level) +

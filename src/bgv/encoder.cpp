@@ -18,6 +18,7 @@
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/ring/context.hpp"
 
 namespace polyhe::bgv {
@@ -40,14 +41,6 @@ void check_ring_degree(const char* who, std::size_t n) {
                            " must be a power of two in [" + std::to_string(RingContext::kMinN) +
                            ", " + std::to_string(RingContext::kMaxN) + "]");
   }
-}
-
-// Whether the two spans share a byte (then the output must not be written while reading input).
-template <class A, class B>
-bool overlaps(std::span<A> a, std::span<B> b) {
-  const auto a0 = reinterpret_cast<std::uintptr_t>(a.data());
-  const auto b0 = reinterpret_cast<std::uintptr_t>(b.data());
-  return a0 < b0 + b.size_bytes() && b0 < a0 + a.size_bytes();
 }
 
 void check_output(const char* who, std::size_t size, std::size_t n) {

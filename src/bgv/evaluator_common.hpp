@@ -1,4 +1,4 @@
-// Internal to polyhe_bgv: what the BFV and BGV evaluators share besides the plaintext lift
+// Internal to polyhe_bgv: what the evaluator's BFV and BGV modes share besides the plaintext lift
 // (plaintext_lift.hpp): the product by a lifted plaintext, the Galois-key lookup with its error,
 // and the exact noise budget.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/bgv/context.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/rlwe/encryption.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/bgv/context.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ring/poly.hpp"
 #include "polyhe/ring/poly_ops.hpp"

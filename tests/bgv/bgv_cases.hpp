@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "polyhe/arith/primes.hpp"
-#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/bgv/bgv.hpp"
 #include "polyhe/ring/sampler.hpp"
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rlwe/keys.hpp"
@@ -92,12 +94,13 @@ inline std::vector<Case> batch_cases() {
   };
 }
 
-/// Everything one parameter set needs: context, keys (Galois keys for `steps` and the row swap),
-/// seeded encryptors and the scheme's evaluator.
-template <class Evaluator>
+/// Everything one parameter set needs under one scheme: context, keys (Galois keys for `steps`
+/// and the row swap), seeded encryptors and the evaluator, with encryption, batch decryption and
+/// the noise budget as members.
 struct SchemeFixture {
-  explicit SchemeFixture(const Case& c, test::TestRng& rng, std::vector<std::int64_t> steps = {})
-      : ctx(Context::create(make_params(c), c.t)),
+  explicit SchemeFixture(const Case& c, Scheme scheme, test::TestRng& rng,
+                         std::vector<std::int64_t> steps = {})
+      : ctx(Context::create(make_params(c), c.t, scheme)),
         keygen(ctx->params(), make_seed(rng)),
         sk(keygen.secret_key()),
         pk(keygen.public_key(sk)),
@@ -110,6 +113,15 @@ struct SchemeFixture {
   Plaintext encode(const std::vector<u64>& slots) const {
     return Plaintext{ctx->batch_encoder().encode(slots)};
   }
+  /// Public-key encryption of the encoded slots.
+  Ciphertext encrypt(const std::vector<u64>& slots) {
+    return bgv::encrypt(*ctx, pk_enc, encode(slots));
+  }
+  std::vector<u64> decrypt(const Ciphertext& ct) const {
+    return ctx->batch_encoder().decode(bgv::decrypt(*ctx, ct, sk).coeffs);
+  }
+  int budget(const Ciphertext& ct) const { return bgv::noise_budget(*ctx, ct, sk); }
+  Scheme scheme() const { return ctx->scheme(); }
 
   ContextPtr ctx;
   rlwe::KeyGenerator keygen;
@@ -122,12 +134,19 @@ struct SchemeFixture {
   Evaluator ev;
 };
 
+/// Test names: "bfv", "bgv".
+inline std::string scheme_name(const ::testing::TestParamInfo<Scheme>& p) {
+  return std::string(to_string(p.param));
+}
+/// Test names: "bfv_n12_t17", ...
+inline std::string scheme_case_name(const ::testing::TestParamInfo<std::tuple<Scheme, Case>>& p) {
+  return std::string(to_string(std::get<0>(p.param))) + "_" + std::get<1>(p.param).name;
+}
+
 /// The linear operations on cx = Enc(x), cy = Enc(y) (add, sub, negate and the plaintext forms,
-/// multiply_plain included) decrypt to the slot-wise results mod t. F: a scheme's fixture
-/// (SchemeFixture and its decrypt).
-template <class F>
-void expect_linear_operations(F& f, const Ciphertext& cx, const Ciphertext& cy,
-                              const std::vector<u64>& x, const std::vector<u64>& y, u64 t) {
+/// multiply_plain included) decrypt to the slot-wise results mod t.
+inline void expect_linear_operations(SchemeFixture& f, const Ciphertext& cx, const Ciphertext& cy,
+                                     const std::vector<u64>& x, const std::vector<u64>& y, u64 t) {
   std::vector<u64> neg(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) neg[i] = (t - x[i]) % t;
   const auto sum = plus(x, y, t), diff = minus(x, y, t), prod = times(x, y, t);

@@ -187,31 +187,31 @@ TEST_P(BgvCyclotomic, DepthThreeWithModulusSwitchingAndAutomorphisms) {
   const rlwe::GaloisKeys galois = keygen.galois_keys(sk, elements);
   rlwe::Encryptor pk_enc(pk, seed_from(rng));
   rlwe::Encryptor sk_enc(sk, seed_from(rng));
-  const BgvEvaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
+  const Evaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
 
   const auto random_plain = [&] {
     std::vector<u64> v(n);
     for (auto& x : v) x = rng.uniform(0, t - 1);
     return v;
   };
-  const auto dec = [&](const Ciphertext& ct) { return bgv_decrypt(*ctx, ct, sk).coeffs; };
+  const auto dec = [&](const Ciphertext& ct) { return decrypt(*ctx, ct, sk).coeffs; };
   std::vector<std::vector<u64>> plain;
   std::vector<Ciphertext> cts;
   for (int i = 0; i < 4; ++i) {
     plain.push_back(random_plain());
-    cts.push_back(bgv_encrypt(*ctx, i % 2 == 0 ? pk_enc : sk_enc, Plaintext{plain.back()}));
+    cts.push_back(encrypt(*ctx, i % 2 == 0 ? pk_enc : sk_enc, Plaintext{plain.back()}));
     ASSERT_EQ(dec(cts.back()), plain.back()) << "fresh encryption " << i;
   }
   // ((x0·x1)·x2)·x3 with a modulus switch after each product, checked level by level.
   std::vector<u64> want = ref.power(plain[0]);
   Ciphertext acc = cts[0];
-  int budget = bgv_noise_budget(*ctx, acc, sk);
+  int budget = noise_budget(*ctx, acc, sk);
   for (int depth = 1; depth <= 3; ++depth) {
     acc = ev.mod_switch_to_next(ev.multiply_relin(acc, cts[depth]));
     want = ref.multiply(want, ref.power(plain[depth]));
     const auto got = dec(acc);
     ASSERT_EQ(ref.power(got), want) << "depth " << depth;
-    const int now = bgv_noise_budget(*ctx, acc, sk);
+    const int now = noise_budget(*ctx, acc, sk);
     EXPECT_GT(now, 0) << "depth " << depth;
     EXPECT_LT(now, budget) << "depth " << depth;
     budget = now;
@@ -234,7 +234,17 @@ TEST_P(BgvCyclotomic, DepthThreeWithModulusSwitchingAndAutomorphisms) {
   EXPECT_THROW((void)ev.rotate_rows(cts[0], 1), InvalidParameter);
   EXPECT_THROW((void)ev.rotate_columns(cts[0]), InvalidParameter);
   EXPECT_THROW((void)ctx->batch_encoder(), InvalidParameter);
-  EXPECT_THROW((void)BfvEvaluator(ctx, rlwe::share(relin)), InvalidParameter);
+  // BFV, BGV's scale-invariant mode, is x^N + 1's only (its HPS multiplication): refused at
+  // create, naming the ring and the rule.
+  try {
+    (void)Context::create(params, c.t, Scheme::bfv);
+    ADD_FAILURE() << "a BFV context over Phi_" << c.m;
+  } catch (const InvalidParameter& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("Phi_" + std::to_string(c.m)), std::string::npos) << what;
+    EXPECT_NE(what.find("x^N + 1 only"), std::string::npos) << what;
+    EXPECT_NE(what.find("use BGV"), std::string::npos) << what;
+  }
 }
 
 TEST_P(BgvCyclotomic, ParametersAndCiphertextsRoundTrip) {
@@ -251,9 +261,9 @@ TEST_P(BgvCyclotomic, ParametersAndCiphertextsRoundTrip) {
   rlwe::Encryptor enc(sk, seed_from(rng));
   std::vector<u64> v(ctx->n());
   for (auto& x : v) x = rng.uniform(0, c.t - 1);
-  const Ciphertext ct = bgv_encrypt(*ctx, enc, Plaintext{v});
+  const Ciphertext ct = encrypt(*ctx, enc, Plaintext{v});
   const Ciphertext back = rlwe::load_ciphertext(rlwe::serialize(ct), params);
-  EXPECT_EQ(bgv_decrypt(*ctx, back, sk).coeffs, v);
+  EXPECT_EQ(decrypt(*ctx, back, sk).coeffs, v);
   const auto gk = keygen.galois_keys(sk, std::vector<u64>{2});
   const auto gk_back = rlwe::load_galois_keys(rlwe::serialize(gk), params);
   EXPECT_TRUE(gk_back.contains(2));

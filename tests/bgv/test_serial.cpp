@@ -81,6 +81,8 @@ TEST(BgvSerial, PlaintextRoundTripAndValidation) {
 TEST(BgvSerial, CiphertextsKeepTheirFactorAndDecrypt) {
   POLYHE_SEEDED_RNG(rng);
   const ContextPtr ctx = Context::create(small_params(), 65537);
+  // BFV on the same parameters (and so the same keys).
+  const ContextPtr bfv_ctx = Context::create(ctx->params(), 65537, Scheme::bfv);
   const std::size_t n = ctx->n();
   rlwe::KeyGenerator keygen(ctx->params(), make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
@@ -90,29 +92,28 @@ TEST(BgvSerial, CiphertextsKeepTheirFactorAndDecrypt) {
   rlwe::Encryptor sk_enc(sk, make_seed(rng));
   const auto x = random_slots(rng, n, 65537);
   const Plaintext pt{ctx->batch_encoder().encode(x)};
-  const BgvEvaluator bgv(ctx, rlwe::share(relin));
+  const Evaluator bgv(ctx, rlwe::share(relin));
 
   // BFV, public-key and symmetric (seeded: half size).
-  const Ciphertext b_pk = bfv_encrypt(*ctx, pk_enc, pt);
-  const Ciphertext b_sk = bfv_encrypt(*ctx, sk_enc, pt);
+  const Ciphertext b_pk = encrypt(*bfv_ctx, pk_enc, pt);
+  const Ciphertext b_sk = encrypt(*bfv_ctx, sk_enc, pt);
   const Bytes full = rlwe::serialize(b_pk);
   const Bytes seeded = rlwe::serialize(b_sk);
   EXPECT_LT(seeded.size(), full.size() * 2 / 3);
-  EXPECT_EQ(bfv_decrypt(*ctx, rlwe::load_ciphertext(full, ctx->params()), sk).coeffs, pt.coeffs);
-  EXPECT_EQ(bfv_decrypt(*ctx, rlwe::load_ciphertext(seeded, ctx->params()), sk).coeffs, pt.coeffs);
+  EXPECT_EQ(decrypt(*bfv_ctx, rlwe::load_ciphertext(full, ctx->params()), sk).coeffs, pt.coeffs);
+  EXPECT_EQ(decrypt(*bfv_ctx, rlwe::load_ciphertext(seeded, ctx->params()), sk).coeffs, pt.coeffs);
 
   // BGV after a modulus switch: the factor q_L^−1 mod t survives the round trip.
-  const Ciphertext g = bgv.mod_switch_to_next(bgv_encrypt(*ctx, pk_enc, pt));
+  const Ciphertext g = bgv.mod_switch_to_next(encrypt(*ctx, pk_enc, pt));
   ASSERT_NE(g.factor(), 1U);
   const Ciphertext back = rlwe::load_ciphertext(rlwe::serialize(g), ctx->params());
   EXPECT_EQ(back.factor(), g.factor());
   EXPECT_EQ(back.level(), g.level());
-  EXPECT_EQ(ctx->batch_encoder().decode(bgv_decrypt(*ctx, back, sk).coeffs), x);
+  EXPECT_EQ(ctx->batch_encoder().decode(decrypt(*ctx, back, sk).coeffs), x);
   // Size 3 (before relinearisation).
-  const Ciphertext three =
-      bgv.multiply(bgv_encrypt(*ctx, pk_enc, pt), bgv_encrypt(*ctx, pk_enc, pt));
+  const Ciphertext three = bgv.multiply(encrypt(*ctx, pk_enc, pt), encrypt(*ctx, pk_enc, pt));
   const Ciphertext three_back = rlwe::load_ciphertext(rlwe::serialize(three), ctx->params());
-  EXPECT_EQ(bgv_decrypt(*ctx, three_back, sk).coeffs, bgv_decrypt(*ctx, three, sk).coeffs);
+  EXPECT_EQ(decrypt(*ctx, three_back, sk).coeffs, decrypt(*ctx, three, sk).coeffs);
 }
 
 }  // namespace

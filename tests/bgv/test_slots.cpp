@@ -252,14 +252,14 @@ TEST(SlotsBgv, EncryptedSlotsMultiplyAndMoveUnderAutomorphisms) {
   const std::vector<u64> elements{g};
   const auto galois = keygen.galois_keys(sk, elements);
   rlwe::Encryptor encryptor(sk, seed);
-  const BgvEvaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
+  const Evaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
   const std::size_t d = enc.slot_degree();
   const auto v = random_values(rng, enc.slot_count() * d, t);
   const auto w = random_values(rng, enc.slot_count() * d, t);
-  const auto cv = bgv_encrypt(*ctx, encryptor, Plaintext{enc.encode(v)});
-  const auto cw = bgv_encrypt(*ctx, encryptor, Plaintext{enc.encode(w)});
+  const auto cv = encrypt(*ctx, encryptor, Plaintext{enc.encode(v)});
+  const auto cw = encrypt(*ctx, encryptor, Plaintext{enc.encode(w)});
   const auto prod =
-      enc.decode(bgv_decrypt(*ctx, ev.mod_switch_to_next(ev.multiply_relin(cv, cw)), sk).coeffs);
+      enc.decode(decrypt(*ctx, ev.mod_switch_to_next(ev.multiply_relin(cv, cw)), sk).coeffs);
   for (std::size_t i = 0; i < enc.slot_count(); ++i) {
     const auto want = enc.multiply(std::span<const u64>(v.data() + i * d, d),
                                    std::span<const u64>(w.data() + i * d, d));
@@ -267,7 +267,7 @@ TEST(SlotsBgv, EncryptedSlotsMultiplyAndMoveUnderAutomorphisms) {
         std::equal(want.begin(), want.end(), prod.begin() + static_cast<std::ptrdiff_t>(i * d)))
         << i;
   }
-  const auto moved = enc.decode(bgv_decrypt(*ctx, ev.apply_galois(cv, g), sk).coeffs);
+  const auto moved = enc.decode(decrypt(*ctx, ev.apply_galois(cv, g), sk).coeffs);
   const auto action = enc.automorphism_action(g);
   for (std::size_t i = 0; i < enc.slot_count(); ++i) {
     const auto want = enc.frobenius(std::span<const u64>(v.data() + action[i].source * d, d),

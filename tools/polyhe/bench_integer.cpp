@@ -167,6 +167,10 @@ std::string scheme_title(IntegerScheme scheme) {
   return s;
 }
 
+bgv::Scheme integer_scheme(IntegerScheme scheme) {
+  return scheme == IntegerScheme::bfv ? bgv::Scheme::bfv : bgv::Scheme::bgv;
+}
+
 std::span<const IntegerOp> scheme_ops(IntegerScheme scheme) {
   switch (scheme) {
     case IntegerScheme::bfv: return kBfvOps;
@@ -248,7 +252,7 @@ BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, Integ
 
 bgv::ContextPtr make_integer_context(const BenchIntegerConfig& config) {
   const rlwe::ParametersPtr params = create_parameters(config.literal);
-  return bgv::Context::create(params, config.plain_modulus);
+  return bgv::Context::create(params, config.plain_modulus, integer_scheme(config.scheme));
 }
 
 std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameters& params,

@@ -3,10 +3,10 @@
 // budget of one multiplication. Shared by `polyhe bench bfv`, `polyhe bench bgv` and `polyhe
 // report`.
 //
-// The two integer schemes take the same options (BenchIntegerArgs), share bgv::Context, the keys
-// and the encoders, and print the same fields, so everything is written once over an
-// IntegerScheme; only the calls that differ (encryption, decryption, the evaluator, the noise
-// budget, BGV's modulus switch) are chosen per scheme inside the runner.
+// The two integer schemes take the same options (BenchIntegerArgs), share bgv::Context (its scheme
+// chosen by the IntegerScheme), the keys, the encoders, the one bgv::Evaluator and
+// bgv::encrypt/decrypt/noise_budget, and print the same fields, so everything is written once
+// over an IntegerScheme; only BGV's modulus switch is chosen per scheme inside the runner.
 #pragma once
 
 #include <array>
@@ -22,7 +22,7 @@
 #include "bench_device.hpp"
 #include "commands.hpp"
 #include "measurement.hpp"
-#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/bgv/context.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 #include "timing.hpp"
 
@@ -34,6 +34,8 @@ enum class IntegerScheme { bfv, bgv };
 std::string_view to_string(IntegerScheme scheme);
 /// "BFV", "BGV": the name in titles and tables.
 std::string scheme_title(IntegerScheme scheme);
+/// The context's scheme: bgv::Scheme::bfv (BGV's scale-invariant mode) or bgv::Scheme::bgv.
+bgv::Scheme integer_scheme(IntegerScheme scheme);
 
 /// mod_switch is BGV's only.
 enum class IntegerOp { encode, encrypt, add, multiply_relin, mod_switch, rotate, decrypt, decode };
@@ -91,8 +93,8 @@ struct BenchIntegerConfig {
 /// `skipped` when t does not batch). BGV: mod_switch needs L ≥ 1, an error in --ops, else skipped.
 BenchIntegerConfig make_bench_integer_config(const BenchIntegerArgs& args, IntegerScheme scheme);
 
-/// Parameters::create on the literal, then bgv::Context::create with t: InvalidParameter and
-/// InsecureParameters propagate, the latter with a hint to --security none. Both schemes.
+/// Parameters::create on the literal, then bgv::Context::create with t and the config's scheme:
+/// InvalidParameter and InsecureParameters propagate, the latter with a hint to --security none.
 bgv::ContextPtr make_integer_context(const BenchIntegerConfig& config);
 
 struct IntegerMeasurement {
@@ -100,7 +102,7 @@ struct IntegerMeasurement {
   std::size_t level = 0;  // the level the op ran at
   /// multiply_relin only, computed once, untimed, with the secret key: the noise budget of
   /// Enc(x), of multiply_relin(Enc(x), Enc(y)) and (BGV, L ≥ 1) of that product switched to
-  /// L − 1. BFV: bgv::invariant_noise_budget; BGV: bgv::bgv_noise_budget.
+  /// L − 1. bgv::noise_budget: BFV's invariant noise budget, BGV's noise budget.
   std::optional<int> noise_budget_fresh;
   std::optional<int> noise_budget_after;
   std::optional<int> noise_budget_after_switch;
@@ -111,7 +113,7 @@ struct IntegerMeasurement {
 /// and hands each measurement to `sink`. Every op runs at the top level L. What one call
 /// includes:
 ///   encode          encoder.encode of N values into a preallocated coefficient vector;
-///   encrypt         bfv_encrypt / bgv_encrypt with the public key of an encoded plaintext: the
+///   encrypt         bgv::encrypt with the public key of an encoded plaintext: the
 ///                   encryption of zero (fresh OS seed, sampling) plus round(Q·m/t) (BFV), or
 ///                   t times it plus m (BGV);
 ///   add             rlwe::add_inplace into an accumulator (what the evaluators' add does after
@@ -119,14 +121,15 @@ struct IntegerMeasurement {
 ///   multiply_relin  BFV: the HPS tensor product and relinearisation; BGV: the tensor product and
 ///                   relinearisation with error multiple t, no modulus switch (allocates the
 ///                   result);
-///   mod_switch      BGV: BgvEvaluator::mod_switch_to_next_inplace of a fresh ciphertext from L
+///   mod_switch      BGV: Evaluator::mod_switch_to_next_inplace of a fresh ciphertext from L
 ///                   to L − 1; the copies it consumes are made before each timed batch, untimed;
 ///   rotate          rotate_rows by config.rotate_step: automorphism and key switch;
-///   decrypt         bfv_decrypt (c_0 + c_1·s, rounding t/Q) / bgv_decrypt (c_0 + c_1·s, exact
+///   decrypt         bgv::decrypt (BFV: c_0 + c_1·s, rounding t/Q; BGV: c_0 + c_1·s, exact
 ///                   conversion to Z_t) into a new plaintext, no decoding;
 ///   decode          encoder.decode of a plaintext into a preallocated vector of N values.
 /// `note` receives a warning when multiply_relin (or, BGV, the switch after it) exhausts the
 /// noise budget or, with batching, when the product's decryption is not the slot-wise product.
+/// ctx must be of config.scheme (make_integer_context; std::logic_error otherwise).
 void run_bench_integer(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
                        const std::function<void(const IntegerMeasurement&)>& sink,
                        const std::function<void(const std::string&)>& note);

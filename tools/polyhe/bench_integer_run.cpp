@@ -1,5 +1,6 @@
 // The timed part of the BFV and BGV benchmarks (bench_integer.hpp): one runner for both schemes,
-// over a small table of the calls in which they differ.
+// over the one bgv::Evaluator and bgv::encrypt/decrypt/noise_budget, which dispatch on the
+// context's scheme (BFV is BGV's scale-invariant mode).
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -22,43 +23,10 @@ namespace polyhe::cli {
 
 namespace {
 
-/// BFV's calls: the plaintext scaled by Q/t, the invariant noise budget, no modulus switch.
-struct BfvCalls {
-  using Evaluator = bgv::BfvEvaluator;
-  static constexpr bool kModSwitch = false;
-  static constexpr const char* kBudget = "invariant noise budget";
-  static bgv::Ciphertext encrypt(const bgv::Context& ctx, rlwe::Encryptor& encryptor,
-                                 const bgv::Plaintext& m) {
-    return bgv::bfv_encrypt(ctx, encryptor, m);
-  }
-  static bgv::Plaintext decrypt(const bgv::Context& ctx, const bgv::Ciphertext& ct,
-                                const rlwe::SecretKey& sk) {
-    return bgv::bfv_decrypt(ctx, ct, sk);
-  }
-  static int noise_budget(const bgv::Context& ctx, const bgv::Ciphertext& ct,
-                          const rlwe::SecretKey& sk) {
-    return bgv::invariant_noise_budget(ctx, ct, sk);
-  }
-};
-
-/// BGV's calls: the plaintext in the low bits, noise a multiple of t, modulus switching.
-struct BgvCalls {
-  using Evaluator = bgv::BgvEvaluator;
-  static constexpr bool kModSwitch = true;
-  static constexpr const char* kBudget = "noise budget";
-  static bgv::Ciphertext encrypt(const bgv::Context& ctx, rlwe::Encryptor& encryptor,
-                                 const bgv::Plaintext& m) {
-    return bgv::bgv_encrypt(ctx, encryptor, m);
-  }
-  static bgv::Plaintext decrypt(const bgv::Context& ctx, const bgv::Ciphertext& ct,
-                                const rlwe::SecretKey& sk) {
-    return bgv::bgv_decrypt(ctx, ct, sk);
-  }
-  static int noise_budget(const bgv::Context& ctx, const bgv::Ciphertext& ct,
-                          const rlwe::SecretKey& sk) {
-    return bgv::bgv_noise_budget(ctx, ct, sk);
-  }
-};
+/// The name of the scheme's noise budget in notes: BFV's is the invariant noise budget.
+const char* budget_name(const bgv::Context& ctx) {
+  return ctx.scheme() == bgv::Scheme::bfv ? "invariant noise budget" : "noise budget";
+}
 
 bool contains(std::span<const IntegerOp> ops, IntegerOp op) {
   return std::find(ops.begin(), ops.end(), op) != ops.end();
@@ -99,10 +67,9 @@ class ValueEncoder {
 };
 
 /// Everything an op needs, made once, untimed.
-template <class Calls>
 struct Inputs {
   const bgv::Context& ctx;
-  const typename Calls::Evaluator& ev;
+  const bgv::Evaluator& ev;
   const ValueEncoder& encoder;
   const rlwe::SecretKey& sk;
   std::vector<std::uint64_t> x, y;  // N values in [0, t)
@@ -112,19 +79,17 @@ struct Inputs {
 
 /// The noise budgets of one multiplication (and, BGV, of the switch after it), and a note when
 /// the result does not decrypt (see bench_integer.hpp).
-template <class Calls>
-void measure_noise(const Inputs<Calls>& in, IntegerMeasurement& im,
+void measure_noise(const Inputs& in, IntegerMeasurement& im,
                    const std::function<void(const std::string&)>& note) {
   bgv::Ciphertext result = in.ev.multiply_relin(in.ct_x, in.ct_y);
-  im.noise_budget_fresh = Calls::noise_budget(in.ctx, in.ct_x, in.sk);
-  im.noise_budget_after = Calls::noise_budget(in.ctx, result, in.sk);
-  if constexpr (Calls::kModSwitch) {
-    if (result.level() > 0) {
-      in.ev.mod_switch_to_next_inplace(result);
-      im.noise_budget_after_switch = Calls::noise_budget(in.ctx, result, in.sk);
-    }
+  im.noise_budget_fresh = bgv::noise_budget(in.ctx, in.ct_x, in.sk);
+  im.noise_budget_after = bgv::noise_budget(in.ctx, result, in.sk);
+  // The switch after the product: BGV's (the bench's mod_switch op is BGV's only).
+  if (in.ctx.scheme() == bgv::Scheme::bgv && result.level() > 0) {
+    in.ev.mod_switch_to_next_inplace(result);
+    im.noise_budget_after_switch = bgv::noise_budget(in.ctx, result, in.sk);
   }
-  const std::string budget = Calls::kBudget;
+  const std::string budget = budget_name(in.ctx);
   if (*im.noise_budget_after == 0 || im.noise_budget_after_switch == 0) {
     note((*im.noise_budget_after == 0 ? "multiply_relin" : "mod_switch after multiply_relin") +
          std::string(" exhausted the ") + budget + " (" + std::to_string(*im.noise_budget_fresh) +
@@ -132,7 +97,7 @@ void measure_noise(const Inputs<Calls>& in, IntegerMeasurement& im,
     return;
   }
   if (!in.ctx.batching()) return;  // the negacyclic product mod t would cost O(N²): not checked
-  const bgv::Plaintext z = Calls::decrypt(in.ctx, result, in.sk);
+  const bgv::Plaintext z = bgv::decrypt(in.ctx, result, in.sk);
   std::vector<std::uint64_t> slots(in.ctx.n());
   in.encoder.decode(z.coeffs, slots);
   const std::uint64_t t = in.ctx.t().value();
@@ -150,8 +115,7 @@ void measure_noise(const Inputs<Calls>& in, IntegerMeasurement& im,
 }
 
 /// Times one op (see run_bench_integer in bench_integer.hpp for what a call includes).
-template <class Calls>
-TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encryptor,
+TimingStats time_op(IntegerOp op, const Inputs& in, rlwe::Encryptor& encryptor,
                     const BenchIntegerConfig& config) {
   const TimingOptions& timing = config.timing;
   // A call ends when its results exist: the device's work is waited for.
@@ -169,7 +133,7 @@ TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encr
       return measure([&] { in.encoder.encode(in.x, out); }, timing);
     }
     case IntegerOp::encrypt:
-      return measure([&] { (void)Calls::encrypt(in.ctx, encryptor, in.pt_x); }, timing);
+      return measure([&] { (void)bgv::encrypt(in.ctx, encryptor, in.pt_x); }, timing);
     case IntegerOp::add: {
       bgv::Ciphertext acc = in.ct_x;
       return measure([&] { rlwe::add_inplace(acc, in.ct_y); }, timing);
@@ -177,7 +141,7 @@ TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encr
     case IntegerOp::multiply_relin:
       return measure([&] { (void)in.ev.multiply_relin(in.ct_x, in.ct_y); }, timing);
     case IntegerOp::mod_switch:
-      if constexpr (Calls::kModSwitch) {
+      if (in.ctx.scheme() == bgv::Scheme::bgv) {
         std::vector<bgv::Ciphertext> copies;  // consumed by the switches, refilled untimed
         return measure_prepared([&](std::size_t calls) { copies.assign(calls, in.ct_x); },
                                 [&](std::size_t i) {
@@ -193,7 +157,7 @@ TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encr
       }
       return measure([&] { (void)in.ev.rotate_rows(in.ct_x, config.rotate_step); }, timing);
     case IntegerOp::decrypt:
-      return measure([&] { (void)Calls::decrypt(in.ctx, in.ct_x, in.sk); }, timing);
+      return measure([&] { (void)bgv::decrypt(in.ctx, in.ct_x, in.sk); }, timing);
     case IntegerOp::decode: {
       std::vector<std::uint64_t> out(in.ctx.n());
       return measure([&] { in.encoder.decode(in.pt_x.coeffs, out); }, timing);
@@ -202,7 +166,6 @@ TimingStats time_op(IntegerOp op, const Inputs<Calls>& in, rlwe::Encryptor& encr
   throw std::logic_error(std::string(to_string(op)) + " is not an op of this scheme");
 }
 
-template <class Calls>
 void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
                const std::function<void(const IntegerMeasurement&)>& sink,
                const std::function<void(const std::string&)>& note) {
@@ -234,7 +197,7 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
       galois = rlwe::share(keygen.rotation_keys(host_sk, steps).to_device(device));
     }
   }
-  const typename Calls::Evaluator ev(ctx, rlk, galois);
+  const bgv::Evaluator ev(ctx, rlk, galois);
   rlwe::Encryptor encryptor(pk);
 
   std::vector<std::uint64_t> x(n), y(n);
@@ -245,11 +208,11 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
   bgv::Plaintext pt_x{std::vector<std::uint64_t>(n)}, pt_y{std::vector<std::uint64_t>(n)};
   encoder.encode(x, pt_x.coeffs);
   encoder.encode(y, pt_y.coeffs);
-  bgv::Ciphertext ct_x = Calls::encrypt(*ctx, encryptor, pt_x);
-  bgv::Ciphertext ct_y = Calls::encrypt(*ctx, encryptor, pt_y);
-  const Inputs<Calls> in{*ctx,           ev,           encoder,         sk,
-                         std::move(x),   std::move(y), std::move(pt_x), std::move(ct_x),
-                         std::move(ct_y)};
+  bgv::Ciphertext ct_x = bgv::encrypt(*ctx, encryptor, pt_x);
+  bgv::Ciphertext ct_y = bgv::encrypt(*ctx, encryptor, pt_y);
+  const Inputs in{*ctx,           ev,           encoder,         sk,
+                  std::move(x),   std::move(y), std::move(pt_x), std::move(ct_x),
+                  std::move(ct_y)};
 
   Measurement base;
   base.backend = config.backend.name;
@@ -277,10 +240,10 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
 void run_bench_integer(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
                        const std::function<void(const IntegerMeasurement&)>& sink,
                        const std::function<void(const std::string&)>& note) {
-  switch (config.scheme) {
-    case IntegerScheme::bfv: return run_bench<BfvCalls>(config, ctx, sink, note);
-    case IntegerScheme::bgv: return run_bench<BgvCalls>(config, ctx, sink, note);
+  if (ctx->scheme() != integer_scheme(config.scheme)) {
+    throw std::logic_error("run_bench_integer: the context's scheme is not the config's");
   }
+  run_bench(config, ctx, sink, note);
 }
 
 }  // namespace polyhe::cli

@@ -232,7 +232,7 @@ void declare_bench_bgv(Commands& c, Options& o) {
       "from L to L-1 (drop q_L, correct by a multiple of t), on copies made before each timed "
       "batch, untimed; rotate = rotate_rows (automorphism + key switch); decrypt = c_0 + c_1*s "
       "reduced exactly mod t into a new plaintext, without decode; decode into a preallocated "
-      "vector. multiply_relin also reports the noise budget (bgv_noise_budget) of a fresh "
+      "vector. multiply_relin also reports the noise budget (bgv::noise_budget) of a fresh "
       "ciphertext, of the product and of the product switched to L-1, computed once with the "
       "secret key, untimed. JSON: the benchmark fields plus scheme, security, primes and special "
       "(bit sizes), dnum, plain_modulus, encoder (batch or coefficient), log_qp, level (of the "

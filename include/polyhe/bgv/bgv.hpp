@@ -1,6 +1,21 @@
-// BGV (Brakerski–Gentry–Vaikuntanathan) in full RNS over the shared rlwe layer and BFV's
-// bgv::Context, Plaintext and encoders: the plaintext sits in the low bits of the ciphertext and
-// the noise is a multiple of t.
+// BGV (Brakerski–Gentry–Vaikuntanathan) in full RNS over the shared rlwe layer, with BFV as its
+// scale-invariant mode (as Lattigo does): one Evaluator, one encrypt/decrypt/noise_budget and one
+// Decryptor, dispatching on the context's scheme (bgv/context.hpp, which also describes BFV's
+// encoding, decryption rounding and HPS multiplication). Keys, encryption of zero, key switching,
+// relinearisation and Galois automorphisms are rlwe's, shared with CKKS (rlwe/operations.hpp).
+//
+// BFV mode (Scheme::bfv). [c_0 + c_1·s (+ c_2·s²)]_{Q_l} = round(Q_l·m/t) + v; ciphertexts carry
+// no plaintext factor (a ciphertext with f ≠ 1 is BGV's and is refused by name). Plaintext
+// additions add round(Q_l·m/t), products are HPS's, key switching is plain (error multiple 1).
+// Operands of binary operations must share their level (no automatic alignment). Modulus
+// switching is the rounding division by q_l, c' = round(c/q_l) over Q_{l−1} (rlwe's rescale, error
+// multiple 1): with t·x/Q_l = m + ν (mod t) for the invariant noise ν, the switched value has
+// t·x'/Q_{l−1} = m + ν + t·e/Q_{l−1}, |e| ≤ (1 + ‖s‖_1)/2 (+ ‖s²‖_1/2 for size 3) — ν survives
+// (the budget does not grow, unlike BGV's), plus a rounding term like a fresh encryption's at
+// Q_{l−1}, while every later operation runs on fewer primes.
+//
+// BGV mode (Scheme::bgv): the plaintext sits in the low bits of the ciphertext and the noise is a
+// multiple of t.
 //
 // Invariant. A ciphertext (c_0, c_1[, c_2]) at level l with plaintext factor f ∈ Z_t^*
 // (rlwe::Ciphertext::factor(), 1 when fresh) satisfies, centred,
@@ -44,78 +59,109 @@
 //
 // Not provided: a key-free noise estimate. An honest tracked upper bound needs the worst-case
 // bounds of every operation (key switching: Σ_j D_j·‖e_j‖·N/P, products: N·‖e_a‖·‖e_b‖), which
-// overestimate by tens of bits; bgv_noise_budget measures it exactly, with the secret key.
+// overestimate by tens of bits; noise_budget measures it exactly, with the secret key.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/bgv/context.hpp"
 #include "polyhe/rlwe/ciphertext.hpp"
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rlwe/keys.hpp"
 
 namespace polyhe::bgv {
 
-/// Encrypts m at the top level with factor 1: t·encrypt_zero(L) + m (lifted centred). The
-/// plaintext is checked (N coefficients, each < t; InvalidParameter naming the value); the
-/// encryptor must belong to ctx's parameters (MismatchedContext). A symmetric encryption loses
-/// its seed (t·c_1 is no longer the seed's expansion): it serialises at full size.
-[[nodiscard]] Ciphertext bgv_encrypt(const Context& ctx, rlwe::Encryptor& encryptor,
-                                     const Plaintext& m);
+/// Encrypts m at the top level; the plaintext is checked (N coefficients, each < t;
+/// InvalidParameter naming the value), the encryptor must belong to ctx's parameters
+/// (MismatchedContext). BGV: t·encrypt_zero(L) + m (lifted centred), factor 1; a symmetric
+/// encryption loses its seed (t·c_1 is no longer the seed's expansion): it serialises at full
+/// size. BFV: an rlwe encryption of zero (public-key or symmetric, as the encryptor was made) plus
+/// round(Q·m/t); a symmetric one keeps its seed.
+[[nodiscard]] Ciphertext encrypt(const Context& ctx, rlwe::Encryptor& encryptor,
+                                 const Plaintext& m);
 
-/// [x]_t · f^−1 mod t with x = [c_0 + c_1·s (+ c_2·s²)]_{Q_l} centred; [x]_t by the exact (HPS)
-/// conversion of the centred residue to Z_t, exact while ‖x‖_∞ ≤ Q_l·(1/2 − (l+1)(l+4)·2^−53)
-/// (rns/base_converter.hpp's bound; the budget is 0 long before). Correct
-/// while the noise budget is positive; past it, a wrong plaintext that the budget detects.
-[[nodiscard]] Plaintext bgv_decrypt(const Context& ctx, const Ciphertext& ct,
-                                    const rlwe::SecretKey& sk);
+/// BGV: [x]_t · f^−1 mod t with x = [c_0 + c_1·s (+ c_2·s²)]_{Q_l} centred; [x]_t by the exact
+/// (HPS) conversion of the centred residue to Z_t, exact while ‖x‖_∞ ≤ Q_l·(1/2 − (l+1)(l+4)·2^−53)
+/// (rns/base_converter.hpp's bound; the budget is 0 long before). BFV: round(t·x/Q_l) mod t; a
+/// ciphertext with a plaintext factor f ≠ 1 is refused (InvalidParameter naming f: it is BGV's).
+/// Correct while the noise budget is positive; past it, a wrong plaintext that the budget detects.
+[[nodiscard]] Plaintext decrypt(const Context& ctx, const Ciphertext& ct,
+                                const rlwe::SecretKey& sk);
 
-/// The noise budget in bits: log2(Q_l) − 1 − log2‖[c_0 + c_1·s (+ c_2·s²)]_{Q_l}‖_∞ (centred,
-/// bit lengths), floored at 0; decryption is correct while it is positive. Needs the secret
-/// key, and the value leaks information about the noise and hence the key: keep it private (for
-/// parameter tuning and tests, never published alongside ciphertexts). Exact (GMP).
-[[nodiscard]] int bgv_noise_budget(const Context& ctx, const Ciphertext& ct,
-                                   const rlwe::SecretKey& sk);
+/// The noise budget in bits, floored at 0; decryption is correct while it is positive. BGV:
+/// log2(Q_l) − 1 − log2‖[c_0 + c_1·s (+ c_2·s²)]_{Q_l}‖_∞ (centred, bit lengths). BFV: SEAL's
+/// invariant noise budget, log2(Q_l) − 1 − log2‖[t·(c_0 + c_1·s (+ c_2·s²))]_{Q_l}‖_∞. Needs the
+/// secret key, and the value leaks information about the noise and hence the key: keep it private
+/// (for parameter tuning and tests, never published alongside ciphertexts). Exact (GMP).
+[[nodiscard]] int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk);
 
-/// The homomorphic operations of BGV. Mismatched contexts give MismatchedContext, other problems
-/// InvalidParameter naming the value and what to do. Every ciphertext taken is checked to have a
-/// plaintext factor f < t with gcd(f, t) = 1.
-class BgvEvaluator {
+/// decrypt and noise_budget with a context and a secret key kept together.
+class Decryptor {
+ public:
+  /// Shares the key. InvalidParameter for a null context or key; MismatchedContext for a key of
+  /// other parameters.
+  explicit Decryptor(ContextPtr ctx, std::shared_ptr<const rlwe::SecretKey> sk);
+  /// A copy of the key, owned by the decryptor.
+  explicit Decryptor(ContextPtr ctx, const rlwe::SecretKey& sk);
+
+  /// bgv::decrypt(*context(), ct, key()).
+  [[nodiscard]] Plaintext decrypt(const Ciphertext& ct) const;
+  /// bgv::noise_budget(*context(), ct, key()).
+  [[nodiscard]] int noise_budget(const Ciphertext& ct) const;
+
+  [[nodiscard]] const ContextPtr& context() const { return ctx_; }
+  [[nodiscard]] const rlwe::SecretKey& key() const { return *sk_; }
+
+ private:
+  ContextPtr ctx_;
+  std::shared_ptr<const rlwe::SecretKey> sk_;
+};
+
+/// The homomorphic operations of BGV and of BFV (its scale-invariant mode), chosen by the
+/// context's scheme. Mismatched contexts give MismatchedContext, other problems InvalidParameter
+/// naming the value and what to do. Every ciphertext taken is checked: BGV, a plaintext factor
+/// f < t with gcd(f, t) = 1; BFV, factor 1.
+class Evaluator {
  public:
   /// relin and galois may be null (multiply then returns size 3; rotations need galois). The
   /// evaluator shares ownership of the keys (rlwe::share makes a shared key), so they live as
-  /// long as it does.
-  explicit BgvEvaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
-                        std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);
+  /// long as it does. MismatchedContext for keys of other parameters.
+  explicit Evaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
+                     std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);
 
-  /// Levels aligned by modulus switching, factors by a constant (see the top of this file).
+  /// BGV: levels aligned by modulus switching, factors by a constant (see the top of this file).
+  /// BFV: same level (InvalidParameter naming both).
   [[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
   [[nodiscard]] Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
   [[nodiscard]] Ciphertext negate(const Ciphertext& a) const;
-  /// a + m and a − m: m is multiplied by a's factor mod t (free), lifted centred, added to c_0.
+  /// a + m and a − m. BGV: m is multiplied by a's factor mod t (free), lifted centred, added to
+  /// c_0. BFV: round(Q_l·m/t) added to c_0.
   [[nodiscard]] Ciphertext add_plain(const Ciphertext& a, const Plaintext& m) const;
   [[nodiscard]] Ciphertext sub_plain(const Ciphertext& a, const Plaintext& m) const;
   /// Every part times m lifted centred: noise grows by about N·t/2; factor unchanged.
   [[nodiscard]] Ciphertext multiply_plain(const Ciphertext& a, const Plaintext& m) const;
-  /// The tensor product over Q_l: size 3 (sizes 2 × 2 only), factor f_a·f_b mod t. Operands at
-  /// different levels: the higher one is switched down first.
+  /// Size 3 (sizes 2 × 2 only). BGV: the tensor product over Q_l, factor f_a·f_b mod t; operands
+  /// at different levels: the higher one is switched down first. BFV: the HPS tensor product;
+  /// operands at one level (InvalidParameter naming both otherwise).
   [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
-  /// Size 3 → 2 with the relinearisation key, switching with error multiple t.
+  /// Size 3 → 2 with the relinearisation key (BGV: switching with error multiple t).
   [[nodiscard]] Ciphertext relinearize(const Ciphertext& a) const;
   /// relinearize(multiply(a, b)); no modulus switch (call mod_switch_to_next).
   [[nodiscard]] Ciphertext multiply_relin(const Ciphertext& a, const Ciphertext& b) const;
   /// Both rows rotated left by `step` columns (negative: right): Galois element 5^step mod 2N.
+  /// x^N + 1 only.
   [[nodiscard]] Ciphertext rotate_rows(const Ciphertext& a, std::int64_t step) const;
-  /// The two rows swapped: Galois element 2N − 1.
+  /// The two rows swapped: Galois element 2N − 1. x^N + 1 only.
   [[nodiscard]] Ciphertext rotate_columns(const Ciphertext& a) const;
   /// x → x^k with the Galois key for k.
   [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, std::uint64_t k) const;
 
-  /// Drops q_l (level l → l − 1, sizes 2 and 3): c' = q_l^−1·(c − δ), factor f·q_l^−1 mod t.
-  /// InvalidParameter at level 0.
+  /// Drops q_l (level l → l − 1, sizes 2 and 3). BGV: c' = q_l^−1·(c − δ), factor
+  /// f·q_l^−1 mod t. BFV: c' = round(c/q_l), factor 1. InvalidParameter at level 0.
   [[nodiscard]] Ciphertext mod_switch_to_next(const Ciphertext& a) const;
   void mod_switch_to_next_inplace(Ciphertext& a) const;
   /// Switches down to `level` ≤ a.level() (InvalidParameter naming both otherwise); a copy when
@@ -123,16 +169,22 @@ class BgvEvaluator {
   [[nodiscard]] Ciphertext mod_switch_to(const Ciphertext& a, std::size_t level) const;
 
   [[nodiscard]] const ContextPtr& context() const { return ctx_; }
+  [[nodiscard]] Scheme scheme() const { return ctx_->scheme(); }
 
  private:
+  [[nodiscard]] bool bfv() const { return ctx_->scheme() == Scheme::bfv; }
+  // The error multiple of key switching: t (BGV), 1 (BFV).
+  [[nodiscard]] std::uint64_t error_multiple() const;
   void check(const Ciphertext& a, const char* op) const;
   void check_size2(const Ciphertext& a, const char* op) const;
-  // Copies of a and b at the lower of their levels.
+  // Copies of a and b at the lower of their levels (BGV).
   void align_levels(Ciphertext& a, Ciphertext& b) const;
-  // a and b brought to one factor (the operand with the smaller correction is multiplied).
+  // a and b brought to one factor (BGV; the operand with the smaller correction is multiplied).
   void align_factors(Ciphertext& a, Ciphertext& b) const;
-  // a·k for the factor f·k ≡ target (mod t), k centred.
+  // a·k for the factor f·k ≡ target (mod t), k centred (BGV).
   void retarget_factor(Ciphertext& a, std::uint64_t target) const;
+  [[nodiscard]] Ciphertext add_or_sub(const Ciphertext& a, const Ciphertext& b, bool sub,
+                                      const char* op) const;
   [[nodiscard]] Ciphertext add_or_sub_plain(const Ciphertext& a, const Plaintext& m, bool sub,
                                             const char* op) const;
 

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "polyhe/bgv/bfv.hpp"
+#include "polyhe/bgv/context.hpp"
 #include "polyhe/rlwe/serial.hpp"
 
 namespace polyhe::bgv {

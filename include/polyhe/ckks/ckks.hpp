@@ -61,6 +61,8 @@ struct DecryptOptions {
 [[nodiscard]] Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk,
                                 const DecryptOptions& options = {});
 
+class Context;  // ckks/context.hpp
+
 /// Homomorphic operations. Every binary operation checks that its operands share the Parameters
 /// object (MismatchedContext), the level and the scale (InvalidParameter saying what to call);
 /// ciphertexts stay in evaluation form throughout.
@@ -70,6 +72,11 @@ class Evaluator {
   /// The evaluator shares ownership of both (rlwe::share makes a shared key from one returned by
   /// KeyGenerator), so they live as long as it does; nothing is copied.
   explicit Evaluator(ParametersPtr params,
+                     std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
+                     std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);
+
+  /// The same over a Context's parameters (ckks/context.hpp; InvalidParameter for null).
+  explicit Evaluator(const std::shared_ptr<const Context>& ctx,
                      std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
                      std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);
 

@@ -1,0 +1,100 @@
+#include "polyhe/ckks/context.hpp"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "polyhe/core/error.hpp"
+
+namespace polyhe::ckks {
+
+namespace {
+
+double log2_modulus(const rlwe::Parameters& params) {
+  double s = 0;
+  for (std::uint64_t q : params.q_primes()) s += std::log2(static_cast<double>(q));
+  return s;
+}
+
+void check_options(const DecryptOptions& options) {
+  if (options.flooding_bits < 0 || options.flooding_bits > 60) {
+    throw InvalidParameter("Decryptor: flooding_bits = " + std::to_string(options.flooding_bits) +
+                           " is outside [0, 60] (0: no flooding)");
+  }
+}
+
+}  // namespace
+
+Context::Context(rlwe::ParametersPtr params, double scale)
+    : params_(std::move(params)), encoder_(params_->ring()), scale_(scale) {}
+
+std::shared_ptr<const Context> Context::create(rlwe::ParametersPtr params, double scale) {
+  if (!params) throw InvalidParameter("ckks::Context: null parameters");
+  if (!std::isfinite(scale) || scale < 0) {
+    throw InvalidParameter("ckks::Context: scale " + std::to_string(scale) +
+                           " must be positive and finite (or 0 for the default)");
+  }
+  if (scale == 0) {
+    if (params->max_level() == 0) {
+      throw InvalidParameter(
+          "ckks::Context: the chain has one prime (L = 0), so there is no rescale for a default "
+          "scale to match; pass a scale");
+    }
+    const double top = std::log2(static_cast<double>(params->q_primes().back()));
+    scale = std::ldexp(1.0, static_cast<int>(std::lround(top)));
+  }
+  const double log2_q = log2_modulus(*params);
+  if (std::log2(scale) >= log2_q - 1) {
+    throw InvalidParameter("ckks::Context: scale 2^" + std::to_string(std::log2(scale)) +
+                           " leaves no room below Q_L/2 = 2^" + std::to_string(log2_q - 1) +
+                           "; choose a smaller scale or more primes");
+  }
+  return std::shared_ptr<const Context>(new Context(std::move(params), scale));
+}
+
+Plaintext Context::encode(std::span<const double> values) const {
+  return ckks::encode(encoder_, params_, values, scale_, params_->max_level());
+}
+
+Plaintext Context::encode(std::span<const std::complex<double>> values) const {
+  return ckks::encode(encoder_, params_, values, scale_, params_->max_level());
+}
+
+Plaintext Context::encode(std::span<const double> values, std::size_t level, double scale) const {
+  return ckks::encode(encoder_, params_, values, scale == 0 ? scale_ : scale, level);
+}
+
+Plaintext Context::encode(std::span<const std::complex<double>> values, std::size_t level,
+                          double scale) const {
+  return ckks::encode(encoder_, params_, values, scale == 0 ? scale_ : scale, level);
+}
+
+std::vector<std::complex<double>> Context::decode(const Plaintext& pt) const {
+  rlwe::check_same_params(params_, pt.params, "ckks::Context::decode");
+  return ckks::decode(encoder_, pt);
+}
+
+std::vector<double> Context::decode_real(const Plaintext& pt) const {
+  rlwe::check_same_params(params_, pt.params, "ckks::Context::decode_real");
+  return encoder_.decode_real(pt.poly, pt.scale);
+}
+
+Decryptor::Decryptor(std::shared_ptr<const rlwe::SecretKey> sk, DecryptOptions options)
+    : sk_(std::move(sk)), options_(options) {
+  if (!sk_) throw InvalidParameter("Decryptor: the secret key is null");
+  check_options(options_);
+}
+
+Decryptor::Decryptor(const rlwe::SecretKey& sk, DecryptOptions options)
+    : Decryptor(std::make_shared<const rlwe::SecretKey>(sk), options) {}
+
+Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
+  return ckks::decrypt(ct, *sk_, options_);
+}
+
+Evaluator::Evaluator(const std::shared_ptr<const Context>& ctx,
+                     std::shared_ptr<const rlwe::KeySwitchKey> relin,
+                     std::shared_ptr<const rlwe::GaloisKeys> galois)
+    : Evaluator(ctx ? ctx->params() : nullptr, std::move(relin), std::move(galois)) {}
+
+}  // namespace polyhe::ckks

@@ -1,0 +1,150 @@
+// The CKKS front door (ckks/context.hpp): the default scale, encode/decode through the context
+// equal to the functions it wraps, real values in and out, the Decryptor, an Evaluator built from
+// a context, keys that outlive the names they were made under, and every refusal by name.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "ckks/ckks_cases.hpp"
+#include "polyhe/ckks/context.hpp"
+#include "polyhe/core/error.hpp"
+
+namespace polyhe::ckks {
+namespace {
+
+bool same(const RnsPoly& a, const RnsPoly& b) {
+  return std::ranges::equal(a.data(), b.data());
+}
+
+rlwe::ParametersPtr params_with(std::vector<int> q_bits) {
+  rlwe::ParametersLiteral lit;
+  lit.log_n = 13;
+  lit.q_bits = std::move(q_bits);
+  lit.p_bits = {40};
+  return rlwe::Parameters::create(lit);
+}
+
+TEST(CkksContext, DefaultScaleIsTheTopPrimesSize) {
+  const auto ctx = Context::create(params_with({40, 30, 30}));
+  EXPECT_EQ(ctx->scale(), std::ldexp(1.0, 30));
+  EXPECT_EQ(ctx->slots(), 4096U);
+  EXPECT_EQ(ctx->max_level(), 2U);
+  const auto given = Context::create(params_with({40, 30, 30}), std::ldexp(1.0, 25));
+  EXPECT_EQ(given->scale(), std::ldexp(1.0, 25));
+}
+
+TEST(CkksContext, RefusesBadScalesByName) {
+  const auto params = params_with({40, 30});
+  const auto refused = [&](double scale, const char* what) {
+    try {
+      (void)Context::create(params, scale);
+      ADD_FAILURE() << "accepted scale " << scale;
+    } catch (const InvalidParameter& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused(-1.0, "positive and finite");
+  refused(std::numeric_limits<double>::infinity(), "positive and finite");
+  refused(std::numeric_limits<double>::quiet_NaN(), "positive and finite");
+  refused(std::ldexp(1.0, 70), "no room below Q_L/2");
+  EXPECT_THROW((void)Context::create(nullptr), InvalidParameter);
+  // One prime: no default to derive, but an explicit scale is fine.
+  rlwe::ParametersLiteral lit;
+  lit.log_n = 12;
+  lit.q_bits = {50};
+  lit.p_bits = {50};
+  const auto single = rlwe::Parameters::create(lit);
+  try {
+    (void)Context::create(single);
+    ADD_FAILURE() << "a default scale with L = 0";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("pass a scale"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(Context::create(single, std::ldexp(1.0, 30))->scale(), std::ldexp(1.0, 30));
+}
+
+TEST(CkksContext, EncodeEqualsTheWrappedFunctions) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto ctx = Context::create(params_with({40, 30, 30}));
+  const test::Vec z = test::random_values(rng, ctx->slots());
+  std::vector<double> x(ctx->slots());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = z[i].real();
+  const Plaintext a = ctx->encode(z);
+  const Plaintext b = encode(ctx->encoder(), ctx->params(), z, ctx->scale(), ctx->max_level());
+  EXPECT_EQ(a.level(), ctx->max_level());
+  EXPECT_EQ(a.scale, ctx->scale());
+  EXPECT_TRUE(same(a.poly, b.poly));
+  const Plaintext r = ctx->encode(x, 1, std::ldexp(1.0, 20));
+  const Plaintext s = encode(ctx->encoder(), ctx->params(), x, std::ldexp(1.0, 20), 1);
+  EXPECT_EQ(r.level(), 1U);
+  EXPECT_EQ(r.scale, std::ldexp(1.0, 20));
+  EXPECT_TRUE(same(r.poly, s.poly));
+  // Real in, real out, to the encoding's precision.
+  const std::vector<double> back = ctx->decode_real(ctx->encode(x));
+  ASSERT_EQ(back.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(back[i], x[i], 1e-6) << i;
+  const auto complex_back = ctx->decode(a);
+  EXPECT_GE(test::precision_bits(z, complex_back), 20.0);
+  EXPECT_THROW((void)ctx->encode(x, 3), InvalidParameter);  // above L = 2
+}
+
+TEST(CkksContext, DecodeRefusesAnotherParameterSet) {
+  const auto ctx = Context::create(params_with({40, 30}));
+  const auto other = Context::create(params_with({40, 30}));
+  const std::vector<double> x = {1.0, 2.0};
+  EXPECT_THROW((void)ctx->decode(other->encode(x)), MismatchedContext);
+  EXPECT_THROW((void)ctx->decode_real(other->encode(x)), MismatchedContext);
+}
+
+// Keys made in an inner scope and handed over: the encryptor, evaluator and decryptor own them, so
+// the computation after the scope is correct (under ASan this would catch a dangling key).
+TEST(CkksContext, ObjectsOwnTheirKeys) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto ctx = Context::create(params_with({40, 30, 30}));
+  std::unique_ptr<rlwe::Encryptor> encryptor;
+  std::unique_ptr<Evaluator> eval;
+  std::unique_ptr<Decryptor> decryptor;
+  std::unique_ptr<Decryptor> copied;
+  {
+    rlwe::KeyGenerator keygen(ctx->params(), test::make_seed(rng));
+    rlwe::SecretKey sk = keygen.secret_key();
+    encryptor = std::make_unique<rlwe::Encryptor>(keygen.public_key(sk));  // a temporary: copied
+    eval = std::make_unique<Evaluator>(ctx, rlwe::share(keygen.relinearization_key(sk)));
+    copied = std::make_unique<Decryptor>(sk);
+    decryptor = std::make_unique<Decryptor>(rlwe::share(std::move(sk)));
+  }
+  std::vector<double> x(ctx->slots()), y(ctx->slots());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = 0.5 + 0.001 * static_cast<double>(i % 100);
+    y[i] = 1.0 - 0.002 * static_cast<double>(i % 50);
+  }
+  const Ciphertext cx = encrypt(*encryptor, ctx->encode(x));
+  const Ciphertext cy = encrypt(*encryptor, ctx->encode(y));
+  const Ciphertext prod = eval->rescale(eval->multiply_relin(cx, cy));
+  const Plaintext pt = decryptor->decrypt(prod);
+  EXPECT_TRUE(same(pt.poly, copied->decrypt(prod).poly));
+  EXPECT_TRUE(same(pt.poly, decrypt(prod, decryptor->key()).poly));
+  const std::vector<double> got = ctx->decode_real(pt);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(got[i], x[i] * y[i], 1e-4) << i;
+}
+
+TEST(CkksContext, RefusesNullKeysAndBadOptions) {
+  EXPECT_THROW(Decryptor(std::shared_ptr<const rlwe::SecretKey>{}), InvalidParameter);
+  EXPECT_THROW(rlwe::Encryptor(std::shared_ptr<const rlwe::PublicKey>{}), InvalidParameter);
+  EXPECT_THROW(rlwe::Encryptor(std::shared_ptr<const rlwe::SecretKey>{}), InvalidParameter);
+  EXPECT_THROW(Evaluator(std::shared_ptr<const Context>{}), InvalidParameter);
+  const auto ctx = Context::create(params_with({40, 30}));
+  rlwe::KeyGenerator keygen(ctx->params());
+  const auto sk = rlwe::share(keygen.secret_key());
+  EXPECT_THROW(Decryptor(sk, DecryptOptions{61}), InvalidParameter);
+  EXPECT_THROW(Decryptor(sk, DecryptOptions{-1}), InvalidParameter);
+  EXPECT_NO_THROW(Decryptor(sk, DecryptOptions{40}));
+}
+
+}  // namespace
+}  // namespace polyhe::ckks
