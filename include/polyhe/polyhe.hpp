@@ -1,4 +1,5 @@
-// The whole public API of polyhe.
+// The whole public API of polyhe, except rns/bigint.hpp (big integers through GMP: include it
+// when you want them; nothing else here includes a third-party header).
 #pragma once
 
 #include "polyhe/arith/add.hpp"
@@ -47,7 +48,6 @@
 #include "polyhe/rlwe/serial.hpp"
 #include "polyhe/rns/base_converter.hpp"
 #include "polyhe/rns/basis.hpp"
-#include "polyhe/rns/bigint.hpp"
 #include "polyhe/rns/decrypt_rounder.hpp"
 #include "polyhe/rns/key_switch_basis.hpp"
 #include "polyhe/rns/plain_reducer.hpp"

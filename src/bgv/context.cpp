@@ -9,6 +9,7 @@
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/rns/bigint.hpp"
 
 namespace polyhe::bgv {
 
@@ -100,7 +101,7 @@ void Context::build_bfv_tables() {
   levels_.reserve(top + 1);
   for (std::size_t l = 0; l <= top; ++l) {
     const RnsBasis ql = params_->q_basis().prefix(l + 1);
-    const mpz_class& big_q = ql.product();
+    const mpz_class& big_q = big_product(ql);
     const mpz_class delta = big_q / mpz_class(std::to_string(t));
     const mpz_class r = big_q % mpz_class(std::to_string(t));
     std::vector<u64> delta_res(l + 1);

@@ -46,7 +46,7 @@ inline int noise_budget_bits(const Context& ctx, const Ciphertext& ct, const rlw
   x = std::move(x).to_host();  // the exact budget runs on the host (GMP)
   const RnsBasis ql = ctx.params()->q_basis().prefix(ct.limbs());
   const std::vector<mpz_class> values = to_bigint(x.data(), ql);
-  const mpz_class& big_q = ql.product();
+  const mpz_class& big_q = big_product(ql);
   const mpz_class m(std::to_string(multiplier));
   mpz_class worst = 0;
   for (const mpz_class& v : values) {

@@ -10,6 +10,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/serial.hpp"
 #include "polyhe/ntt/cyclic/powerful.hpp"
+#include "polyhe/rns/bigint.hpp"
 
 namespace polyhe::rlwe {
 namespace {
@@ -170,7 +171,7 @@ Parameters::Parameters(const ParametersLiteral& lit, std::vector<std::uint64_t> 
   const RnsBasis& pb = ks_.p();
   for (std::size_t l = 1; l < q_.size(); ++l) rescalers_.emplace_back(qb.prefix(l + 1));
   for (std::size_t l = 0; l < q_.size(); ++l) p_to_q_.emplace_back(pb, qb.prefix(l + 1));
-  const mpz_class half_p = pb.product() / 2;
+  const mpz_class half_p = big_product(pb) / 2;
   for (std::size_t i = 0; i < q_.size(); ++i) {
     const std::uint64_t qi = q_[i];
     const std::uint64_t pm = pb.product_mod(qi);

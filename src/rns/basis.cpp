@@ -3,6 +3,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "big_crt.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 
@@ -58,18 +59,20 @@ RnsBasis::RnsBasis(std::shared_ptr<const Table> table, std::size_t offset, std::
 std::shared_ptr<const RnsBasis::Crt> RnsBasis::make_crt(
     std::span<const Modulus<std::uint64_t>> moduli) {
   auto crt = std::make_shared<Crt>();
-  crt->product = 1;
-  for (const auto& m : moduli) crt->product *= static_cast<unsigned long>(m.value());
-  crt->product_bits = static_cast<int>(mpz_sizeinbase(crt->product.get_mpz_t(), 2));
+  auto big = std::make_shared<detail::BigCrt>();
+  big->product = 1;
+  for (const auto& m : moduli) big->product *= static_cast<unsigned long>(m.value());
+  crt->product_bits = static_cast<int>(mpz_sizeinbase(big->product.get_mpz_t(), 2));
   for (const auto& m : moduli) {
     const std::uint64_t q = m.value();
     mpz_class hat;
-    mpz_divexact_ui(hat.get_mpz_t(), crt->product.get_mpz_t(), q);
+    mpz_divexact_ui(hat.get_mpz_t(), big->product.get_mpz_t(), q);
     const std::uint64_t inv = inverse_mod(mpz_mod_u64(hat, q), q);
-    crt->q_hat.push_back(std::move(hat));
+    big->q_hat.push_back(std::move(hat));
     crt->q_hat_inv.push_back(make_shoup(inv, q));
     crt->q_hat_inv_words.push_back(inv);
   }
+  crt->big = std::move(big);
   return crt;
 }
 
@@ -81,11 +84,11 @@ std::vector<std::uint64_t> RnsBasis::primes() const {
 }
 
 std::uint64_t RnsBasis::q_hat_mod(std::size_t i, std::uint64_t m) const {
-  return mpz_mod_u64(q_hat(i), m);
+  return mpz_mod_u64(crt_->big->q_hat[i], m);
 }
 
 std::uint64_t RnsBasis::product_mod(std::uint64_t m) const {
-  return mpz_mod_u64(product(), m);
+  return mpz_mod_u64(crt_->big->product, m);
 }
 
 RnsBasis RnsBasis::range(std::size_t begin, std::size_t count) const {

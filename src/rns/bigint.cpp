@@ -2,10 +2,34 @@
 
 #include <string>
 
+#include "big_crt.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/rns/decrypt_rounder.hpp"
 
 namespace polyhe {
+
+const mpz_class& big_product(const RnsBasis& basis) {
+  return basis.big_crt().product;
+}
+
+const mpz_class& big_q_hat(const RnsBasis& basis, std::size_t i) {
+  return basis.big_crt().q_hat[i];
+}
+
+mpz_class bfv_max_noise(const BfvDecryptRounder& rounder) {
+  const mpz_class& big_q = big_product(rounder.basis());
+  const std::uint64_t t = rounder.plain_modulus();
+  const mpz_class r = static_cast<unsigned long>(mpz_fdiv_ui(big_q.get_mpz_t(), t));
+  const mpz_class g = static_cast<unsigned long>(rounder.gamma());
+  const mpz_class numerator = g * big_q -
+                              2 * static_cast<unsigned long>(rounder.basis().size()) * big_q -
+                              2 * g * r * static_cast<unsigned long>(t - 1);
+  const mpz_class denominator = 2 * g * static_cast<unsigned long>(t);
+  mpz_class out;
+  mpz_fdiv_q(out.get_mpz_t(), numerator.get_mpz_t(), denominator.get_mpz_t());
+  return out;
+}
 
 namespace {
 
@@ -24,9 +48,9 @@ mpz_class compose(std::span<const std::uint64_t> limbs, const RnsBasis& basis, s
   for (std::size_t i = 0; i < basis.size(); ++i) {
     const std::uint64_t qi = basis.prime(i);
     const std::uint64_t t = mul_shoup(limbs[i * n + index] % qi, basis.q_hat_inverse(i), qi);
-    mpz_addmul_ui(x.get_mpz_t(), basis.q_hat(i).get_mpz_t(), t);
+    mpz_addmul_ui(x.get_mpz_t(), big_q_hat(basis, i).get_mpz_t(), t);
   }
-  mpz_mod(x.get_mpz_t(), x.get_mpz_t(), basis.product().get_mpz_t());
+  mpz_mod(x.get_mpz_t(), x.get_mpz_t(), big_product(basis).get_mpz_t());
   return x;
 }
 
@@ -61,7 +85,7 @@ std::vector<mpz_class> to_bigint_centred(std::span<const std::uint64_t> limbs,
                                          const RnsBasis& basis) {
   auto out = to_bigint(limbs, basis);
   for (auto& x : out) {
-    if (2 * x > basis.product()) x -= basis.product();
+    if (2 * x > big_product(basis)) x -= big_product(basis);
   }
   return out;
 }

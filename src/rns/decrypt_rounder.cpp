@@ -13,6 +13,7 @@
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
+#include "polyhe/rns/bigint.hpp"
 
 // Exactness of the γ correction (BEHZ §4), the derivation behind the header's statement.
 //
@@ -78,7 +79,7 @@ std::uint64_t mpz_mod_u64(const mpz_class& x, std::uint64_t m) {
 BfvDecryptRounder::BfvDecryptRounder(RnsBasis q, std::uint64_t t)
     : q_(std::move(q)), t_(check_plain_modulus(q_, t)), gamma_(choose_gamma(q_, t_)) {
   const std::size_t nq = q_.size();
-  const mpz_class& big_q = q_.product();
+  const mpz_class& big_q = big_product(q_);
   // −Q^−1 mod t and mod γ (Q is coprime to both: checked above, and γ is a prime outside Q).
   const std::uint64_t neg_q_inv_t = neg_mod(inverse_mod(mpz_mod_u64(big_q, t_), t_), t_);
   const std::uint64_t neg_q_inv_g =
@@ -112,13 +113,6 @@ BfvDecryptRounder::BfvDecryptRounder(RnsBasis q, std::uint64_t t)
     weighted_t_ = cpu::make_weighted_sum_modulus(t_);
     weighted_gamma_ = cpu::make_weighted_sum_modulus(gamma_);
   }
-
-  const mpz_class r = mpz_mod_u64(big_q, t_);
-  const mpz_class g = static_cast<unsigned long>(gamma_);
-  const mpz_class numerator = g * big_q - 2 * static_cast<unsigned long>(nq) * big_q -
-                              2 * g * r * static_cast<unsigned long>(t_ - 1);
-  const mpz_class denominator = 2 * g * static_cast<unsigned long>(t_);
-  mpz_fdiv_q(max_noise_.get_mpz_t(), numerator.get_mpz_t(), denominator.get_mpz_t());
 }
 
 double BfvDecryptRounder::inexact_band() const {

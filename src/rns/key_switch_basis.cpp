@@ -11,6 +11,7 @@
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/rns/bigint.hpp"
 
 namespace polyhe {
 
@@ -60,7 +61,7 @@ KeySwitchBasis::KeySwitchBasis(RnsBasis q, RnsBasis p, std::size_t dnum) {
     }
     impl->levels.push_back(std::move(level));
   }
-  mpz_class half = p.product() / 2;
+  mpz_class half = big_product(p) / 2;
   for (std::size_t i = 0; i < primes; ++i) {
     const std::uint64_t qi = q.prime(i);
     const std::uint64_t inv = inverse_mod(p.product_mod(qi), qi);

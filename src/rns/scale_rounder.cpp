@@ -14,6 +14,7 @@
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
+#include "polyhe/rns/bigint.hpp"
 
 namespace polyhe {
 
@@ -74,7 +75,7 @@ ScaleRounder::ScaleRounder(RnsBasis q, RnsBasis p, std::uint64_t t)
       id_(next_rounder_id()) {
   const std::size_t nq = q_.size();
   const std::size_t np = p_.size();
-  const mpz_class& big_p = p_.product();
+  const mpz_class& big_p = big_product(p_);
   std::vector<mpz_class> omega(nq);
   std::uint64_t q_max = 0;
   for (std::size_t i = 0; i < nq; ++i) {

@@ -62,14 +62,14 @@ TEST_P(Conversion, ApproxOvershootsByLessThanBQAndExactIsExact) {
   const BaseConverter conv(from, to);
   test::BigRng gmp(rng);
   const std::size_t n = 64;
-  const mpz_class& q = from.product();
+  const mpz_class& q = big_product(from);
   const auto values = test::random_values(gmp, q, n);
   const auto x = test::to_limbs(values, from);
   std::vector<std::uint64_t> approx(to.size() * n), exact(to.size() * n);
   conv.convert_approx(x, approx);
   conv.convert_exact(x, exact);
   const mpz_class margin = exact_margin(q, conv.exact_error_bound());
-  const bool determined = to.product() > q * static_cast<unsigned long>(from.size());
+  const bool determined = big_product(to) > q * static_cast<unsigned long>(from.size());
   const auto y = to_bigint(approx, to);
   for (std::size_t c = 0; c < n; ++c) {
     // Which u ∈ [0, |B|) fits every target residue?
@@ -128,7 +128,7 @@ TEST_P(Conversion, ThreadedEqualsInline) {
   }
   // Spot-check one coefficient of the large input against GMP.
   const std::size_t c = n - 1;
-  const mpz_class xc = centre(to_bigint(x, from, c), from.product());
+  const mpz_class xc = centre(to_bigint(x, from, c), big_product(from));
   for (std::size_t j = 0; j < to.size(); ++j) {
     EXPECT_EQ(ref[j * n + c], mpz_fdiv_ui(xc.get_mpz_t(), to.prime(j)));
   }
@@ -153,7 +153,7 @@ TEST(ConversionExact, ErrorBoundNearHalfQ) {
   const RnsBasis from(test::random_primes(rng, 6, 55, 62, used));
   const RnsBasis to(test::random_primes(rng, 3, 55, 62, used));
   const BaseConverter conv(from, to);
-  const mpz_class& q = from.product();
+  const mpz_class& q = big_product(from);
   const double delta = conv.exact_error_bound();
   EXPECT_GT(delta, 0.0);
   EXPECT_LT(delta, 1e-13);

@@ -93,10 +93,10 @@ mpz_class model(const mpz_class& x, const RnsBasis& q, std::uint64_t t, std::uin
     const mpz_class tau = mpz_class(x * static_cast<unsigned long>(gamma) *
                                     static_cast<unsigned long>(t) * q.q_hat_inverse(i).w) %
                           static_cast<unsigned long>(qi);
-    s += tau * q.q_hat(i);
+    s += tau * big_q_hat(q, i);
   }
   const mpz_class w =
-      (x * static_cast<unsigned long>(gamma) * static_cast<unsigned long>(t) - s) / q.product();
+      (x * static_cast<unsigned long>(gamma) * static_cast<unsigned long>(t) - s) / big_product(q);
   const mpz_class e = centre(w, mpz_class(static_cast<unsigned long>(gamma)));
   return (w - e) / static_cast<unsigned long>(gamma);
 }
@@ -109,7 +109,7 @@ std::pair<std::size_t, std::size_t> check_against_gmp(const BfvDecryptRounder& d
                                                       const std::vector<std::uint64_t>& out) {
   const RnsBasis& q = dec.basis();
   const std::uint64_t t = dec.plain_modulus();
-  const mpz_class& big_q = q.product();
+  const mpz_class& big_q = big_product(q);
   const mpz_class gamma = static_cast<unsigned long>(dec.gamma());
   const auto nq = static_cast<unsigned long>(q.size());
   std::size_t in_window = 0, one_less = 0;
@@ -148,13 +148,13 @@ class DecryptRounder : public ::testing::TestWithParam<std::tuple<BasisCase, Pla
   std::uint64_t t_ = 0;
 };
 
-// x = Δ·m + v (+ a multiple of Q) with |v| up to max_noise(), the extremes included: exactly m.
+// x = Δ·m + v (+ a multiple of Q) with |v| up to bfv_max_noise(), the extremes included: exactly m.
 TEST_P(DecryptRounder, NoisyEncodingsUpToTheBoundDecryptExactly) {
   SCOPED_TRACE(test::replay_hint());
   const RnsBasis& q = *basis_;
   const BfvDecryptRounder dec(q, t_);
-  const mpz_class& big_q = q.product();
-  const mpz_class& bound = dec.max_noise();
+  const mpz_class& big_q = big_product(q);
+  const mpz_class bound = bfv_max_noise(dec);
   if (bound < 0) {
     // Q is too small for this t: no noise bound; RandomValuesMatchGmpOutsideTheWindow still runs.
     EXPECT_LT(big_q, mpz_class(2) * t_ * t_ * 4) << "a negative bound needs Q < 8t^2";
@@ -205,7 +205,7 @@ TEST_P(DecryptRounder, RandomValuesMatchGmpOutsideTheWindow) {
   SCOPED_TRACE(test::replay_hint());
   const RnsBasis& q = *basis_;
   const BfvDecryptRounder dec(q, t_);
-  const mpz_class& big_q = q.product();
+  const mpz_class& big_q = big_product(q);
   const mpz_class gamma = static_cast<unsigned long>(dec.gamma());
   const auto nq = static_cast<unsigned long>(q.size());
   test::BigRng gmp(*rng_);
@@ -242,7 +242,7 @@ TEST_P(DecryptRounder, RandomValuesMatchGmpOutsideTheWindow) {
 TEST_P(DecryptRounder, EdgeValues) {
   const RnsBasis& q = *basis_;
   const BfvDecryptRounder dec(q, t_);
-  const std::vector<mpz_class> values = {0, q.product() - 1};
+  const std::vector<mpz_class> values = {0, big_product(q) - 1};
   const auto x = test::to_limbs(values, q);
   std::vector<std::uint64_t> got(2);
   dec.round(x, got);
@@ -292,7 +292,7 @@ TEST(DecryptRounderLarge, ManyPrimes) {
   ASSERT_TRUE(coprime(t, q));
   const BfvDecryptRounder dec(q, t);
   test::BigRng gmp(rng);
-  const auto values = test::random_values(gmp, q.product(), 64);
+  const auto values = test::random_values(gmp, big_product(q), 64);
   const auto x = test::to_limbs(values, q);
   std::vector<std::uint64_t> got(values.size());
   dec.round(x, got);
@@ -325,7 +325,7 @@ TEST(DecryptRounderGamma, AvoidsThePrimesOfQ) {
   EXPECT_DOUBLE_EQ(b.inexact_band(), 2.0 / static_cast<double>(b.gamma()));
   test::TestRng rng(7);
   test::BigRng gmp(rng);
-  const auto values = test::random_values(gmp, q.product(), 32);
+  const auto values = test::random_values(gmp, big_product(q), 32);
   const auto x = test::to_limbs(values, q);
   std::vector<std::uint64_t> got(values.size());
   b.round(x, got);

@@ -74,14 +74,14 @@ TEST_P(KeySwitch, ModUpExtendsEachDigit) {
     const RnsBasis all = RnsBasis::concat(ks.q().prefix(l + 1), ks.p());
     for (std::size_t j = 0; j < ks.digit_count(l); ++j) {
       const RnsBasis& d = ks.digit(l, j);
-      const auto values = test::random_values(gmp, d.product(), n);
+      const auto values = test::random_values(gmp, big_product(d), n);
       const auto in = test::to_limbs(values, d);
       std::vector<std::uint64_t> out(all.size() * n);
       ks.mod_up(l, j, in, out);
       for (std::size_t k = 0; k < n; ++k) {
         bool found = false;
         for (std::size_t u = 0; u < d.size() && !found; ++u) {
-          const mpz_class v = values[k] + d.product() * static_cast<unsigned long>(u);
+          const mpz_class v = values[k] + big_product(d) * static_cast<unsigned long>(u);
           bool all_limbs = true;
           for (std::size_t i = 0; i < all.size(); ++i) {
             all_limbs = all_limbs && out[i * n + k] == mpz_fdiv_ui(v.get_mpz_t(), all.prime(i));
@@ -106,17 +106,17 @@ TEST_P(KeySwitch, CentredModUpLiftsTheCentredResidue) {
     const RnsBasis all = RnsBasis::concat(ks.q().prefix(l + 1), ks.p());
     for (std::size_t j = 0; j < ks.digit_count(l); ++j) {
       const RnsBasis& d = ks.digit(l, j);
-      const auto values = test::random_values(gmp, d.product(), n);
+      const auto values = test::random_values(gmp, big_product(d), n);
       const auto in = test::to_limbs(values, d);
       std::vector<std::uint64_t> out(all.size() * n);
       ks.mod_up_centred(l, j, in, out);
       for (std::size_t k = 0; k < n; ++k) {
         const mpz_class centred =
-            2 * values[k] > d.product() ? mpz_class(values[k] - d.product()) : values[k];
+            2 * values[k] > big_product(d) ? mpz_class(values[k] - big_product(d)) : values[k];
         // Within D·2^-40 of D/2 the double-precision correction may pick the other side.
-        const mpz_class gap = abs(mpz_class(2 * values[k] - d.product()));
-        const bool near_half = gap * (mpz_class(1) << 40) < d.product();
-        const mpz_class other = centred < 0 ? values[k] : mpz_class(values[k] - d.product());
+        const mpz_class gap = abs(mpz_class(2 * values[k] - big_product(d)));
+        const bool near_half = gap * (mpz_class(1) << 40) < big_product(d);
+        const mpz_class other = centred < 0 ? values[k] : mpz_class(values[k] - big_product(d));
         for (std::size_t i = 0; i < all.size(); ++i) {
           const std::uint64_t want = mpz_fdiv_ui(centred.get_mpz_t(), all.prime(i));
           const std::uint64_t alt = mpz_fdiv_ui(other.get_mpz_t(), all.prime(i));
@@ -137,7 +137,7 @@ TEST_P(KeySwitch, ModDownDividesByP) {
   const auto ks = make_ks(rng, c, dnum_);
   test::BigRng gmp(rng);
   const std::size_t n = 24;
-  const mpz_class& p = ks.p().product();
+  const mpz_class& p = big_product(ks.p());
   const unsigned long k = ks.p().size();
   const double delta = static_cast<double>(k * (k + 3)) * std::ldexp(1.0, -53);
   const mpz_class margin =
@@ -145,8 +145,8 @@ TEST_P(KeySwitch, ModDownDividesByP) {
   for (std::size_t l : {ks.max_level(), std::size_t{0}}) {
     const RnsBasis ql = ks.q().prefix(l + 1);
     const RnsBasis all = RnsBasis::concat(ql, ks.p());
-    auto values = test::random_values(gmp, all.product(), n);
-    for (std::size_t m = 0; m < 4; ++m) values.push_back(gmp.get_z_range(ql.product()) * p);
+    auto values = test::random_values(gmp, big_product(all), n);
+    for (std::size_t m = 0; m < 4; ++m) values.push_back(gmp.get_z_range(big_product(ql)) * p);
     const auto in = test::to_limbs(values, all);
     const std::size_t count = values.size();
     for (ModDownMode mode : {ModDownMode::floor, ModDownMode::round, ModDownMode::round_exact}) {
@@ -160,7 +160,7 @@ TEST_P(KeySwitch, ModDownDividesByP) {
         mpz_class diff;
         const mpz_class target = mode == ModDownMode::floor ? fl : rd;
         diff = target - r[m];
-        mpz_fdiv_r(diff.get_mpz_t(), diff.get_mpz_t(), ql.product().get_mpz_t());
+        mpz_fdiv_r(diff.get_mpz_t(), diff.get_mpz_t(), big_product(ql).get_mpz_t());
         std::ostringstream what;
         what << "level " << l << " mode " << static_cast<int>(mode) << " x = " << x.get_str();
         if (m >= n && mode != ModDownMode::round) {  // (P·x)_P = 0 converts exactly
@@ -168,7 +168,7 @@ TEST_P(KeySwitch, ModDownDividesByP) {
         } else if (mode == ModDownMode::round_exact) {
           const mpz_class xp = x % p;
           if (abs(2 * xp - p) <= 2 * margin) {
-            EXPECT_TRUE(diff <= 1 || diff == ql.product() - 1) << what.str();  // off by ≤ 1
+            EXPECT_TRUE(diff <= 1 || diff == big_product(ql) - 1) << what.str();  // off by ≤ 1
           } else {
             EXPECT_EQ(diff, 0) << what.str();
           }

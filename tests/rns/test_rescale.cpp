@@ -22,8 +22,8 @@ TEST_P(Rescale, FloorAndRoundEqualBigIntegerDivision) {
   test::BigRng gmp(rng);
   const std::size_t n = 64;
   const std::uint64_t q_last = basis.prime(basis.size() - 1);
-  const mpz_class& q_top = rs.to().product();
-  auto values = test::random_values(gmp, basis.product(), n);
+  const mpz_class& q_top = big_product(rs.to());
+  auto values = test::random_values(gmp, big_product(basis), n);
   // x ≡ ⌊q_L/2⌋ and ⌊q_L/2⌋ + 1 mod q_L: where floor and round part.
   values[n - 2] = gmp.get_z_range(q_top) * static_cast<unsigned long>(q_last) + q_last / 2;
   values[n - 1] = values[n - 2] + 1;

@@ -109,8 +109,8 @@ TEST_P(ScaleRound, MatchesGmpExceptNearHalfIntegers) {
   const ScaleRounder sr(q, p, t);
   ASSERT_EQ(sr.extended_basis(), RnsBasis::concat(q, p));
   const double delta = sr.exact_error_bound();
-  const mpz_class& big_q = q.product();
-  const mpz_class qp = sr.extended_basis().product();
+  const mpz_class& big_q = big_product(q);
+  const mpz_class qp = big_product(sr.extended_basis());
   const mpz_class half = (qp - 1) / 2;  // QP is odd: x_c ∈ [−half, half]
   test::BigRng gmp(rng);
 
@@ -185,8 +185,8 @@ TEST_P(HpsChain, TensorScaleAndLiftEqualsGmp) {
   const std::uint64_t t = make_t(rng, GetParam());
   const ScaleRounder sr(q, p, t);
   const RnsBasis& qp = sr.extended_basis();
-  const mpz_class& big_q = q.product();
-  ASSERT_GT(p.product(), big_q * t) << "P must exceed t·Q/2 with room for the lift";
+  const mpz_class& big_q = big_product(q);
+  ASSERT_GT(big_product(p), big_q * t) << "P must exceed t·Q/2 with room for the lift";
   const BaseConverter up(q, p), down(p, q);
   test::BigRng gmp(rng);
   const std::size_t n = 256;
@@ -263,7 +263,7 @@ TEST(ScaleRoundLarge, ThreadedEqualsInline) {
     EXPECT_EQ(got, ref) << threads << " threads";
   }
   const std::size_t c = n - 1;
-  const Expected e = expected(to_bigint(x, qp, c), 65537, q.product(), sr.exact_error_bound());
+  const Expected e = expected(to_bigint(x, qp, c), 65537, big_product(q), sr.exact_error_bound());
   EXPECT_TRUE(holds(ref, p, n, c, e.rounded) || e.near_half);
 }
 

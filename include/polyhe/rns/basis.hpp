@@ -2,8 +2,6 @@
 // Q = q_0·…·q_{k−1}, validated once and shared by every view.
 #pragma once
 
-#include <gmpxx.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -14,6 +12,10 @@
 #include "polyhe/arith/shoup.hpp"
 
 namespace polyhe {
+
+namespace detail {
+struct BigCrt;  // Q and q̂_i as big integers: rns/bigint.hpp reads them
+}  // namespace detail
 
 /// An RNS basis: distinct primes of at most kMaxBits bits, in the caller's order (limb i of an
 /// RNS polynomial over this basis is the residue mod q_i). A cheap value: copies, prefixes and
@@ -44,11 +46,9 @@ class RnsBasis {
   }
   [[nodiscard]] std::vector<std::uint64_t> primes() const;
 
-  /// Q = Π q_i, and len(Q).
-  [[nodiscard]] const mpz_class& product() const { return crt_->product; }
+  /// len(Q), Q = Π q_i. Q itself and q̂_i = Q/q_i as big integers: big_product and big_q_hat
+  /// (rns/bigint.hpp, GMP).
   [[nodiscard]] int product_bits() const { return crt_->product_bits; }
-  /// q̂_i = Q / q_i.
-  [[nodiscard]] const mpz_class& q_hat(std::size_t i) const { return crt_->q_hat[i]; }
   /// q̂_i^−1 mod q_i with its Shoup companion.
   [[nodiscard]] ShoupOperand<std::uint64_t> q_hat_inverse(std::size_t i) const {
     return crt_->q_hat_inv[i];
@@ -73,11 +73,13 @@ class RnsBasis {
 
   friend bool operator==(const RnsBasis& a, const RnsBasis& b);
 
+  /// The big-integer constants (opaque here; rns/bigint.hpp's big_product and big_q_hat).
+  [[nodiscard]] const detail::BigCrt& big_crt() const { return *crt_->big; }
+
  private:
   struct Crt {
-    mpz_class product;
+    std::shared_ptr<const detail::BigCrt> big;
     int product_bits = 0;
-    std::vector<mpz_class> q_hat;
     std::vector<ShoupOperand<std::uint64_t>> q_hat_inv;
     std::vector<std::uint64_t> q_hat_inv_words;
   };

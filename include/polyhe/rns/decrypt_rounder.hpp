@@ -3,8 +3,6 @@
 // homomorphic encryption schemes", SAC 2016, §4) as SEAL runs it ([FPGA-FV, Alg. 8]).
 #pragma once
 
-#include <gmpxx.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -34,7 +32,7 @@ namespace polyhe {
 /// So the output is exactly round(t·x/Q) mod t unless the fractional part of t·x/Q lies in
 /// [1/2, 1/2 + L/γ), where it may be one less. For a BFV ciphertext with x ≡ Δ·m + v (mod Q),
 /// Δ = ⌊Q/t⌋, r = Q mod t, 0 ≤ m < t, δ = (t·v − r·m)/Q and the output is m exactly whenever
-///   |v| ≤ max_noise() = ⌊(γ·Q − 2·L·Q − 2·γ·r·(t − 1)) / (2·γ·t)⌋
+///   |v| ≤ bfv_max_noise(·) = ⌊(γ·Q − 2·L·Q − 2·γ·r·(t − 1)) / (2·γ·t)⌋
 /// (i.e. t·|v| + r·(t − 1) ≤ Q·(1/2 − L/γ)), the textbook bound Q/(2t) less Q·L/(γ·t) (γ's
 /// share, about 2^−46·Q/t for L = 8 and a 50-bit γ) and r·(t − 1)/t (from Δ·t = Q − r).
 ///
@@ -65,9 +63,8 @@ class BfvDecryptRounder {
   /// L/γ: the width of the only window [1/2, 1/2 + L/γ) of frac(t·x/Q) where the output may be
   /// one below round(t·x/Q) mod t.
   [[nodiscard]] double inexact_band() const;
-  /// The largest noise |v| for which every x ≡ ⌊Q/t⌋·m + v (mod Q), 0 ≤ m < t, decrypts to m
-  /// (formula above). Negative when Q is too small for t to guarantee any message.
-  [[nodiscard]] const mpz_class& max_noise() const { return max_noise_; }
+  // The largest noise |v| that always decrypts (formula above) is bfv_max_noise(rounder), a big
+  // integer (rns/bigint.hpp).
 
   /// out[c] = round(t·x_c/Q) mod t, x_c the integer in [0, Q) that limbs c of `in` represent
   /// (exact outside the window above).
@@ -92,7 +89,6 @@ class BfvDecryptRounder {
   WideBarrett reduce_gamma_;
   std::uint64_t gamma_mod_t_;
   ShoupOperand<std::uint64_t> gamma_inv_t_;  // γ^−1 mod t
-  mpz_class max_noise_;
   // The IFMA52 sums where they serve: every q_i < 2^52, t and γ below 2^50.
   bool weighted_ok_ = false;
   cpu::WeightedSumModulus weighted_t_{};
