@@ -11,6 +11,13 @@ mkdir -p "$scratch"
 cmake --install "$build" --prefix "$scratch/prefix" >"$scratch/install.log"
 find "$scratch/prefix" -name polyheConfig.cmake | grep -q . \
   || { echo "cmake --install wrote no polyheConfig.cmake under $scratch/prefix"; exit 1; }
+# Public headers include no third-party header the user did not ask for: GMP only through
+# rns/bigint.hpp (big integers), which polyhe.hpp leaves out.
+gmp=$(cd "$scratch/prefix/include" && grep -rlE '#include <gmp(xx)?\.h>' . | sort | tr '\n' ' ')
+if [[ "$gmp" != "./polyhe/rns/bigint.hpp " ]]; then
+  echo "installed headers including GMP: '$gmp' (only polyhe/rns/bigint.hpp may)"
+  exit 1
+fi
 # Only the installed tree: the prefix, never the source or build directories.
 cmake -S "$consumer" -B "$scratch/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" -DCMAKE_CXX_FLAGS="$flags" \
