@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "cpu/convert_kernel.hpp"
+#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/add.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
-#include "polyhe/cpu/convert_kernel.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
 
 namespace polyhe::cpu {

@@ -1,6 +1,6 @@
 // Factories for the SIMD paths this build did not compile (non-x86 targets, or a compiler
 // without the ISA flags): they serve nothing, and callers fall back to a lower path.
-#include "polyhe/cpu/ntt_kernel.hpp"
+#include "cpu/ntt_kernel.hpp"
 
 namespace polyhe::cpu {
 

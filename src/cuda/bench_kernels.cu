@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
+#include "cuda/bench.hpp"
 #include "cuda/check.hpp"
-#include "polyhe/backend/cuda/bench.hpp"
 #include "polyhe/backend/cuda/buffer.hpp"
 #include "polyhe/core/error.hpp"
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cpu/ntt_kernel.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
@@ -62,6 +63,9 @@ std::shared_ptr<const NttPlan<W>> NttPlan<W>::create(std::size_t n, W q, W psi) 
   }
   return std::shared_ptr<const NttPlan>(new NttPlan(n, q, psi));
 }
+
+template <Word W>
+NttPlan<W>::~NttPlan() = default;
 
 template <Word W>
 NttPlan<W>::NttPlan(std::size_t n, W q, W psi)

@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cpu/ntt_kernel.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ntt/dispatch.hpp"
 #include "polyhe/ntt/schedule.hpp"

@@ -5,13 +5,14 @@
 #include <functional>
 #include <string>
 
+#include "cpu/convert_kernel.hpp"
+#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/rns/bigint.hpp"
 

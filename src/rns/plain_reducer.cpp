@@ -4,11 +4,11 @@
 #include <numeric>
 #include <string>
 
+#include "cpu/convert_kernel.hpp"
+#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
-#include "polyhe/cpu/convert_kernel.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
 
 namespace polyhe {

@@ -8,11 +8,12 @@
 #include <functional>
 #include <string>
 
+#include "cpu/convert_kernel.hpp"
+#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/rns/bigint.hpp"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "cpu/convert_kernel.hpp"
+#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/primes.hpp"
-#include "polyhe/cpu/convert_kernel.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "support/test_rng.hpp"
 

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "support/cpu_path_test.hpp"
 #include "support/test_rng.hpp"

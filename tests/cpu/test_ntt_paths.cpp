@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/ntt_kernel.hpp"
 #include "polyhe/polyhe.hpp"
 #include "support/cpu_path_test.hpp"
 #include "support/test_rng.hpp"

@@ -18,6 +18,12 @@ if [[ "$gmp" != "./polyhe/rns/bigint.hpp " ]]; then
   echo "installed headers including GMP: '$gmp' (only polyhe/rns/bigint.hpp may)"
   exit 1
 fi
+# Nor any internal header (the kernel interfaces, scratch and benchmark hooks live under src/).
+internal=$(cd "$scratch/prefix/include" && grep -rlE '#include "(cpu|cuda|ring|rns|ntt)/' . || true)
+if [[ -n "$internal" ]]; then
+  echo "installed headers including internal ones: $internal"
+  exit 1
+fi
 # Only the installed tree: the prefix, never the source or build directories.
 cmake -S "$consumer" -B "$scratch/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" -DCMAKE_CXX_FLAGS="$flags" \

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/ntt_kernel.hpp"
 #include "polyhe/polyhe.hpp"
 #include "support/cpu_path_test.hpp"
 #include "support/test_rng.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "polyhe/backend/cuda/bench.hpp"
+#include "cuda/bench.hpp"
 #include "polyhe/backend/cuda/context.hpp"
 #include "polyhe/ntt/variant.hpp"
 #include "timing.hpp"

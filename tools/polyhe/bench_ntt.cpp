@@ -4,6 +4,7 @@
 #include <span>
 #include <sstream>
 
+#include "cpu/ntt_kernel.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"

@@ -12,10 +12,13 @@
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/core/aligned.hpp"
 #include "polyhe/cpu/features.hpp"
-#include "polyhe/cpu/ntt_kernel.hpp"
 #include "polyhe/ntt/variant.hpp"
 
 namespace polyhe {
+
+namespace cpu {
+class NttKernel64;  // internal (src/cpu/ntt_kernel.hpp): one path's kernel for one plan
+}  // namespace cpu
 
 /// A span in a parameter whose word type is deduced elsewhere (from the plan), so that vectors
 /// and arrays convert to it implicitly: polymul(a, b, c, plan) with std::vector operands.
@@ -38,6 +41,9 @@ class NttPlan {
   static std::shared_ptr<const NttPlan> create(std::size_t n, W q);
   /// With a caller-chosen ψ (validated to be a primitive 2n-th root).
   static std::shared_ptr<const NttPlan> create(std::size_t n, W q, W psi);
+  ~NttPlan();
+  NttPlan(const NttPlan&) = delete;
+  NttPlan& operator=(const NttPlan&) = delete;
 
   [[nodiscard]] std::size_t n() const { return n_; }
   [[nodiscard]] int log_n() const { return log_n_; }

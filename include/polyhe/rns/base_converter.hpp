@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "polyhe/cpu/convert_kernel.hpp"
+#include "polyhe/cpu/weighted_sum.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/wide_reduce.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "polyhe/arith/shoup.hpp"
-#include "polyhe/cpu/convert_kernel.hpp"
+#include "polyhe/cpu/weighted_sum.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/wide_reduce.hpp"
 

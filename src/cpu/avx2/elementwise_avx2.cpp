@@ -10,10 +10,10 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/convert_kernel.hpp"
+#include "cpu/elementwise_kernel.hpp"
 #include "lanes.hpp"
 #include "polyhe/arith/word.hpp"
-#include "polyhe/cpu/convert_kernel.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 
 namespace polyhe::cpu {
 

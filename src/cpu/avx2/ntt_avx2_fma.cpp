@@ -23,11 +23,11 @@
 #include <memory>
 #include <vector>
 
+#include "cpu/elementwise_kernel.hpp"
+#include "cpu/ntt_kernel.hpp"
 #include "ntt_tables.hpp"
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
-#include "polyhe/cpu/ntt_kernel.hpp"
 
 namespace polyhe::cpu {
 

@@ -4,8 +4,8 @@
 //
 // 64×64-bit products have no AVX-512F instruction: the 128-bit product is assembled from the four
 // 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ).
+#include "cpu/elementwise_kernel.hpp"
 #include "lanes.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 
 namespace polyhe::cpu {
 

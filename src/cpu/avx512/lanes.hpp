@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "polyhe/cpu/elementwise_kernel.hpp"
+#include "cpu/elementwise_kernel.hpp"
 
 namespace polyhe::cpu {
 namespace {  // NOLINT(google-build-namespaces,cert-dcl59-cpp): see the file comment

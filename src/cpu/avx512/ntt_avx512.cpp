@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <memory>
 
+#include "cpu/ntt_kernel.hpp"
 #include "ntt_avx512_forward.hpp"
 #include "ntt_avx512_inverse.hpp"
 #include "ntt_avx512_simd.hpp"
 #include "ntt_avx512_tables.hpp"
-#include "polyhe/cpu/ntt_kernel.hpp"
 
 namespace polyhe::cpu {
 

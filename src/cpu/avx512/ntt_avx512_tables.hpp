@@ -12,10 +12,10 @@
 #include <new>
 #include <vector>
 
+#include "cpu/ntt_kernel.hpp"
 #include "ntt_avx512_simd.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/aligned.hpp"
-#include "polyhe/cpu/ntt_kernel.hpp"
 
 namespace polyhe::cpu::avx512 {
 namespace {  // NOLINT(cert-dcl59-cpp, google-build-namespaces): see ntt_avx512_simd.hpp

@@ -4,8 +4,8 @@
 // Addition, subtraction and negation have no products: they are the AVX-512 kernels. Compiled
 // with -mavx512ifma (this file only) and called only when cpu_path() is ifma.
 #include "../avx512/lanes.hpp"
+#include "cpu/elementwise_kernel.hpp"
 #include "fold52.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 
 namespace polyhe::cpu {
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "../avx512/lanes.hpp"
-#include "polyhe/cpu/convert_kernel.hpp"
+#include "cpu/convert_kernel.hpp"
 
 namespace polyhe::cpu {
 namespace {  // NOLINT(google-build-namespaces,cert-dcl59-cpp): see lanes.hpp

@@ -25,13 +25,13 @@
 #include <cstddef>
 #include <new>
 
+#include "cpu/ntt_kernel.hpp"
 #include "ntt_ifma_arith.hpp"
 #include "ntt_ifma_chunks.hpp"
 #include "ntt_ifma_fused.hpp"
 #include "ntt_ifma_passes.hpp"
 #include "ntt_ifma_products.hpp"
 #include "polyhe/core/aligned.hpp"
-#include "polyhe/cpu/ntt_kernel.hpp"
 
 namespace polyhe::cpu {
 

@@ -4,10 +4,10 @@
 #include <bit>
 #include <cstring>
 
+#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/barrett.hpp"
 #include "polyhe/arith/shoup.hpp"
-#include "polyhe/cpu/elementwise_kernel.hpp"
 
 namespace polyhe::cpu {
 

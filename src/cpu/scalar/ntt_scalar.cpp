@@ -10,10 +10,10 @@
 #include <bit>
 #include <vector>
 
+#include "cpu/ntt_kernel.hpp"
 #include "polyhe/arith/barrett.hpp"
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
-#include "polyhe/cpu/ntt_kernel.hpp"
 #include "polyhe/ntt/butterfly.hpp"
 #include "polyhe/ntt/schedule.hpp"
 

@@ -1,4 +1,5 @@
-// The inner sum of RNS base conversion (FastBConv, HPS): for one target modulus c,
+// Internal (src/cpu): the kernels of the inner sum of RNS base conversion (FastBConv, HPS): for
+// one target modulus c,
 //   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,
 // with every x_i[k] < 2^52 and w_i < c (x_i: one pointer per term, e.g. the limbs of a block). An
 // IFMA52 kernel and an AVX2 + FMA one (x_i[k] < 2^50, c < 2^50) exist: elsewhere the callers keep
@@ -9,21 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "polyhe/cpu/weighted_sum.hpp"
+
 namespace polyhe::cpu {
-
-/// The constants of c for the final reduction: the sums are kept as lo/hi halves of 52 bits and
-/// folded as H1·2^104 + H0·2^52 + L mod c with Shoup products in 52-bit limbs.
-struct WeightedSumModulus {
-  std::uint64_t c;
-  std::uint64_t one_shoup52;   // ⌊2^52 / c⌋
-  std::uint64_t r52;           // 2^52 mod c
-  std::uint64_t r52_shoup52;   // ⌊r52·2^52 / c⌋
-  std::uint64_t r104;          // 2^104 mod c
-  std::uint64_t r104_shoup52;  // ⌊r104·2^52 / c⌋
-};
-
-/// The constants for c (2 ≤ c < 2^50, c ≠ 2^49: what ifma_serves accepts).
-WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c);
 
 /// The most terms one call sums: the 52-bit low halves accumulate in 64-bit lanes.
 inline constexpr std::size_t kWeightedSumMaxTerms = 2048;
