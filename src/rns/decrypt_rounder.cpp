@@ -114,6 +114,8 @@ BfvDecryptRounder::BfvDecryptRounder(RnsBasis q, std::uint64_t t)
     weighted_t_ = cpu::make_weighted_sum_modulus(t_);
     weighted_gamma_ = cpu::make_weighted_sum_modulus(gamma_);
   }
+  fma_ok_ =
+      cpu::avx2_weighted_sum_serves(q_max, t_) && cpu::avx2_weighted_sum_serves(q_max, gamma_);
 }
 
 double BfvDecryptRounder::inexact_band() const {
@@ -151,14 +153,16 @@ void BfvDecryptRounder::round_block(const std::uint64_t* x, std::size_t n, std::
                                     std::size_t k1, std::uint64_t* out) const {
   const std::size_t nq = q_.size();
   const std::size_t len = k1 - k0;
+  const CpuPath path = cpu_path();
   const cpu::WeightedSumKernel ifma =
-      weighted_ok_ && cpu_path() == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
-  if (ifma != nullptr) {
-    // τ_i by the vector Shoup kernels, then both folded sums by the IFMA52 weighted sum: the same
-    // residues s_t, s_γ as the 128-bit loop below.
+      weighted_ok_ && path == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
+  const cpu::WeightedSumFmaKernel fma =
+      fma_ok_ && path == CpuPath::avx2 ? cpu::avx2_weighted_sum_kernel() : nullptr;
+  if (ifma != nullptr || fma != nullptr) {
+    // τ_i by the vector Shoup kernels, then both folded sums by the IFMA52 or the AVX2 + FMA
+    // weighted sum: the same residues s_t, s_γ as the 128-bit loop below.
     std::vector<std::uint64_t> tau(nq * len);
     std::vector<const std::uint64_t*> terms(nq);
-    const CpuPath path = cpu_path();
     for (std::size_t i = 0; i < nq; ++i) {
       const std::uint64_t qi = q_.prime(i);
       cpu::elementwise_kernels(path, qi).multiply_scalar(x + i * n + k0, scale_[i],
@@ -166,8 +170,13 @@ void BfvDecryptRounder::round_block(const std::uint64_t* x, std::size_t n, std::
       terms[i] = tau.data() + i * len;
     }
     std::uint64_t s_t[kBlock], s_g[kBlock];
-    ifma(terms.data(), nq, to_t_.data(), s_t, len, weighted_t_);
-    ifma(terms.data(), nq, to_gamma_.data(), s_g, len, weighted_gamma_);
+    if (ifma != nullptr) {
+      ifma(terms.data(), nq, to_t_.data(), s_t, len, weighted_t_);
+      ifma(terms.data(), nq, to_gamma_.data(), s_g, len, weighted_gamma_);
+    } else {
+      fma(terms.data(), nq, to_t_.data(), s_t, len, t_);
+      fma(terms.data(), nq, to_gamma_.data(), s_g, len, gamma_);
+    }
     finish(s_t, s_g, len, out + k0);
     return;
   }

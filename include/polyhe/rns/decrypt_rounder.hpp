@@ -93,6 +93,8 @@ class BfvDecryptRounder {
   bool weighted_ok_ = false;
   cpu::WeightedSumModulus weighted_t_{};
   cpu::WeightedSumModulus weighted_gamma_{};
+  // The AVX2 + FMA sums where they serve: every q_i, t and γ below 2^50.
+  bool fma_ok_ = false;
 };
 
 }  // namespace polyhe
