@@ -1,6 +1,7 @@
 // polyhe::vec: validation once per call, then the kernels of the active CPU path, per limb and
 // per chunk of a limb, on the default thread pool for large batches.
 #include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/cpu/weighted_sum.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -309,6 +310,25 @@ void multiply(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,
 void multiply_scalar(std::span<const u64> a, u64 s, std::span<u64> c, const Modulus<u64>& q) {
   one_modulus(Op::multiply_scalar, a, {}, {}, s, c, q);
 }
+void multiply_scalar(std::span<const u64> a, ShoupOperand<u64> s, std::span<u64> c,
+                     const Modulus<u64>& q) {
+  check_modulus(q, Op::multiply_scalar);
+  check_operands(a, {}, {}, c, Op::multiply_scalar);
+  check_scalar(s.w, q, Op::multiply_scalar);
+  const u64 qv = q.value();
+  // The companion is ⌊w·2^64/q⌋ exactly when 0 ≤ w·2^64 − companion·q < q.
+  const unsigned __int128 scaled = static_cast<unsigned __int128>(s.w) << 64;
+  const unsigned __int128 below = mul_wide(s.w_shoup, qv);
+  if (below > scaled || scaled - below >= qv) {
+    throw InvalidParameter("vec::multiply_scalar: " + std::to_string(s.w_shoup) +
+                           " is not the Shoup companion of " + std::to_string(s.w) + " mod " +
+                           std::to_string(qv) + " (make it with make_shoup)");
+  }
+  if (c.empty()) return;
+  debug_check_reduced(a.data(), a.size(), qv);
+  cpu::elementwise_kernels(cpu_path(), qv).multiply_scalar(a.data(), s, c.data(), c.size(), qv);
+}
+
 void multiply_accumulate(std::span<const u64> a, std::span<const u64> b, std::span<u64> c,
                          const Modulus<u64>& q) {
   one_modulus(Op::multiply_accumulate, a, b, {}, 0, c, q);
@@ -600,6 +620,55 @@ void lift_centred(std::span<const u64> x, u64 p, std::span<u64> c,
   } else {
     parallel_for(moduli.size(), task, threads);
   }
+}
+
+WeightedSum::WeightedSum(u64 c, std::size_t max_terms, u64 x_bound) : c_(c), max_terms_(max_terms) {
+  if (c < 2 || c >= (u64{1} << 62)) {
+    throw InvalidParameter("vec::WeightedSum: modulus " + std::to_string(c) +
+                           " is outside [2, 2^62)");
+  }
+  if (max_terms == 0 || x_bound == 0) {
+    throw InvalidParameter("vec::WeightedSum: max_terms and x_bound must be at least 1");
+  }
+  ifma_ok_ = cpu::ifma_serves(c) && x_bound <= (u64{1} << 52) &&
+             max_terms <= cpu::kWeightedSumMaxTerms && cpu::ifma_weighted_sum_kernel() != nullptr;
+  fma_ok_ = cpu::avx2_weighted_sum_serves(x_bound, c) && cpu::avx2_weighted_sum_kernel() != nullptr;
+  if (ifma_ok_) constants_ = cpu::make_weighted_sum_modulus(c);
+}
+
+WeightedSumPath WeightedSum::path() const {
+  const CpuPath p = cpu_path();
+  if (ifma_ok_ && p == CpuPath::ifma) return WeightedSumPath::ifma52;
+  if (fma_ok_ && p == CpuPath::avx2) return WeightedSumPath::fma50;
+  return WeightedSumPath::none;
+}
+
+bool WeightedSum::operator()(std::span<const u64* const> x, std::span<const u64> w,
+                             std::span<u64> out) const {
+  if (x.empty() || x.size() > max_terms_ || w.size() != x.size()) {
+    throw InvalidParameter("vec::WeightedSum: " + std::to_string(x.size()) + " terms and " +
+                           std::to_string(w.size()) + " weights (1 to " +
+                           std::to_string(max_terms_) + " terms, one weight each)");
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] == nullptr)
+      throw InvalidParameter("vec::WeightedSum: term " + std::to_string(i) + " is null");
+    if (w[i] >= c_) {
+      throw InvalidParameter("vec::WeightedSum: weight " + std::to_string(w[i]) + " (term " +
+                             std::to_string(i) + ") is not below c = " + std::to_string(c_));
+    }
+  }
+  switch (path()) {
+    case WeightedSumPath::ifma52:
+      cpu::ifma_weighted_sum_kernel()(x.data(), x.size(), w.data(), out.data(), out.size(),
+                                      constants_);
+      return true;
+    case WeightedSumPath::fma50:
+      cpu::avx2_weighted_sum_kernel()(x.data(), x.size(), w.data(), out.data(), out.size(), c_);
+      return true;
+    case WeightedSumPath::none: break;
+  }
+  return false;
 }
 
 }  // namespace polyhe::vec

@@ -8,14 +8,11 @@
 #include <numeric>
 #include <string>
 
-#include "cpu/convert_kernel.hpp"
-#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/add.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/cpu/features.hpp"
 
 namespace polyhe {
 
@@ -57,11 +54,7 @@ BaseConverter::BaseConverter(RnsBasis from, RnsBasis to)
     const u128 room = ~u128{0} - c;
     const u128 chunk = max_product == 0 ? u128{nb} : room / max_product;
     chunk_.push_back(static_cast<std::size_t>(std::min<u128>(std::max<u128>(chunk, 1), nb)));
-    const bool ifma =
-        cpu::ifma_serves(c) && q_max < (std::uint64_t{1} << 52) && nb <= cpu::kWeightedSumMaxTerms;
-    weighted_ok_.push_back(ifma);
-    fma_ok_.push_back(cpu::avx2_weighted_sum_serves(q_max, c));
-    weighted_.push_back(ifma ? cpu::make_weighted_sum_modulus(c) : cpu::WeightedSumModulus{});
+    sums_.emplace_back(c, nb, q_max);  // every input word is below its q_i ≤ q_max
   }
 }
 
@@ -162,25 +155,14 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
           nb);
     }
   }
-  const CpuPath path = cpu_path();
-  const cpu::WeightedSumKernel ifma =
-      path == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
-  const cpu::WeightedSumFmaKernel fma =
-      path == CpuPath::avx2 ? cpu::avx2_weighted_sum_kernel() : nullptr;
-  std::vector<const std::uint64_t*> limbs;
-  if (ifma != nullptr || fma != nullptr) {
-    for (std::size_t i = 0; i < nb; ++i) limbs.push_back(t + i * n + k0);
-  }
+  std::vector<const std::uint64_t*> limbs(nb);
+  for (std::size_t i = 0; i < nb; ++i) limbs[i] = t + i * n + k0;
   for (std::size_t j = 0; j < nc; ++j) {
     const std::uint64_t c = to_.prime(j);
     const std::uint64_t* hat = hat_mod_c_.data() + j * nb;
     std::uint64_t* y = out + out_limbs[j] * n + k0;
-    if ((ifma != nullptr && weighted_ok_[j]) || (fma != nullptr && fma_ok_[j])) {
-      if (ifma != nullptr) {
-        ifma(limbs.data(), nb, hat, y, len, weighted_[j]);
-      } else {
-        fma(limbs.data(), nb, hat, y, len, c);
-      }
+    if (sums_[j](limbs, std::span<const std::uint64_t>(hat, nb),
+                 std::span<std::uint64_t>(y, len))) {
       if (exact) {
         const std::uint64_t* vq = q_mod_c_.data() + j * (nb + 1);
         for (std::size_t k = 0; k < len; ++k) y[k] = sub_mod(y[k], vq[v[k]], c);

@@ -5,15 +5,12 @@
 #include <functional>
 #include <string>
 
-#include "cpu/convert_kernel.hpp"
-#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/cpu/features.hpp"
 #include "polyhe/rns/bigint.hpp"
 
 // Exactness of the γ correction (BEHZ §4), the derivation behind the header's statement.
@@ -108,14 +105,9 @@ BfvDecryptRounder::BfvDecryptRounder(RnsBasis q, std::uint64_t t)
   reduce_gamma_ = make_wide_barrett(gamma_);
   gamma_mod_t_ = gamma_ % t_;
   gamma_inv_t_ = make_shoup(inverse_mod(gamma_mod_t_, t_), t_);
-  weighted_ok_ = narrow_basis(q_) && cpu::ifma_serves(t_) && cpu::ifma_serves(gamma_) &&
-                 nq <= cpu::kWeightedSumMaxTerms;
-  if (weighted_ok_) {
-    weighted_t_ = cpu::make_weighted_sum_modulus(t_);
-    weighted_gamma_ = cpu::make_weighted_sum_modulus(gamma_);
-  }
-  fma_ok_ =
-      cpu::avx2_weighted_sum_serves(q_max, t_) && cpu::avx2_weighted_sum_serves(q_max, gamma_);
+  // Every τ_i is below its q_i ≤ q_max.
+  sum_t_ = vec::WeightedSum(t_, nq, q_max);
+  sum_gamma_ = vec::WeightedSum(gamma_, nq, q_max);
 }
 
 double BfvDecryptRounder::inexact_band() const {
@@ -153,30 +145,20 @@ void BfvDecryptRounder::round_block(const std::uint64_t* x, std::size_t n, std::
                                     std::size_t k1, std::uint64_t* out) const {
   const std::size_t nq = q_.size();
   const std::size_t len = k1 - k0;
-  const CpuPath path = cpu_path();
-  const cpu::WeightedSumKernel ifma =
-      weighted_ok_ && path == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
-  const cpu::WeightedSumFmaKernel fma =
-      fma_ok_ && path == CpuPath::avx2 ? cpu::avx2_weighted_sum_kernel() : nullptr;
-  if (ifma != nullptr || fma != nullptr) {
-    // τ_i by the vector Shoup kernels, then both folded sums by the IFMA52 or the AVX2 + FMA
-    // weighted sum: the same residues s_t, s_γ as the 128-bit loop below.
+  if (sum_t_.path() != vec::WeightedSumPath::none &&
+      sum_gamma_.path() != vec::WeightedSumPath::none) {
+    // τ_i by the vector Shoup kernels, then both folded sums by the vector weighted sum: the
+    // same residues s_t, s_γ as the 128-bit loop below.
     std::vector<std::uint64_t> tau(nq * len);
     std::vector<const std::uint64_t*> terms(nq);
     for (std::size_t i = 0; i < nq; ++i) {
-      const std::uint64_t qi = q_.prime(i);
-      cpu::elementwise_kernels(path, qi).multiply_scalar(x + i * n + k0, scale_[i],
-                                                         tau.data() + i * len, len, qi);
+      vec::multiply_scalar(std::span<const std::uint64_t>(x + i * n + k0, len), scale_[i],
+                           std::span<std::uint64_t>(tau.data() + i * len, len), q_.modulus(i));
       terms[i] = tau.data() + i * len;
     }
     std::uint64_t s_t[kBlock], s_g[kBlock];
-    if (ifma != nullptr) {
-      ifma(terms.data(), nq, to_t_.data(), s_t, len, weighted_t_);
-      ifma(terms.data(), nq, to_gamma_.data(), s_g, len, weighted_gamma_);
-    } else {
-      fma(terms.data(), nq, to_t_.data(), s_t, len, t_);
-      fma(terms.data(), nq, to_gamma_.data(), s_g, len, gamma_);
-    }
+    sum_t_(terms, to_t_, std::span<std::uint64_t>(s_t, len));
+    sum_gamma_(terms, to_gamma_, std::span<std::uint64_t>(s_g, len));
     finish(s_t, s_g, len, out + k0);
     return;
   }

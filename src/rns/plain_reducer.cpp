@@ -4,12 +4,11 @@
 #include <numeric>
 #include <string>
 
-#include "cpu/convert_kernel.hpp"
-#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
-#include "polyhe/cpu/features.hpp"
+#include "polyhe/cpu/elementwise.hpp"
+#include "polyhe/cpu/weighted_sum.hpp"
 
 namespace polyhe {
 
@@ -45,15 +44,12 @@ void PlainReducer::reduce(std::span<const std::uint64_t> x, std::uint64_t f,
                            " is not a unit modulo t = " + std::to_string(t));
   }
   const ShoupOperand<u64> f_shoup = make_shoup(f, t);
-  // The IFMA52 weighted sum (cpu/convert_kernel.hpp) where it serves: t below 2^50 and every
-  // prime of Q below 2^52; the same words as the scalar sum.
-  const CpuPath path = cpu_path();
-  bool narrow = cpu::ifma_serves(t) && limbs <= cpu::kWeightedSumMaxTerms;
-  for (std::size_t i = 0; i < limbs; ++i) narrow = narrow && q_.prime(i) < (u64{1} << 52);
-  const cpu::WeightedSumKernel ifma =
-      narrow && path == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
-  const cpu::WeightedSumModulus t_consts =
-      ifma != nullptr ? cpu::make_weighted_sum_modulus(t) : cpu::WeightedSumModulus{};
+  // The vector weighted sum (IFMA52 or AVX2 + FMA) where it serves on the active path: every
+  // y_i is below its q_i; the same words as the scalar sum.
+  u64 q_max = 0;
+  for (std::size_t i = 0; i < limbs; ++i) q_max = std::max(q_max, q_.prime(i));
+  const vec::WeightedSum sum(t, limbs, q_max);
+  const std::span<const u64> weights = std::span<const u64>(hat_raw_).first(limbs);
   constexpr std::size_t kBlock = 256;
   parallel_for((n + kBlock - 1) / kBlock, [&](std::size_t b) {
     const std::size_t k0 = b * kBlock;
@@ -61,9 +57,8 @@ void PlainReducer::reduce(std::span<const std::uint64_t> x, std::uint64_t f,
     std::vector<u64> y(limbs * len);
     std::vector<const u64*> terms(limbs);
     for (std::size_t i = 0; i < limbs; ++i) {
-      const u64 qi = q_.prime(i);
-      cpu::elementwise_kernels(path, qi).multiply_scalar(x.data() + i * n + k0, q_.q_hat_inverse(i),
-                                                         y.data() + i * len, len, qi);
+      vec::multiply_scalar(x.subspan(i * n + k0, len), q_.q_hat_inverse(i),
+                           std::span<u64>(y.data() + i * len, len), q_.modulus(i));
       terms[i] = y.data() + i * len;
     }
     u64 acc[kBlock];
@@ -71,9 +66,7 @@ void PlainReducer::reduce(std::span<const std::uint64_t> x, std::uint64_t f,
     for (std::size_t i = 0; i < limbs; ++i) {
       for (std::size_t k = 0; k < len; ++k) frac[k] += static_cast<double>(terms[i][k]) * inv_q_[i];
     }
-    if (ifma != nullptr) {
-      ifma(terms.data(), limbs, hat_raw_.data(), acc, len, t_consts);
-    } else {
+    if (!sum(terms, weights, std::span<u64>(acc, len))) {
       for (std::size_t k = 0; k < len; ++k) {
         u64 sum = 0;
         for (std::size_t i = 0; i < limbs; ++i) {

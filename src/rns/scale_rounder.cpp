@@ -8,13 +8,10 @@
 #include <functional>
 #include <string>
 
-#include "cpu/convert_kernel.hpp"
-#include "cpu/elementwise_kernel.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
-#include "polyhe/cpu/features.hpp"
 #include "polyhe/rns/bigint.hpp"
 
 namespace polyhe {
@@ -109,31 +106,22 @@ ScaleRounder::ScaleRounder(RnsBasis q, RnsBasis p, std::uint64_t t)
     const u128 chunk = max_product == 0 ? u128{nq + 1} : room / max_product;
     chunk_.push_back(static_cast<std::size_t>(std::min<u128>(std::max<u128>(chunk, 1), nq + 1)));
   }
-  fma_ok_ = true;
+  // The vector weighted sums per p_k, one for each term layout (the header says which): the
+  // IFMA52 one with the integer part in two 52-bit digits, the AVX2 + FMA one in three of 50.
+  std::uint64_t x_max = q_max;  // every term's words are below a prime of Q ∪ P or a digit bound
+  for (std::size_t k = 0; k < np; ++k) x_max = std::max(x_max, p_.prime(k));
   for (std::size_t k = 0; k < np; ++k) {
-    fma_ok_ = fma_ok_ && cpu::avx2_weighted_sum_serves(std::max(q_max, p_.prime(k)), p_.prime(k));
-  }
-  if (fma_ok_) {
-    for (std::size_t k = 0; k < np; ++k) {
-      const std::uint64_t pk = p_.prime(k);
-      const std::uint64_t* row = omega_.data() + k * (nq + 1);
-      fma_weights_.insert(fma_weights_.end(), row, row + nq + 1);
-      fma_weights_.push_back(1 % pk);
-      fma_weights_.push_back(static_cast<std::uint64_t>((u128{1} << 50) % pk));
-      fma_weights_.push_back(static_cast<std::uint64_t>((u128{1} << 100) % pk));
-    }
-  }
-  weighted_ok_ = q_max < (std::uint64_t{1} << 52) && nq + 3 <= cpu::kWeightedSumMaxTerms;
-  for (std::size_t k = 0; k < np; ++k) weighted_ok_ = weighted_ok_ && cpu::ifma_serves(p_.prime(k));
-  if (weighted_ok_) {
-    for (std::size_t k = 0; k < np; ++k) {
-      const std::uint64_t pk = p_.prime(k);
-      weighted_.push_back(cpu::make_weighted_sum_modulus(pk));
-      const std::uint64_t* row = omega_.data() + k * (nq + 1);
-      weights_.insert(weights_.end(), row, row + nq + 1);
-      weights_.push_back(1);
-      weights_.push_back(static_cast<std::uint64_t>((u128{1} << 52) % pk));
-    }
+    const std::uint64_t pk = p_.prime(k);
+    const std::uint64_t* row = omega_.data() + k * (nq + 1);
+    sums52_.emplace_back(pk, nq + 3, std::max(x_max, std::uint64_t{1} << 52));
+    weights_.insert(weights_.end(), row, row + nq + 1);
+    weights_.push_back(1);
+    weights_.push_back(static_cast<std::uint64_t>((u128{1} << 52) % pk));
+    sums50_.emplace_back(pk, nq + 4, std::max(x_max, std::uint64_t{1} << 50));
+    fma_weights_.insert(fma_weights_.end(), row, row + nq + 1);
+    fma_weights_.push_back(1 % pk);
+    fma_weights_.push_back(static_cast<std::uint64_t>((u128{1} << 50) % pk));
+    fma_weights_.push_back(static_cast<std::uint64_t>((u128{1} << 100) % pk));
   }
 }
 
@@ -198,9 +186,11 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
     // G ≥ 0: truncation is ⌊G + 1/2⌋, the rounding exact_error_bound assumes.
     start[k] += static_cast<std::uint64_t>(g[k] + 0.5);  // NOLINT(bugprone-incorrect-roundings)
   }
-  const cpu::WeightedSumFmaKernel fma =
-      fma_ok_ && cpu_path() == CpuPath::avx2 ? cpu::avx2_weighted_sum_kernel() : nullptr;
-  if (fma != nullptr) {
+  const auto all_on = [](const std::vector<vec::WeightedSum>& sums, vec::WeightedSumPath p) {
+    return std::all_of(sums.begin(), sums.end(),
+                       [p](const vec::WeightedSum& w) { return w.path() == p; });
+  };
+  if (all_on(sums50_, vec::WeightedSumPath::fma50)) {
     // The integer part as three 50-bit digits (it is below 2^104), then one kernel call per
     // target: the same residues as the 128-bit loop below, as every step is exact.
     constexpr std::uint64_t kDigit = (std::uint64_t{1} << 50) - 1;
@@ -217,14 +207,12 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
     terms[nq + 3] = s2;
     for (std::size_t j = 0; j < np; ++j) {
       terms[nq] = x + (nq + j) * n + k0;
-      fma(terms.data(), nq + 4, fma_weights_.data() + j * (nq + 4), out + j * n + k0, len,
-          p_.prime(j));
+      sums50_[j](terms, std::span<const std::uint64_t>(fma_weights_).subspan(j * (nq + 4), nq + 4),
+                 std::span<std::uint64_t>(out + j * n + k0, len));
     }
     return;
   }
-  const cpu::WeightedSumKernel ifma =
-      weighted_ok_ && cpu_path() == CpuPath::ifma ? cpu::ifma_weighted_sum_kernel() : nullptr;
-  if (ifma != nullptr) {
+  if (all_on(sums52_, vec::WeightedSumPath::ifma52)) {
     // The integer part as two 52-bit terms (it is below 2^104), then one kernel call per target:
     // the same residues as the 128-bit loop below, as every step is exact.
     std::uint64_t s0[kBlock], s1[kBlock];
@@ -238,8 +226,8 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
     terms[nq + 2] = s1;
     for (std::size_t j = 0; j < np; ++j) {
       terms[nq] = x + (nq + j) * n + k0;
-      ifma(terms.data(), nq + 3, weights_.data() + j * (nq + 3), out + j * n + k0, len,
-           weighted_[j]);
+      sums52_[j](terms, std::span<const std::uint64_t>(weights_).subspan(j * (nq + 3), nq + 3),
+                 std::span<std::uint64_t>(out + j * n + k0, len));
     }
     return;
   }

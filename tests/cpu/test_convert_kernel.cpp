@@ -4,13 +4,17 @@
 // the reason, where this CPU or build lacks its instructions.
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
 #include "cpu/convert_kernel.hpp"
 #include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/primes.hpp"
+#include "polyhe/core/error.hpp"
+#include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/cpu/features.hpp"
+#include "polyhe/cpu/weighted_sum.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe {
@@ -138,6 +142,90 @@ TEST_F(WeightedSumFma, EqualsTheReference) {
   }
   EXPECT_FALSE(cpu::avx2_weighted_sum_serves(u64{1} << 51, 97));
   EXPECT_FALSE(cpu::avx2_weighted_sum_serves(97, u64{1} << 50));
+}
+
+// vec::WeightedSum, the checked entry point the rns classes call: on every path this CPU has, the
+// kernel it picks (or none) and, where one serves, the reference's words; and its refusals.
+TEST(VecWeightedSum, PicksTheKernelOfThePathAndEqualsTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  const CpuPath saved = cpu_path();
+  const u64 c = (u64{1} << 49) - 69;  // below 2^50: both kernels may serve
+  for (const CpuPath p : kAllCpuPaths) {
+    if (p > best_cpu_path()) continue;
+    set_cpu_path(p);
+    for (const u64 x_bound : {u64{1} << 40, u64{1} << 51, u64{1} << 53}) {
+      const vec::WeightedSum sum(c, 20, x_bound);
+      vec::WeightedSumPath want = vec::WeightedSumPath::none;
+      if (p == CpuPath::ifma && x_bound <= (u64{1} << 52)) want = vec::WeightedSumPath::ifma52;
+      if (p == CpuPath::avx2 && x_bound <= (u64{1} << 50)) want = vec::WeightedSumPath::fma50;
+      EXPECT_EQ(sum.path(), want) << to_string(p) << " x_bound=" << x_bound;
+      const std::size_t terms = 20, n = 37;
+      std::vector<u64> x(terms * n), w(terms), out(n, 7);
+      for (auto& v : x) v = rng.uniform(0, std::min(x_bound, u64{1} << 50) - 1);
+      for (auto& v : w) v = rng.uniform(0, c - 1);
+      std::vector<const u64*> ptrs;
+      for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * n);
+      const bool ran = sum(ptrs, w, out);
+      EXPECT_EQ(ran, want != vec::WeightedSumPath::none);
+      for (std::size_t k = 0; k < n; ++k) {
+        EXPECT_EQ(out[k], ran ? reference(x, n, terms, w, k, c) : 7U) << to_string(p) << " " << k;
+      }
+    }
+  }
+  set_cpu_path(saved);
+}
+
+TEST(VecWeightedSum, RefusesByName) {
+  const auto message = [](auto&& call) {
+    try {
+      call();
+    } catch (const InvalidParameter& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  EXPECT_NE(message([] { (void)vec::WeightedSum(1, 4, 10); }).find("outside [2, 2^62)"),
+            std::string::npos);
+  EXPECT_NE(message([] { (void)vec::WeightedSum(97, 0, 10); }).find("at least 1"),
+            std::string::npos);
+  const vec::WeightedSum sum(97, 2, 50);
+  std::vector<u64> a(4, 1), b(4, 2), out(4);
+  const std::vector<const u64*> three = {a.data(), b.data(), a.data()};
+  const std::vector<const u64*> two = {a.data(), b.data()};
+  const std::vector<const u64*> null_term = {a.data(), nullptr};
+  EXPECT_NE(message([&] {
+              (void)sum(three, std::vector<u64>{1, 2, 3}, out);
+            }).find("1 to 2 terms"),
+            std::string::npos);
+  EXPECT_NE(message([&] { (void)sum(two, std::vector<u64>{1}, out); }).find("one weight each"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              (void)sum(two, std::vector<u64>{1, 97}, out);
+            }).find("not below c = 97"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              (void)sum(null_term, std::vector<u64>{1, 2}, out);
+            }).find("null"),
+            std::string::npos);
+}
+
+// vec::multiply_scalar with a precomputed Shoup companion: the words of the plain form, and a
+// wrong companion refused.
+TEST(VecMultiplyScalarShoup, EqualsThePlainFormAndChecksTheCompanion) {
+  POLYHE_SEEDED_RNG(rng);
+  const u64 q = ntt_primes(50, 1024, 1)[0];
+  const Modulus<u64> m(q);
+  std::vector<u64> a(1000), want(1000), got(1000);
+  for (auto& v : a) v = rng.uniform(0, q - 1);
+  const u64 s = rng.uniform(0, q - 1);
+  vec::multiply_scalar(a, s, want, m);
+  vec::multiply_scalar(a, make_shoup(s, q), got, m);
+  EXPECT_EQ(got, want);
+  ShoupOperand<u64> bad = make_shoup(s, q);
+  bad.w_shoup += 1;
+  EXPECT_THROW(vec::multiply_scalar(a, bad, got, m), InvalidParameter);
+  EXPECT_THROW(vec::multiply_scalar(a, make_shoup(s, q), std::span<u64>(got).first(999), m),
+               InvalidParameter);
 }
 
 }  // namespace

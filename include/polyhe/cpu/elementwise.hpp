@@ -9,6 +9,7 @@
 #include <span>
 
 #include "polyhe/arith/modulus.hpp"
+#include "polyhe/arith/shoup.hpp"
 
 namespace polyhe::vec {
 
@@ -38,6 +39,11 @@ void multiply(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b
 /// c = a·s mod q for a constant 0 ≤ s < q (Shoup, with s' = ⌊s·2^64 / q⌋ computed once).
 void multiply_scalar(std::span<const std::uint64_t> a, std::uint64_t s, std::span<std::uint64_t> c,
                      const Modulus<std::uint64_t>& q);
+
+/// The same with s and its Shoup companion made once by the caller (make_shoup(s, q)); s < q
+/// and the companion are checked.
+void multiply_scalar(std::span<const std::uint64_t> a, ShoupOperand<std::uint64_t> s,
+                     std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
 
 /// c = (c + a·b) mod q.
 void multiply_accumulate(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,

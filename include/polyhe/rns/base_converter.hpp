@@ -87,11 +87,9 @@ class BaseConverter {
   std::vector<WideBarrett> reduce_;       // per c_j
   std::vector<std::size_t> identity_;     // 0..|C|−1: the contiguous output placement
   std::vector<std::size_t> chunk_;        // per c_j: products summed before a 128-bit overflow
-  // The IFMA52 sums (cpu/convert_kernel.hpp) where they serve: every q_i < 2^52, c_j < 2^50,
-  // |B| ≤ kWeightedSumMaxTerms; the same words as the scalar loop.
-  std::vector<cpu::WeightedSumModulus> weighted_;  // per c_j
-  std::vector<bool> weighted_ok_;                  // per c_j
-  std::vector<bool> fma_ok_;                       // per c_j: the AVX2 + FMA weighted sum serves
+  // Per c_j: the vector weighted sum (IFMA52 or AVX2 + FMA) where one serves on the active
+  // path; the same words as the scalar loop.
+  std::vector<vec::WeightedSum> sums_;
 };
 
 }  // namespace polyhe

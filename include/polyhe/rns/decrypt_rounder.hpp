@@ -89,12 +89,10 @@ class BfvDecryptRounder {
   WideBarrett reduce_gamma_;
   std::uint64_t gamma_mod_t_;
   ShoupOperand<std::uint64_t> gamma_inv_t_;  // γ^−1 mod t
-  // The IFMA52 sums where they serve: every q_i < 2^52, t and γ below 2^50.
-  bool weighted_ok_ = false;
-  cpu::WeightedSumModulus weighted_t_{};
-  cpu::WeightedSumModulus weighted_gamma_{};
-  // The AVX2 + FMA sums where they serve: every q_i, t and γ below 2^50.
-  bool fma_ok_ = false;
+  // The vector weighted sums (IFMA52 or AVX2 + FMA) of the two folds, mod t and mod γ, where
+  // they serve on the active path.
+  vec::WeightedSum sum_t_;
+  vec::WeightedSum sum_gamma_;
 };
 
 }  // namespace polyhe

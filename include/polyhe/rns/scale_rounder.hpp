@@ -103,17 +103,15 @@ class ScaleRounder {
                                       // t·θ_{L+k}·P/p_k mod p_k
   std::vector<WideBarrett> reduce_;   // per p_k
   std::vector<std::size_t> chunk_;    // per p_k: products summed before a 128-bit overflow
-  // The IFMA52 sums (cpu/convert_kernel.hpp) where they serve: every prime of Q ∪ P below 2^52,
-  // p_k below 2^50, L + 3 terms at most kWeightedSumMaxTerms. Per p_k: the constants, and the
-  // weights (ω_0..ω_{L−1}, the own-limb constant, 1, 2^52 mod p_k) of the terms (x_0..x_{L−1},
-  // y_k, the low 52 bits of the integer part plus the rounded fraction, its high bits).
-  std::vector<cpu::WeightedSumModulus> weighted_;
+  // The vector weighted sums per p_k where they serve on the active path (vec::WeightedSum):
+  // IFMA52 over L + 3 terms (x_0..x_{L−1}, y_k, the integer part's two 52-bit digits with the
+  // rounded fraction in the low one) with the weights ω_0..ω_{L−1}, the own-limb constant, 1 and
+  // 2^52 mod p_k; AVX2 + FMA over L + 4 terms, the integer part in three 50-bit digits with
+  // weights 1, 2^50 and 2^100 mod p_k.
+  std::vector<vec::WeightedSum> sums52_;
   std::vector<std::uint64_t> weights_;  // [k·(L + 3) + term]
-  bool weighted_ok_ = false;
-  // The AVX2 + FMA weighted sum (every x and p_k below 2^50): per k the L + 1 weights of
-  // weights_, then 1, 2^50 and 2^100 mod p_k for the integer part's three 50-bit digits.
+  std::vector<vec::WeightedSum> sums50_;
   std::vector<std::uint64_t> fma_weights_;  // [k·(L + 4) + term]
-  bool fma_ok_ = false;
 };
 
 }  // namespace polyhe
