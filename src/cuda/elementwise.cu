@@ -16,6 +16,7 @@
 #include "cuda/for_each.cuh"
 #include "polyhe/backend/cuda/elementwise.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 
 namespace polyhe::cuda {
 
@@ -39,10 +40,8 @@ void check_size(const DeviceModuli<W>& m, std::size_t size, const char* op, cons
 /// c must be x exactly or disjoint from it (sizes already checked equal).
 template <Word W>
 void check_alias(DeviceSpan<W> c, DeviceSpan<const W> x, const char* op, const char* operand) {
-  const auto c0 = reinterpret_cast<std::uintptr_t>(c.data());
-  const auto x0 = reinterpret_cast<std::uintptr_t>(x.data());
-  if (c0 == x0) return;
-  if (c0 < x0 + x.size_bytes() && x0 < c0 + c.size_bytes()) {
+  if (static_cast<const void*>(c.data()) == static_cast<const void*>(x.data())) return;
+  if (bytes_overlap(c.data(), c.size_bytes(), x.data(), x.size_bytes())) {
     throw InvalidParameter(std::string("cuda::") + op + ": the output overlaps " + operand +
                            " partially; it must be the same words or disjoint");
   }
