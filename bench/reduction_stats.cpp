@@ -74,7 +74,7 @@ Counts count_corrections(const Modulus<W>& mod, std::uint64_t samples, Draw draw
     const auto a4 = barrett_alg4_steps(x, alg4);
     ++n.classical[c.corrections];
     ++n.alg4[a4.corrections];
-    if (a4.value != c.value) mismatch("Alg. 4", q);
+    if (a4.value != c.value) mismatch("[GPU-Polymul, Alg. 4]", q);
     if (n.has_dq) {
       const auto d = barrett_dq_steps(x, dq);
       ++n.dq[d.corrections];
@@ -121,8 +121,8 @@ std::string percent(std::uint64_t count, std::uint64_t samples) {
 
 void print_table(const std::vector<Row>& rows, bool products, std::uint64_t samples) {
   std::printf(
-      "| word | bits | q | q is | classical 0 | classical 1 | classical 2 | DQ (Alg. 3) 1 | "
-      "Alg. 4 1 | Montgomery 1 | Montgomery-NTT 1 (k, rounds) |\n"
+      "| word | bits | q | q is | classical 0 | classical 1 | classical 2 | DQ ([GPU-Polymul, Alg. 3]) 1 | "
+      "[GPU-Polymul, Alg. 4] 1 | Montgomery 1 | Montgomery-NTT 1 (k, rounds) |\n"
       "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
     const Counts& n = products ? r.products : r.uniform;
@@ -180,8 +180,8 @@ int main(int argc, char** argv) {
   std::printf(
       "Corrections per reduction, in %% of %" PRIu64 " samples per row (seed %" PRIu64
       ").\n"
-      "\"classical j\": classical Barrett (Alg. 2) needed j subtractions. The other columns: how "
-      "often the single correction fired. DQ (Alg. 3) needs len(q) <= beta-4.\n"
+      "\"classical j\": classical Barrett ([GPU-Polymul, Alg. 2]) needed j subtractions. The other columns: how "
+      "often the single correction fired. DQ ([GPU-Polymul, Alg. 3]) needs len(q) <= beta-4.\n"
       "Montgomery computes hi(T) - hi(m*q) in (-q, q) and adds q when it is negative: for "
       "T << q*2^beta (small q on a wide word) that is nearly always.\n"
       "Montgomery-NTT: r rounds of k bits leave (T + M*q)/2^(rk) with M < 2^(rk), below "

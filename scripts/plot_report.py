@@ -4,7 +4,7 @@ bench commands print with --json) into a directory:
 
   report-ntt.png      NTT time against N, per CPU kernel path and prime size
   report-schemes.png  CKKS, BFV and BGV op times, per backend
-  report-fused.png    fused polymul (Alg. 8) against INTT(NTT(a) . NTT(b)), per path and prime size
+  report-fused.png    fused polymul ([GPU-Polymul, Alg. 8]) against INTT(NTT(a) . NTT(b)), per path and prime size
 
     scripts/plot_report.py DATA_FILE OUTPUT_DIR
 
@@ -266,7 +266,7 @@ def plot_fused(plt, rows, data, out):
         top.grid(True, which="both", alpha=0.3)
         # Colour: the path (as in the ratio plot below); line: fused or unfused.
         top.legend(handles=[Line2D([], [], color="grey", linestyle="-", marker="s", markersize=3,
-                                   label="fused (Alg. 8)"),
+                                   label="fused ([GPU-Polymul, Alg. 8])"),
                             Line2D([], [], color="grey", linestyle="--", marker="o", markersize=3,
                                    label="unfused INTT(NTT ⊙ NTT)")], fontsize=8)
         bottom.axhline(1.0, color="black", linewidth=0.8)
@@ -276,7 +276,7 @@ def plot_fused(plt, rows, data, out):
         if j == 0:
             top.set_ylabel("time per product (µs, median)")
             bottom.set_ylabel("fused / unfused time (below 1: fused faster)")
-    fig.suptitle(title("polyhe fused (Alg. 8) against unfused polymul, 1 thread", rows))
+    fig.suptitle(title("polyhe fused ([GPU-Polymul, Alg. 8]) against unfused polymul, 1 thread", rows))
     fig.tight_layout()
     fig.savefig(os.path.join(out, "report-fused.png"), dpi=110)
     plt.close(fig)

@@ -96,16 +96,16 @@ std::optional<std::string> Modulus<W>::unsupported_reason(Reduction r) const {
   switch (r) {
     case Reduction::barrett_classical:
       if (classical_) return std::nullopt;
-      return bits_message(q_, bits_, "classical Barrett (Alg. 2)",
+      return bits_message(q_, bits_, "classical Barrett ([GPU-Polymul, Alg. 2])",
                           "len(q) <= beta-2 = " + std::to_string(beta - 2));
     case Reduction::barrett_dq:
       if (dq_) return std::nullopt;
-      return bits_message(q_, bits_, "Dhem-Quisquater Barrett (Alg. 3)",
+      return bits_message(q_, bits_, "Dhem-Quisquater Barrett ([GPU-Polymul, Alg. 3])",
                           "2 <= len(q) <= beta-4 = " + std::to_string(beta - 4) +
                               " and mu = floor(2^(2m+3)/q) < 2^beta");
     case Reduction::barrett_alg4:
       if (alg4_) return std::nullopt;
-      return bits_message(q_, bits_, "one-correction Barrett (Alg. 4)",
+      return bits_message(q_, bits_, "one-correction Barrett ([GPU-Polymul, Alg. 4])",
                           "2 <= len(q) <= beta-2 = " + std::to_string(beta - 2) +
                               " and mu = floor(2^(2m+1)/q) < 2^beta");
     case Reduction::montgomery:

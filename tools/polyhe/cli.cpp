@@ -262,7 +262,7 @@ Commands declare(CLI::App& app, Options& o) {
       "N in [2, 2^17]; q is a prime of at most 62 bits with q = 1 mod 2N; every coefficient is "
       "in [0, q). The output coefficients are decimal strings. Bad input: one line on stderr, "
       "exit status 2.");
-  c.polymul->add_flag("--fused", o.polymul.fused, "Use the fused multiplication (Alg. 8)");
+  c.polymul->add_flag("--fused", o.polymul.fused, "Use the fused multiplication ([GPU-Polymul, Alg. 8])");
   c.polymul->add_option("--variant", o.polymul.variant, "NTT variant (see polyhe info)");
 
   c.bench = app.add_subcommand("bench", "Benchmarks");

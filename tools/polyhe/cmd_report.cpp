@@ -251,7 +251,7 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
      << fixed(config.timing.min_time_s, 2) << " s per measurement).\n\n";
   md << markdown_table_header();
   for (const Measurement& m : ms) md << markdown_table_row(m);
-  md << "\n## Fused multiplication (Alg. 8) against INTT(NTT(a) ⊙ NTT(b))\n\n";
+  md << "\n## Fused multiplication ([GPU-Polymul, Alg. 8]) against INTT(NTT(a) ⊙ NTT(b))\n\n";
   write_ratios(md, ms);
   md << "\n## CKKS\n\n";
   write_ckks(md, *ckks_params, ckks.scale_bits, ckks_ms);
