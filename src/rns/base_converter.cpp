@@ -155,14 +155,21 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
           nb);
     }
   }
-  std::vector<const std::uint64_t*> limbs(nb);
-  for (std::size_t i = 0; i < nb; ++i) limbs[i] = t + i * n + k0;
+  // The term pointers only where a vector sum serves (none on the scalar and AVX-512 paths):
+  // no allocation per block otherwise.
+  const bool vector_sums = std::any_of(sums_.begin(), sums_.end(), [](const vec::WeightedSum& s) {
+    return s.path() != vec::WeightedSumPath::none;
+  });
+  std::vector<const std::uint64_t*> limbs;
+  if (vector_sums) {
+    for (std::size_t i = 0; i < nb; ++i) limbs.push_back(t + i * n + k0);
+  }
   for (std::size_t j = 0; j < nc; ++j) {
     const std::uint64_t c = to_.prime(j);
     const std::uint64_t* hat = hat_mod_c_.data() + j * nb;
     std::uint64_t* y = out + out_limbs[j] * n + k0;
-    if (sums_[j](limbs, std::span<const std::uint64_t>(hat, nb),
-                 std::span<std::uint64_t>(y, len))) {
+    if (vector_sums && sums_[j](limbs, std::span<const std::uint64_t>(hat, nb),
+                                std::span<std::uint64_t>(y, len))) {
       if (exact) {
         const std::uint64_t* vq = q_mod_c_.data() + j * (nb + 1);
         for (std::size_t k = 0; k < len; ++k) y[k] = sub_mod(y[k], vq[v[k]], c);
