@@ -42,7 +42,7 @@ int main() {
   const auto rotated = eval.rotate_rows(product, 1);
 
   const std::vector<std::uint8_t> bytes = rlwe::serialize(rotated);
-  const rlwe::Ciphertext received = rlwe::load_ciphertext(bytes, ctx->params());
+  const rlwe::Ciphertext received = bgv::load_ciphertext(bytes, *ctx);
 
   const std::vector<std::int64_t> got = ctx->decode_signed(decryptor.decrypt(received));
   std::size_t wrong = 0;

@@ -42,7 +42,7 @@ int main() {
 
   // A ciphertext travels as bytes and is read back under the same parameters.
   const std::vector<std::uint8_t> bytes = rlwe::serialize(rotated);
-  const ckks::Ciphertext received = rlwe::load_ciphertext(bytes, ctx->params());
+  const ckks::Ciphertext received = ckks::load_ciphertext(bytes, ctx->params());
 
   const std::vector<double> got = ctx->decode_real(decryptor.decrypt(received));
   double worst = 0;

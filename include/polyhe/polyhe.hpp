@@ -37,6 +37,7 @@
 #include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/ring/sampler.hpp"
 #include "polyhe/ring/scale_invariant.hpp"
+#include "polyhe/rlwe/authentication.hpp"
 #include "polyhe/rlwe/batch.hpp"
 #include "polyhe/rlwe/ciphertext.hpp"
 #include "polyhe/rlwe/encryption.hpp"

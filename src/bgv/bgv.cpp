@@ -13,6 +13,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/ring/scale_invariant.hpp"
@@ -120,7 +121,7 @@ void check_ciphertext(const Context& ctx, const Ciphertext& ct, const char* op) 
 // ---------------------------------------------------------------------------------------------
 // Encryption, decryption, noise budget.
 
-Ciphertext encrypt(const Context& ctx, rlwe::Encryptor& encryptor, const Plaintext& m) {
+Ciphertext encrypt(const Context& ctx, const rlwe::Encryptor& encryptor, const Plaintext& m) {
   check_plaintext(ctx, m, "encrypt");
   const std::size_t top = ctx.params()->max_level();
   if (ctx.scheme() == Scheme::bfv) {
@@ -136,16 +137,21 @@ Ciphertext encrypt(const Context& ctx, rlwe::Encryptor& encryptor, const Plainte
 Plaintext decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
   check_ciphertext(ctx, ct, "decrypt");
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
-  x.to_coefficient();
-  Plaintext out{std::vector<u64>(ctx.n())};
-  // The rounding (BFV) or conversion (BGV) to Z_t is decoding: on the host.
-  if (ctx.scheme() == Scheme::bfv) {
-    ctx.level(ct.level()).rounder.round(std::move(x).to_host().data(), out.coeffs);
-    return out;
+  {
+    const polyhe::detail::SecretScope secret;  // x's transform: the kernels' scratch wiped
+    x.to_coefficient();
   }
-  const PlainReducer reducer(ctx.params()->q_basis().prefix(ct.limbs()), ctx.t().value());
-  reducer.reduce(std::move(x).to_host().data(), inverse_mod(ct.factor(), ctx.t().value()),
-                 out.coeffs);
+  Plaintext out{std::vector<u64>(ctx.n())};
+  // The rounding (BFV) or conversion (BGV) to Z_t is decoding: on the host. x holds the noise
+  // beside the message (key-dependent): wiped once read.
+  detail::move_to_host_wiping(x);
+  if (ctx.scheme() == Scheme::bfv) {
+    ctx.level(ct.level()).rounder.round(x.data(), out.coeffs);
+  } else {
+    const PlainReducer reducer(ctx.params()->q_basis().prefix(ct.limbs()), ctx.t().value());
+    reducer.reduce(x.data(), inverse_mod(ct.factor(), ctx.t().value()), out.coeffs);
+  }
+  x.wipe();
   return out;
 }
 

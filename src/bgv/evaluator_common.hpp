@@ -12,6 +12,7 @@
 
 #include "polyhe/bgv/context.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rns/bigint.hpp"
@@ -37,13 +38,25 @@ inline const rlwe::KeySwitchKey& galois_key(const rlwe::GaloisKeys* keys, std::u
   return keys->at(k);
 }
 
+/// x moved to host memory (a host x stays), its device words wiped: a decryption's value holds
+/// the noise beside the message, which depends on the key.
+inline void move_to_host_wiping(RnsPoly& x) {
+  if (!x.on_device()) return;
+  RnsPoly host = x.to_host();
+  x.wipe();
+  x = std::move(host);
+}
+
 /// log2(Q_l) − 1 − log2 ‖[multiplier·(c_0 + c_1·s (+ c_2·s²))]_{Q_l}‖_∞ (centred), floored at 0,
 /// exactly (GMP): BFV's invariant noise budget with multiplier t, BGV's budget with 1.
 inline int noise_budget_bits(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk,
                              std::uint64_t multiplier) {
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
-  x.to_coefficient();
-  x = std::move(x).to_host();  // the exact budget runs on the host (GMP)
+  {
+    const polyhe::detail::SecretScope secret;  // x's transform: the kernels' scratch wiped
+    x.to_coefficient();
+  }
+  move_to_host_wiping(x);  // the exact budget runs on the host (GMP)
   const RnsBasis ql = ctx.params()->q_basis().prefix(ct.limbs());
   const std::vector<mpz_class> values = to_bigint(x.data(), ql);
   const mpz_class& big_q = big_product(ql);
@@ -55,6 +68,7 @@ inline int noise_budget_bits(const Context& ctx, const Ciphertext& ct, const rlw
   }
   const auto q_bits = static_cast<int>(mpz_sizeinbase(big_q.get_mpz_t(), 2));
   const int noise_bits = worst == 0 ? 0 : static_cast<int>(mpz_sizeinbase(worst.get_mpz_t(), 2));
+  x.wipe();  // the noise beside the message (key-dependent)
   return std::max(0, q_bits - noise_bits - 1);
 }
 

@@ -1,5 +1,6 @@
 #include "polyhe/bgv/serial.hpp"
 
+#include <numeric>
 #include <string>
 
 #include "plaintext_lift.hpp"
@@ -21,6 +22,28 @@ std::vector<std::uint8_t> serialize(const Plaintext& pt, const Context& ctx) {
   w.words(pt.coeffs);
   w.finish();
   return out;
+}
+
+rlwe::Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const Context& ctx) {
+  rlwe::Ciphertext ct = rlwe::load_ciphertext(bytes, ctx.params());
+  const std::string scheme(to_string(ctx.scheme()));
+  if (ct.scale() != 1.0) {
+    throw CorruptData(scheme + " ciphertext: scale " + std::to_string(ct.scale()) +
+                      " is not 1 (BFV and BGV ciphertexts carry no scale; this is a CKKS "
+                      "ciphertext or damaged data)");
+  }
+  const std::uint64_t t = ctx.t().value();
+  const std::uint64_t f = ct.factor();
+  if (ctx.scheme() == Scheme::bfv && f != 1) {
+    throw CorruptData("BFV ciphertext: factor " + std::to_string(f) +
+                      " is not 1 (BFV has no plaintext factor)");
+  }
+  if (f >= t || std::gcd(f, t) != 1) {
+    throw CorruptData(scheme + " ciphertext: factor " + std::to_string(f) +
+                      " is not a unit below t = " + std::to_string(t) +
+                      " (it must be < t and coprime to t, so that decryption can divide by it)");
+  }
+  return ct;
 }
 
 Plaintext load_plaintext(std::span<const std::uint8_t> bytes, const Context& ctx) {

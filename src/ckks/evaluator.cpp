@@ -7,6 +7,7 @@
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ckks/ckks.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/ntt/plan.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
@@ -66,7 +67,7 @@ std::vector<std::complex<double>> decode(const Encoder& encoder, const Plaintext
   return encoder.decode(pt.poly, pt.scale);
 }
 
-Ciphertext encrypt(rlwe::Encryptor& encryptor, const Plaintext& pt) {
+Ciphertext encrypt(const rlwe::Encryptor& encryptor, const Plaintext& pt) {
   Ciphertext ct = encryptor.encrypt(pt.poly);
   ct.set_scale(pt.scale);
   return ct;
@@ -82,11 +83,15 @@ Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk, const Decrypt
       throw InvalidParameter("decrypt: flooding_bits = " + std::to_string(options.flooding_bits) +
                              " is outside [1, 60]");
     }
+    // The noise is secret (m + noise − noise is the unflooded m + e): its transform runs in a
+    // SecretScope (the kernels' scratch wiped, core/wipe.hpp), its words are wiped once added.
+    const polyhe::detail::SecretScope secret;
     RnsPoly noise(m.context(), m.limbs(), PolyForm::kCoefficient, m.device());
     Prng prng(random_seed());
     sample_uniform_bounded(prng, options.flooding_bits, noise);
     noise.to_evaluation();
     m.add(noise);
+    noise.wipe();
   }
   return Plaintext{ct.params(), std::move(m), ct.scale()};
 }

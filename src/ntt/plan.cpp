@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -106,28 +107,40 @@ NttPlan<W>::NttPlan(std::size_t n, W q, W psi)
   const W r_mntt = static_cast<W>(pow_mod(2, static_cast<std::uint64_t>(mntt.rounds) * mntt.k, q));
   fwd_mntt_ = scaled(fwd_, r_mntt);
   inv_half_mntt_ = scaled(inv_half_, r_mntt);
+}
 
+template <Word W>
+const cpu::NttKernel64* NttPlan<W>::kernel_of(CpuPath p) const {
   if constexpr (std::is_same_v<W, std::uint64_t>) {
-    const cpu::NttTables64 tables{n, q, fwd_, fwd_shoup_, inv_, inv_half_, inv_half_shoup_};
-    kernels_[static_cast<int>(CpuPath::scalar)] = cpu::make_scalar_ntt_kernel(tables);
-    // SIMD kernels only where this CPU can run them (their construction may use the ISA).
-    const CpuPath best = best_cpu_path();
-    if (best >= CpuPath::avx2) {
-      kernels_[static_cast<int>(CpuPath::avx2)] = cpu::make_avx2_ntt_kernel(tables);
+    const auto i = static_cast<std::size_t>(p);
+    if (kernel_built_[i].load(std::memory_order_acquire)) return kernels_[i].get();
+    const std::lock_guard<std::mutex> lock(kernel_mutex_);
+    if (!kernel_built_[i].load(std::memory_order_relaxed)) {
+      // SIMD kernels only where this CPU can run them (their construction may use the ISA);
+      // null where p is missing here or does not serve (n, q).
+      if (p <= best_cpu_path()) {
+        const cpu::NttTables64 tables{n_,   modulus_.value(), fwd_,           fwd_shoup_,
+                                      inv_, inv_half_,        inv_half_shoup_};
+        switch (p) {
+          case CpuPath::scalar: kernels_[i] = cpu::make_scalar_ntt_kernel(tables); break;
+          case CpuPath::avx2: kernels_[i] = cpu::make_avx2_ntt_kernel(tables); break;
+          case CpuPath::avx512: kernels_[i] = cpu::make_avx512_ntt_kernel(tables); break;
+          case CpuPath::ifma: kernels_[i] = cpu::make_ifma_ntt_kernel(tables); break;
+        }
+      }
+      kernel_built_[i].store(true, std::memory_order_release);
     }
-    if (best >= CpuPath::avx512) {
-      kernels_[static_cast<int>(CpuPath::avx512)] = cpu::make_avx512_ntt_kernel(tables);
-    }
-    if (best >= CpuPath::ifma) {
-      kernels_[static_cast<int>(CpuPath::ifma)] = cpu::make_ifma_ntt_kernel(tables);
-    }
+    return kernels_[i].get();
+  } else {
+    static_cast<void>(p);
+    return nullptr;
   }
 }
 
 template <Word W>
 const cpu::NttKernel64* NttPlan<W>::cpu_kernel(CpuPath p) const {
   for (int i = static_cast<int>(p); i >= 0; --i) {
-    if (kernels_[i]) return kernels_[i].get();
+    if (const cpu::NttKernel64* k = kernel_of(static_cast<CpuPath>(i))) return k;
   }
   return nullptr;
 }
@@ -199,53 +212,59 @@ template <Word W>
 void NttPlan<W>::forward_lifted(std::span<const W> x, W p, std::span<const W> c, W s,
                                 std::span<W> out,
                                 std::span<W> work) const requires std::same_as<W, std::uint64_t> {
-  const char* what = "forward_lifted";
-  check_size(x, n_, what);
-  check_size(c, n_, what);
-  check_size(out, n_, what);
-  check_size(work, n_, what);
-  const W q = modulus_.value();
-  if (p < 2 || p >= (W{1} << 62)) {
-    throw InvalidParameter("forward_lifted: p = " + std::to_string(p) + " is outside [2, 2^62)");
+  // Clang 14 instantiates constrained members in `template class NttPlan<std::uint32_t>`.
+  if constexpr (std::same_as<W, std::uint64_t>) {
+    const char* what = "forward_lifted";
+    check_size(x, n_, what);
+    check_size(c, n_, what);
+    check_size(out, n_, what);
+    check_size(work, n_, what);
+    const W q = modulus_.value();
+    if (p < 2 || p >= (W{1} << 62)) {
+      throw InvalidParameter("forward_lifted: p = " + std::to_string(p) + " is outside [2, 2^62)");
+    }
+    if (s >= q) {
+      throw InvalidParameter("forward_lifted: s = " + std::to_string(s) +
+                             " is not below q = " + std::to_string(q));
+    }
+    const std::size_t bytes = n_ * sizeof(W);
+    if (bytes_overlap(work.data(), bytes, x.data(), bytes) ||
+        bytes_overlap(work.data(), bytes, c.data(), bytes)) {
+      throw InvalidParameter("forward_lifted: the work array overlaps x or c");
+    }
+    if (bytes_overlap(out.data(), bytes, x.data(), bytes) ||
+        (out.data() != c.data() && bytes_overlap(out.data(), bytes, c.data(), bytes))) {
+      throw InvalidParameter(
+          "forward_lifted: out overlaps x, or overlaps c without being it (out may be c exactly)");
+    }
+    const cpu::NttKernel64* kernel = cpu_kernel();
+    if (kernel->forward_lifted({x.data(), p, c.data(), s, out.data(), work.data()})) return;
+    vec::lift_centred(x, p, work, modulus_);
+    kernel->forward(work.data());
+    vec::sub_multiply_scalar(c, work, s, out, modulus_);
   }
-  if (s >= q) {
-    throw InvalidParameter("forward_lifted: s = " + std::to_string(s) +
-                           " is not below q = " + std::to_string(q));
-  }
-  const std::size_t bytes = n_ * sizeof(W);
-  if (bytes_overlap(work.data(), bytes, x.data(), bytes) ||
-      bytes_overlap(work.data(), bytes, c.data(), bytes)) {
-    throw InvalidParameter("forward_lifted: the work array overlaps x or c");
-  }
-  if (bytes_overlap(out.data(), bytes, x.data(), bytes) ||
-      (out.data() != c.data() && bytes_overlap(out.data(), bytes, c.data(), bytes))) {
-    throw InvalidParameter(
-        "forward_lifted: out overlaps x, or overlaps c without being it (out may be c exactly)");
-  }
-  const cpu::NttKernel64* kernel = cpu_kernel();
-  if (kernel->forward_lifted({x.data(), p, c.data(), s, out.data(), work.data()})) return;
-  vec::lift_centred(x, p, work, modulus_);
-  kernel->forward(work.data());
-  vec::sub_multiply_scalar(c, work, s, out, modulus_);
 }
 
 template <Word W>
 void NttPlan<W>::forward_lifted(std::span<const W> x, W p,
                                 std::span<W> out) const requires std::same_as<W, std::uint64_t> {
-  const char* what = "forward_lifted";
-  check_size(x, n_, what);
-  check_size(out, n_, what);
-  if (p < 2 || p >= (W{1} << 62)) {
-    throw InvalidParameter("forward_lifted: p = " + std::to_string(p) + " is outside [2, 2^62)");
+  // Clang 14 instantiates constrained members in `template class NttPlan<std::uint32_t>`.
+  if constexpr (std::same_as<W, std::uint64_t>) {
+    const char* what = "forward_lifted";
+    check_size(x, n_, what);
+    check_size(out, n_, what);
+    if (p < 2 || p >= (W{1} << 62)) {
+      throw InvalidParameter("forward_lifted: p = " + std::to_string(p) + " is outside [2, 2^62)");
+    }
+    const std::size_t bytes = n_ * sizeof(W);
+    if (bytes_overlap(out.data(), bytes, x.data(), bytes)) {
+      throw InvalidParameter("forward_lifted: out overlaps x");
+    }
+    const cpu::NttKernel64* kernel = cpu_kernel();
+    if (kernel->forward_from_lifted(x.data(), p, out.data())) return;
+    vec::lift_centred(x, p, out, modulus_);
+    kernel->forward(out.data());
   }
-  const std::size_t bytes = n_ * sizeof(W);
-  if (bytes_overlap(out.data(), bytes, x.data(), bytes)) {
-    throw InvalidParameter("forward_lifted: out overlaps x");
-  }
-  const cpu::NttKernel64* kernel = cpu_kernel();
-  if (kernel->forward_from_lifted(x.data(), p, out.data())) return;
-  vec::lift_centred(x, p, out, modulus_);
-  kernel->forward(out.data());
 }
 
 template class NttPlan<std::uint32_t>;

@@ -8,6 +8,7 @@
 #include "polyhe/arith/word.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
 
@@ -182,6 +183,32 @@ void transform_limbs(const RingContext& ring, std::span<std::uint64_t> data,
                              " does not exist; the ring has " + std::to_string(ring.max_limbs()));
     }
   }
+  const auto transform = [&](std::size_t j) {
+    const auto limb = data.subspan(j * n, n);
+    if (inverse) {
+      ring.inverse(limbs[j], limb);
+    } else {
+      ring.forward(limbs[j], limb);
+    }
+  };
+  if (detail::in_secret_scope()) {
+    // Secret words pass through the kernels' per-thread scratch (core/wipe.hpp): the limbs go in
+    // one contiguous chunk per thread, and each thread wipes its scratch after its chunk, before
+    // it returns to the pool (even when a transform throws).
+    struct WipeOnExit {
+      WipeOnExit() = default;
+      WipeOnExit(const WipeOnExit&) = delete;
+      WipeOnExit& operator=(const WipeOnExit&) = delete;
+      ~WipeOnExit() { detail::wipe_thread_scratch(); }
+    };
+    const std::size_t count = limbs.size();
+    const std::size_t chunks = std::min<std::size_t>(count, thread_count());
+    parallel_for(chunks, [&](std::size_t c) {
+      const WipeOnExit wipe;
+      for (std::size_t j = c * count / chunks; j < (c + 1) * count / chunks; ++j) transform(j);
+    });
+    return;
+  }
   if (ring.power_of_two()) {
     std::vector<const NttPlan<std::uint64_t>*> plans;
     plans.reserve(limbs.size());
@@ -193,14 +220,7 @@ void transform_limbs(const RingContext& ring, std::span<std::uint64_t> data,
     }
     return;
   }
-  parallel_for(limbs.size(), [&](std::size_t j) {
-    const auto limb = data.subspan(j * n, n);
-    if (inverse) {
-      ring.inverse(limbs[j], limb);
-    } else {
-      ring.forward(limbs[j], limb);
-    }
-  });
+  parallel_for(limbs.size(), transform);
 }
 
 }  // namespace

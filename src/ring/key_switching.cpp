@@ -15,6 +15,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
 #include "ring/scratch.hpp"
@@ -96,10 +97,40 @@ void prepare_output(const HybridKeySwitch& ks, std::size_t ql,
 // ---------------------------------------------------------------------------------------------
 // CPU path.
 
+/// x_i ± e mod q_i on every limb i of x (n words each): e small and signed, |e_j| < every q_i.
+/// Branch-free in e (an error of encryption: secret).
+void add_small(std::span<u64> x, std::span<const std::int64_t> e,
+               std::span<const Modulus<u64>> moduli, bool subtract) {
+  const std::size_t n = e.size();
+  for (std::size_t i = 0; i < moduli.size(); ++i) {
+    const u64 q = moduli[i].value();
+    u64* const limb = x.data() + i * n;
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto s = static_cast<u64>(e[j]);
+      const u64 y = s + (q & (u64{0} - (s >> 63)));  // e_j mod q, in [0, q)
+      if (subtract) {
+        const u64 d = limb[j] - y;
+        limb[j] = d + (q & (u64{0} - static_cast<u64>(limb[j] < y)));
+      } else {
+        const u64 t = limb[j] + y;  // < 2q < 2^63
+        limb[j] = t - (q & (u64{0} - static_cast<u64>(t >= q)));
+      }
+    }
+  }
+}
+
+/// The coefficient-form addend of public-key encryption's ModDown: an error e over Q_l ∪ P
+/// (small: added as it is, residue by residue) and, over Q_l only, P·m (empty: none).
+struct SmallAddend {
+  std::span<const std::int64_t> e;
+  std::span<const u64> pm;
+};
+
 // ModDown in evaluation form (ring/key_switching.hpp's layout): u = round((acc + addend)/P) over
-// Q_l, acc's P limbs overwritten. addend: empty or (l + 1 + k)·N words in coefficient form.
-void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<u64> acc, RnsPoly& u,
-                  std::span<const u64> addend, bool accumulate) {
+// Q_l, with acc's Q_l limbs in acc_q and its P limbs in acc_p (overwritten). acc_q may be u's own
+// words when there is an addend: the result then overwrites it in place.
+void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<const u64> acc_q,
+                  std::span<u64> acc_p, RnsPoly& u, const SmallAddend* addend, bool accumulate) {
   const std::size_t n = ks.ring->n();
   const std::size_t ql = level + 1;
   const std::size_t k = ks.p_count();
@@ -114,21 +145,20 @@ void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<u64> a
   // on the slots near ζ = 1 (measured: 2^-23 instead of 2^-27 at k = 2).
   const auto p_inv = ks.p_inv_mod_q.first(ql);
   const std::span<u64> conv = scratch(detail::kScratchConv, ql * n);
-  const std::span<u64> acc_p = acc.subspan(ql * n);
   ring.inverse(acc_p, idx.subspan(ql));
-  if (k == 1 && addend.empty()) {
+  if (k == 1 && addend == nullptr) {
     // One special prime and no addend: per limb, the lift of [acc_P]_centred, its transform and
     // (acc_i − ·)·P^−1 in one fused call (NttPlan::forward_lifted), into u_i or, to accumulate,
     // into a scratch limb added to u_i.
     const u64 p = mod_p[0].value();
     parallel_for(ql, [&](std::size_t i) {
       const std::span<u64> out = accumulate ? conv.subspan(i * n, n) : u.limb(i);
-      ring.forward_lifted(i, acc_p, p, acc.subspan(i * n, n), p_inv[i], out, out);
+      ring.forward_lifted(i, acc_p, p, acc_q.subspan(i * n, n), p_inv[i], out, out);
       if (accumulate) vec::add(u.limb(i), out, u.limb(i), mod_q[i]);
     });
     return;
   }
-  if (!addend.empty()) vec::add(acc_p, addend.subspan(ql * n), acc_p, mod_p);
+  if (addend != nullptr) add_small(acc_p, addend->e, mod_p, false);
   if (k == 1) {
     // One special prime: the conversion of a single residue is exact already; centre it.
     vec::lift_centred(acc_p, mod_p[0].value(), conv, mod_q);
@@ -137,14 +167,17 @@ void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<u64> a
   }
   // (acc_Q + a_Q − conv)·P^−1 = (acc_Q − (conv − a_Q))·P^−1: the addend's Q limbs join the
   // conversion in coefficient form and ride on its transform.
-  if (!addend.empty()) vec::sub(conv, addend.first(ql * n), conv, mod_q);
+  if (addend != nullptr) {
+    add_small(conv, addend->e, mod_q, true);
+    if (!addend->pm.empty()) vec::sub(conv, addend->pm, conv, mod_q);
+  }
   ring.forward(conv, idx.first(ql));
   if (accumulate) {
-    vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, conv, mod_q);
+    vec::sub_multiply_scalar(acc_q, conv, p_inv, conv, mod_q);
     vec::add(u.data(), conv, u.data(), mod_q);
     return;
   }
-  vec::sub_multiply_scalar(acc.first(ql * n), conv, p_inv, u.data(), mod_q);
+  vec::sub_multiply_scalar(acc_q, conv, p_inv, u.data(), mod_q);
 }
 
 // The inner product of the digits with the key, limb by limb: for limb t of Q_l ∪ P (QpLayout
@@ -222,8 +255,8 @@ void cpu_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitch
       accumulate_limb(up, key, t, layout, acc0, acc1, n);
     });
   }
-  cpu_mod_down(ks, l, acc0, u0, {}, accumulate);
-  cpu_mod_down(ks, l, acc1, u1, {}, accumulate);
+  cpu_mod_down(ks, l, acc0.first(ql * n), acc0.subspan(ql * n), u0, nullptr, accumulate);
+  cpu_mod_down(ks, l, acc1.first(ql * n), acc1.subspan(ql * n), u1, nullptr, accumulate);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -280,6 +313,8 @@ void device_mod_down(const HybridKeySwitch& ks, std::size_t level, u64* acc, con
   } else {
     dev.sub_multiply_scalar(s.ring, s.q(), acc, conv.data(), p_inv, u.device_words());
   }
+  // With an addend (encryption) the conversion is secret: zeroed before its memory is released.
+  if (addend != nullptr) dev.zero(conv.data(), conv.words());
 }
 
 void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key,
@@ -421,6 +456,8 @@ void encrypt_with_public_key(const HybridKeySwitch& ks, std::size_t level,
     }
     device_mod_down(ks, level, acc0.data(), add0.data(), c0, false);
     device_mod_down(ks, level, acc1.data(), add1.data(), c1, false);
+    // Secret (v, its products, the errors): zeroed before the device memory is released.
+    for (const DeviceWords* w : {&vw, &acc0, &acc1, &add0, &add1}) dev.zero(w->data(), w->words());
     return;
   }
 
@@ -428,46 +465,54 @@ void encrypt_with_public_key(const HybridKeySwitch& ks, std::size_t level,
   // m + (v·e + e_0 + e_1·s)/P + rounding ≈ a few units of noise (SEAL's encryption). Only v is
   // transformed: the errors (and a message in coefficient form, times P) are small
   // coefficient-form addends that ModDown takes in with its own transforms.
+  //
+  // Secrets (core/wipe.hpp): v·b and v·a over Q_l are accumulated in c_0's and c_1's own words,
+  // where ModDown overwrites each with its ciphertext part; what is left in this thread's scratch
+  // — v's transform, the P limbs of both products, ModDown's conversion — is wiped before return,
+  // also when an exception leaves (and then c_0 and c_1 too). The kernels' scratch is wiped by
+  // the caller's SecretScope. P·m is the message's, not a secret: not wiped.
   const QpLayout layout(ks, level);
   const std::size_t qp = layout.limbs();
   const std::size_t words = ql * n;
+  const std::size_t p_words = layout.p_limbs * n;
   const std::span<u64> vq_all = scratch(detail::kScratchEncV, qp * n);
-  const std::span<u64> acc0 = scratch(detail::kScratchAcc0, qp * n);
-  const std::span<u64> acc1 = scratch(detail::kScratchAcc1, qp * n);
-  const std::span<u64> add0 = scratch(detail::kScratchAdd0, qp * n);
-  const std::span<u64> add1 = scratch(detail::kScratchAdd1, qp * n);
-  auto lift = [&](std::span<const std::int64_t> small, std::span<u64> out) {
-    for (std::size_t i = 0; i < qp; ++i) {
-      const u64 q = layout.moduli[i].value();
-      u64* limb = out.data() + i * n;
-      for (std::size_t j = 0; j < n; ++j) {
-        const auto x = static_cast<u64>(small[j]);
-        limb[j] = x + (q & (u64{0} - (x >> 63)));  // x mod q for |x| < q
-      }
+  const std::span<u64> acc1_p = scratch(detail::kScratchAcc1, p_words);
+  const std::span<u64> conv = scratch(detail::kScratchConv, words);  // ModDown's, taken here
+  const std::span<u64> pm = m != nullptr ? scratch(detail::kScratchEncPm, words) : std::span<u64>();
+  struct Wipe {
+    std::span<u64> spans[3];
+    RnsPoly* parts[2];
+    bool done = false;
+    ~Wipe() {
+      for (const std::span<u64> w : spans) secure_zero(w);
+      if (done) return;
+      for (RnsPoly* c : parts) secure_zero(c->data());
     }
-  };
-  lift(v, vq_all);
+  } wipe{{vq_all, acc1_p, conv}, {&c0, &c1}};
+  for (std::size_t i = 0; i < qp; ++i) {
+    // v mod q for |v| < q, branch-free.
+    const u64 q = layout.moduli[i].value();
+    u64* const limb = vq_all.data() + i * n;
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto x = static_cast<u64>(v[j]);
+      limb[j] = x + (q & (u64{0} - (x >> 63)));
+    }
+  }
   ks.ring->forward(vq_all, layout.limb_index());
-  lift(e0, add0);
-  lift(e1, add1);
   const auto mod_q = layout.mod_q();
   const auto mod_p = layout.mod_p();
-  if (m != nullptr) {
-    // P·m over Q_l (it is 0 mod P): added to e_0's Q limbs.
-    const std::span<u64> pm = scratch(detail::kScratchConv, words);
-    vec::multiply_scalar(m->data(), ks.p_mod_q.first(ql), pm, mod_q);
-    vec::add(add0.first(words), pm, add0.first(words), mod_q);
-  }
-  const std::span<u64> vq(vq_all.data(), words), vp(vq_all.data() + words, layout.p_limbs * n);
+  if (m != nullptr) vec::multiply_scalar(m->data(), ks.p_mod_q.first(ql), pm, mod_q);
+  const std::span<u64> vq(vq_all.data(), words), vp(vq_all.data() + words, p_words);
   const std::size_t p_at = layout.p_first * n;
-  for (int part = 0; part < 2; ++part) {
-    const RnsPoly& key = part == 0 ? b : a;
-    const std::span<u64> acc = part == 0 ? acc0 : acc1;
-    vec::multiply(vq, key.data().first(words), acc.first(words), mod_q);
-    vec::multiply(vp, key.data().subspan(p_at), acc.subspan(words), mod_p);
-  }
-  cpu_mod_down(ks, level, acc0, c0, add0, false);
-  cpu_mod_down(ks, level, acc1, c1, add1, false);
+  // Q_l: into the ciphertext's words. P: v·a into scratch, then v·b over v's own limbs.
+  vec::multiply(vq, b.data().first(words), c0.data(), mod_q);
+  vec::multiply(vq, a.data().first(words), c1.data(), mod_q);
+  vec::multiply(vp, a.data().subspan(p_at), acc1_p, mod_p);
+  vec::multiply(vp, b.data().subspan(p_at), vp, mod_p);
+  const SmallAddend add0{e0, pm}, add1{e1, {}};
+  cpu_mod_down(ks, level, c0.data(), vp, c0, &add0, false);
+  cpu_mod_down(ks, level, c1.data(), acc1_p, c1, &add1, false);
+  wipe.done = true;
 }
 
 // ---------------------------------------------------------------------------------------------

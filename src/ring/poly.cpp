@@ -1,10 +1,12 @@
 #include "polyhe/ring/poly.hpp"
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
 
@@ -172,10 +174,10 @@ void RnsPoly::to_evaluation() {
   if (device_) {
     device_->ntt(*context_, range(), device_words(), device_words(), false);
   } else {
-    if (context_->power_of_two()) {
+    if (context_->power_of_two() && !detail::in_secret_scope()) {
       forward_batch<std::uint64_t>(data(), context_->plans(limbs_));
     } else {
-      context_->forward_from(0, data());
+      context_->forward_from(0, data());  // in a SecretScope: the transforms' scratch wiped after
     }
   }
   form_ = PolyForm::kEvaluation;
@@ -188,10 +190,10 @@ void RnsPoly::to_coefficient() {
   if (device_) {
     device_->ntt(*context_, range(), device_words(), device_words(), true);
   } else {
-    if (context_->power_of_two()) {
+    if (context_->power_of_two() && !detail::in_secret_scope()) {
       inverse_batch<std::uint64_t>(data(), context_->plans(limbs_));
     } else {
-      context_->inverse_from(0, data());
+      context_->inverse_from(0, data());  // in a SecretScope: the transforms' scratch wiped after
     }
   }
   form_ = PolyForm::kCoefficient;
@@ -319,6 +321,33 @@ void RnsPoly::drop_last_limb() {
   }
   --limbs_;
   if (!device_) data_.resize(limbs_ * n());  // device words stay allocated, the last unused
+}
+
+namespace detail {
+
+namespace {
+std::atomic<WipeObserver> g_wipe_observer{nullptr};
+}  // namespace
+
+void set_wipe_observer(WipeObserver observer) noexcept {
+  g_wipe_observer.store(observer);
+}
+
+}  // namespace detail
+
+void RnsPoly::wipe() {
+  if (device_) {
+    // Every allocated word: limbs dropped by drop_last_limb stay allocated.
+    if (device_words_.data() != nullptr) device_->zero(device_words_.data(), device_words_.words());
+    return;
+  }
+  // The whole block, dropped limbs included (their words are still in it): grown to its capacity
+  // without initialisation (Storage), zeroed, and shrunk back — no reallocation either way.
+  const std::size_t size = data_.size();
+  data_.resize(data_.capacity());
+  secure_zero(std::span<std::uint64_t>(data_));
+  data_.resize(size);
+  if (const detail::WipeObserver observer = detail::g_wipe_observer.load()) observer(data_);
 }
 
 }  // namespace polyhe

@@ -9,6 +9,12 @@
 // keeps up to kEntries blocks of at least kMinBytes, kMaxBytes in all, per thread, and hands one
 // back only for an allocation of exactly its size. Under AddressSanitizer it is off, so that a use
 // after free of a polynomial's words is still reported.
+//
+// Secrets: neither the cache nor the allocator wipes a block, and a block cached by one thread is
+// handed to the next allocation of its size there. Whoever holds secret words wipes them before
+// the release (RnsPoly::wipe: rlwe::SecretKey's destructor and assignments, key generation's and
+// encryption's temporaries), so no secret reaches the cache; wiping every free here would cost
+// every operation a pass over its temporaries.
 #include <array>
 #include <cstddef>
 #include <cstdint>

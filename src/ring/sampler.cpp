@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,31 @@ Prng::Prng(const Seed& seed, std::uint64_t stream) : key_(seed), stream_(stream)
 Prng::~Prng() {
   sodium_memzero(key_.data(), key_.size());
   sodium_memzero(buffer_.data(), buffer_.size());
+}
+
+SeedSource::SeedSource(std::optional<Seed> master) {
+  if (master) master_.emplace(*master, 0);
+}
+
+SeedSource::SeedSource(const SeedSource& other) {
+  const std::lock_guard lock(other.mutex_);
+  master_ = other.master_;
+}
+
+SeedSource& SeedSource::operator=(const SeedSource& other) {
+  if (this != &other) {
+    const std::scoped_lock lock(mutex_, other.mutex_);
+    master_ = other.master_;
+  }
+  return *this;
+}
+
+Seed SeedSource::next() {
+  if (!master_) return random_seed();
+  Seed s;
+  const std::lock_guard lock(mutex_);
+  master_->fill(s);
+  return s;
 }
 
 void Prng::generate(std::span<std::uint8_t> out) {

@@ -10,16 +10,16 @@
 namespace polyhe::detail {
 
 /// Slot `slot` holds at least `words` words until the next call with the same slot on this
-/// thread.
+/// thread. The scratch is not wiped by itself: public-key encryption wipes the words it leaves
+/// secret there (EncV, Acc1's P limbs, Conv) before it returns.
 enum ScratchSlot : std::size_t {
   kScratchConv,
   kScratchCoef,
   kScratchUp,
   kScratchAcc0,
   kScratchAcc1,
-  kScratchEncV,
-  kScratchAdd0,
-  kScratchAdd1,
+  kScratchEncV,   // encryption: v's transform over Q_l ∪ P
+  kScratchEncPm,  // encryption: P·m
   kScratchSlots
 };
 std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words);

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
+#include "wipe_guard.hpp"
 
 namespace polyhe::rlwe {
 
@@ -17,17 +19,15 @@ RnsPoly prefix(const RnsPoly& p, std::size_t limbs) {
 }
 
 Encryptor::Encryptor(std::shared_ptr<const PublicKey> pk, std::optional<Seed> seed)
-    : pk_(std::move(pk)) {
+    : pk_(std::move(pk)), seeds_(seed) {
   if (!pk_) throw InvalidParameter("Encryptor: the public key is null");
   params_ = pk_->params;
-  if (seed) master_.emplace(*seed, 0);
 }
 
 Encryptor::Encryptor(std::shared_ptr<const SecretKey> sk, std::optional<Seed> seed)
-    : sk_(std::move(sk)) {
+    : sk_(std::move(sk)), seeds_(seed) {
   if (!sk_) throw InvalidParameter("Encryptor: the secret key is null");
   params_ = sk_->params;
-  if (seed) master_.emplace(*seed, 0);
 }
 
 Encryptor::Encryptor(const PublicKey& pk, std::optional<Seed> seed)
@@ -36,18 +36,11 @@ Encryptor::Encryptor(const PublicKey& pk, std::optional<Seed> seed)
 Encryptor::Encryptor(const SecretKey& sk, std::optional<Seed> seed)
     : Encryptor(std::make_shared<const SecretKey>(sk), seed) {}
 
-Seed Encryptor::next_seed() {
-  if (!master_) return random_seed();
-  Seed s;
-  master_->fill(s);
-  return s;
-}
-
 const std::shared_ptr<Device>& Encryptor::device() const {
   return pk_ != nullptr ? pk_->b.device() : sk_->s.device();
 }
 
-Ciphertext Encryptor::encrypt_zero(std::size_t level) {
+Ciphertext Encryptor::encrypt_zero(std::size_t level) const {
   if (level > params_->max_level()) {
     throw InvalidParameter("encrypt: level " + std::to_string(level) + " exceeds the top level " +
                            std::to_string(params_->max_level()));
@@ -55,7 +48,7 @@ Ciphertext Encryptor::encrypt_zero(std::size_t level) {
   return encrypt_message(nullptr, level);  // no zero polynomial made, nothing added
 }
 
-Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
+Ciphertext Encryptor::encrypt(const RnsPoly& m_in) const {
   if (m_in.context() != params_->ring()) {
     throw MismatchedContext("encrypt: the message polynomial belongs to another ring");
   }
@@ -79,18 +72,33 @@ Ciphertext Encryptor::encrypt(const RnsPoly& m_in) {
   return encrypt_message(&m_in, limbs - 1);
 }
 
-Ciphertext Encryptor::encrypt_message(const RnsPoly* m, std::size_t level) {
+namespace {
+
+/// Zeroes the per-thread small polynomials of public-key encryption on every way out.
+struct WipeSmall {
+  std::vector<std::int64_t>* vectors[3];
+  ~WipeSmall() {
+    for (std::vector<std::int64_t>* v : vectors) secure_zero(std::span<std::int64_t>(*v));
+  }
+};
+
+}  // namespace
+
+Ciphertext Encryptor::encrypt_message(const RnsPoly* m, std::size_t level) const {
   const auto& ring = params_->ring();
   const std::size_t n = params_->n();
   const std::size_t limbs = level + 1;
   const std::shared_ptr<Device>& dev = device();
   Ciphertext ct(params_, level, 2, 1.0, RnsPoly::kForOverwrite, dev);
+  // The transforms of secret words below wipe their per-thread scratch (core/wipe.hpp).
+  const polyhe::detail::SecretScope secret;
   if (pk_ != nullptr) {
     // (v·b + e_0 + P·m, v·a + e_1) over Q_l ∪ P, then ModDown (ring/key_switching.hpp): v, e_0,
     // e_1 drawn in that order from one stream.
-    Prng prng(next_seed());
+    Prng prng(seeds_.next());
     // Per-thread buffers (no allocation per encryption), wiped after use: v is secret.
     thread_local std::vector<std::int64_t> v, e0, e1;
+    const WipeSmall wipe{{&v, &e0, &e1}};
     v.resize(n);
     e0.resize(n);
     e1.resize(n);
@@ -100,28 +108,30 @@ Ciphertext Encryptor::encrypt_message(const RnsPoly* m, std::size_t level) {
     const bool m_coefficient = m != nullptr && m->form() == PolyForm::kCoefficient;
     encrypt_with_public_key(params_->key_switching(), level, v, e0, e1, pk_->b, pk_->a,
                             m_coefficient ? m : nullptr, ct[0], ct[1]);
-    for (auto* secret : {&v, &e0, &e1}) std::fill(secret->begin(), secret->end(), 0);
     if (m != nullptr && !m_coefficient) ct[0].add(*m);
     return ct;
   }
-  const Seed a_seed = next_seed();
+  const Seed a_seed = seeds_.next();
   RnsPoly a(ring, limbs, PolyForm::kEvaluation, dev);
   Prng a_prng(a_seed, kStreamCiphertextA);
   sample_uniform(a_prng, a);
-  Prng e_prng(next_seed());
+  Prng e_prng(seeds_.next());
   RnsPoly e(ring, limbs, PolyForm::kCoefficient, dev);
+  const internal::WipeGuard wipe{&e};
   sample_error(e_prng, e);
   e.to_evaluation();
-  // c0 = e − a·s + m, c1 = a.
-  e.sub(multiply_by_prefix(a, sk_->s));
+  // c0 = e − a·s + m as −(−e + a·s) + m, so that no product a·s is left in memory; c1 = a.
+  e.negate();
+  RnsPoly c0 = multiply_add_by_prefix(a, sk_->s, e);
+  c0.negate();
   if (m != nullptr && m->form() == PolyForm::kEvaluation) {
-    e.add(*m);
+    c0.add(*m);
   } else if (m != nullptr) {
     RnsPoly m_eval = *m;
     m_eval.to_evaluation();
-    e.add(m_eval);
+    c0.add(m_eval);
   }
-  ct[0] = std::move(e);
+  ct[0] = std::move(c0);
   ct[1] = std::move(a);
   ct.set_seed(a_seed);
   return ct;
@@ -135,8 +145,9 @@ RnsPoly decrypt_poly(const Ciphertext& ct, const SecretKey& sk) {
         "to_device() / to_host())");
   }
   if (ct.size() == 3) {
-    // c0 + s·(c1 + s·c2), Horner.
-    const RnsPoly inner = multiply_add_by_prefix(ct[2], sk.s, ct[1]);
+    // c0 + s·(c1 + s·c2), Horner; c1 + s·c2 is secret (it is a ciphertext's part times s).
+    RnsPoly inner = multiply_add_by_prefix(ct[2], sk.s, ct[1]);
+    const internal::WipeGuard wipe{&inner};
     return multiply_add_by_prefix(inner, sk.s, ct[0]);
   }
   // One pass: m = c0 + c1·s (no copy of c0 first).

@@ -1,10 +1,13 @@
 #include "polyhe/rlwe/keys.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/poly_ops.hpp"
+#include "wipe_guard.hpp"
 
 namespace polyhe::rlwe {
 
@@ -41,15 +44,12 @@ KeyGenerator::KeyGenerator(ParametersPtr params) : params_(std::move(params)) {
 }
 
 KeyGenerator::KeyGenerator(ParametersPtr params, const Seed& master_seed)
-    : params_(std::move(params)), master_(Prng(master_seed, 0)) {
+    : params_(std::move(params)), seeds_(master_seed) {
   if (!params_) throw InvalidParameter("KeyGenerator: null parameters");
 }
 
 Seed KeyGenerator::next_seed() {
-  if (!master_) return random_seed();
-  Seed s;
-  master_->fill(s);
-  return s;
+  return seeds_.next();
 }
 
 void KeyGenerator::check(const SecretKey& sk) const {
@@ -58,6 +58,38 @@ void KeyGenerator::check(const SecretKey& sk) const {
     throw InvalidParameter(
         "key generation: the secret key lives on the device " + sk.s.device()->name() +
         "; keys are generated in host memory (pass the host secret key, move the keys after)");
+  }
+}
+
+SecretKey::SecretKey(ParametersPtr params_in, RnsPoly s_in)
+    : params(std::move(params_in)), s(std::move(s_in)) {}
+
+SecretKey& SecretKey::operator=(const SecretKey& other) {
+  if (this != &other) {
+    wipe();
+    params = other.params;
+    s = other.s;
+  }
+  return *this;
+}
+
+SecretKey& SecretKey::operator=(SecretKey&& other) noexcept {
+  if (this != &other) {
+    wipe();
+    params = std::move(other.params);
+    s = std::move(other.s);
+  }
+  return *this;
+}
+
+SecretKey::~SecretKey() {
+  wipe();
+}
+
+void SecretKey::wipe() noexcept {
+  try {
+    s.wipe();
+  } catch (...) {  // NOLINT(bugprone-empty-catch): the device's error (keys.hpp)
   }
 }
 
@@ -80,8 +112,10 @@ GaloisKeys GaloisKeys::to_device(const std::shared_ptr<Device>& device) const {
 }
 
 SecretKey KeyGenerator::secret_key() {
+  const polyhe::detail::SecretScope secret;  // the transform's scratch wiped (core/wipe.hpp)
   const auto& ring = params_->ring();
   RnsPoly s(ring, ring->max_limbs());
+  const internal::WipeGuard guard{&s};  // on an exception; moved out (empty) otherwise
   Prng prng(next_seed());
   if (params_->hamming_weight() == 0) {
     sample_ternary(prng, s);
@@ -101,11 +135,16 @@ PublicKey KeyGenerator::public_key(const SecretKey& sk) {
                next_seed()};
   Prng a_prng(pk.seed, kStreamPublicKeyA);
   sample_uniform(a_prng, pk.a);
+  const polyhe::detail::SecretScope secret;  // the transform's scratch wiped (core/wipe.hpp)
+  internal::WipeGuard error{&pk.b};          // holds e until it becomes b: wiped on an exception
   Prng e_prng(next_seed());
   sample_error(e_prng, pk.b);
   pk.b.to_evaluation();
-  // b = e − a·s.
-  pk.b.sub(multiply_by_prefix(pk.a, sk.s));
+  // b = e − a·s as −(−e + a·s), in place: no product a·s is left in memory.
+  pk.b.negate();
+  pk.b.multiply_accumulate(pk.a, sk.s);
+  pk.b.negate();
+  error.dismiss();
   return pk;
 }
 
@@ -127,15 +166,22 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
   const KeySwitchBasis& ks = params_->key_switch_basis();
   const std::size_t dnum = ks.digit_count(params_->max_level());
   KeySwitchKey key{params_, KeySwitchParts(ring, dnum), next_seed(), 0};
+  const polyhe::detail::SecretScope secret;  // the transforms' scratch wiped (core/wipe.hpp)
+  // b and the share P·s' are reused from digit to digit, overwritten in place, and wiped once at
+  // the end (b_j is public once complete, but holds the error before).
+  RnsPoly b(ring, total), share(ring, total, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+  const internal::WipeGuard guard{&b, &share};
   for (std::size_t j = 0; j < dnum; ++j) {
     RnsPoly a(ring, total, PolyForm::kEvaluation);
     Prng a_prng(key.seed, kStreamKeySwitchA + j);
     sample_uniform(a_prng, a);
-    RnsPoly b(ring, total);
     Prng e_prng(next_seed());
-    sample_error(e_prng, b);
+    sample_error(e_prng, b);  // coefficient form again
     b.to_evaluation();
-    b.sub(multiply_by_prefix(a, sk.s));
+    // e − a·s as −(−e + a·s), in place: no product a·s is left in memory.
+    b.negate();
+    b.multiply_accumulate(a, sk.s);
+    b.negate();
     // + (P mod q_i)·s' on the limbs of digit j (0 on every other limb).
     std::vector<std::uint64_t> scalars(total, 0);
     const RnsBasis& digit = ks.digit(params_->max_level(), j);
@@ -143,7 +189,7 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
       const std::size_t i = params_->q_basis().find(digit.prime(t));
       scalars[i] = params_->p_mod_q()[i];
     }
-    RnsPoly share = from;
+    std::copy(from.data().begin(), from.data().end(), share.data().begin());
     share.multiply_scalar(scalars);
     b.add(share);
     key.parts.set(j, b, a);
@@ -154,6 +200,7 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
 KeySwitchKey KeyGenerator::relinearization_key(const SecretKey& sk) {
   check(sk);
   RnsPoly s2 = sk.s;
+  const internal::WipeGuard guard{&s2};
   s2.multiply(sk.s);
   return switching_key(sk, s2);
 }
@@ -164,7 +211,9 @@ KeySwitchKey KeyGenerator::galois_key(const SecretKey& sk, std::uint64_t k) {
     throw InvalidParameter("Galois element " + std::to_string(k) + " must be " +
                            params_->ring()->galois_rule());
   }
-  KeySwitchKey key = switching_key(sk, sk.s.automorphism(k));
+  RnsPoly image = sk.s.automorphism(k);  // σ_k(s): secret
+  const internal::WipeGuard guard{&image};
+  KeySwitchKey key = switching_key(sk, image);
   key.galois_element = k;
   return key;
 }

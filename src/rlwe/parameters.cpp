@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <unordered_set>
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
@@ -34,6 +35,11 @@ void generate_primes(std::size_t n, std::size_t m, const std::vector<int>& q_bit
   std::map<int, std::size_t> next;
   for (const int b : q_bits) q.push_back(pool[b][next[b]++]);
   for (const int b : p_bits) p.push_back(pool[b][next[b]++]);
+}
+
+// bit_length of the product of `primes` (exact; a basis of at most kMaxPrimes primes is cheap).
+int product_bits(std::span<const std::uint64_t> primes) {
+  return RnsBasis(primes).product_bits();
 }
 
 }  // namespace
@@ -78,6 +84,16 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
     throw InvalidParameter("hamming_weight = " + std::to_string(lit.hamming_weight) +
                            " exceeds N = " + std::to_string(n));
   }
+  // Cheap checks first: the counts bound everything built below (prime search, tables).
+  const std::size_t q_count = lit.q_bits.empty() ? lit.q.size() : lit.q_bits.size();
+  const std::size_t p_count = lit.p_bits.empty() ? lit.p.size() : lit.p_bits.size();
+  if (q_count + p_count > kMaxPrimes) {
+    throw InvalidParameter("|Q| + |P| = " + std::to_string(q_count) + " + " +
+                           std::to_string(p_count) + " primes exceeds the limit of " +
+                           std::to_string(kMaxPrimes) +
+                           " (rlwe::kMaxPrimes, as SEAL's; every secure set at N <= 2^17 with "
+                           "primes of 55 bits or more fits)");
+  }
   std::vector<std::uint64_t> q = lit.q;
   std::vector<std::uint64_t> p = lit.p;
   if (!lit.q_bits.empty() || !lit.p_bits.empty()) {
@@ -86,9 +102,11 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
     generate_primes(n, lit.m, lit.q_bits, lit.p_bits, gq, gp);
     if (!lit.q_bits.empty()) q = gq;
     if (!lit.p_bits.empty()) p = gp;
-    // An explicit chain on one side may collide with generated primes on the other.
-    for (const std::uint64_t a : q) {
-      if (std::find(p.begin(), p.end(), a) != p.end()) {
+  }
+  {
+    std::unordered_set<std::uint64_t> seen(q.begin(), q.end());
+    for (const std::uint64_t a : p) {
+      if (seen.count(a) != 0) {
         throw InvalidParameter("prime " + std::to_string(a) +
                                " appears in both Q and P; the chains must be disjoint");
       }
@@ -105,22 +123,36 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
     throw InvalidParameter("dnum = " + std::to_string(dnum) + " exceeds L + 1 = " +
                            std::to_string(levels) + " (the number of ciphertext primes)");
   }
-  auto params = std::shared_ptr<Parameters>(new Parameters(lit, std::move(q), std::move(p), dnum));
   // Key switching multiplies each digit (up to D_j) by a fresh error and divides by P: with P
   // below the widest digit its noise grows by D_j/P, silently ruining every relinearisation and
-  // rotation. Refuse that (a one-bit shortfall, as with equal-size primes, is harmless).
-  const KeySwitchBasis& ks = params->key_switch_basis();
-  if (ks.max_digit_modulus_bits() > ks.special_modulus_bits() + 1) {
-    throw InvalidParameter("the special modulus P (" + std::to_string(ks.special_modulus_bits()) +
+  // rotation. Refuse that (a one-bit shortfall, as with equal-size primes, is harmless). Digits
+  // are runs of ⌈(L+1)/dnum⌉ primes, as KeySwitchBasis makes them.
+  const std::size_t alpha = (levels + dnum - 1) / dnum;
+  int max_digit_bits = 0;
+  for (std::size_t begin = 0; begin < levels; begin += alpha) {
+    const std::size_t end = std::min(levels, begin + alpha);
+    max_digit_bits =
+        std::max(max_digit_bits,
+                 product_bits(std::span<const std::uint64_t>(q).subspan(begin, end - begin)));
+  }
+  const int special_bits = product_bits(p);
+  if (max_digit_bits > special_bits + 1) {
+    throw InvalidParameter("the special modulus P (" + std::to_string(special_bits) +
                            " bits) is narrower than the widest key-switching digit (" +
-                           std::to_string(ks.max_digit_modulus_bits()) +
+                           std::to_string(max_digit_bits) +
                            " bits, dnum = " + std::to_string(dnum) +
                            "): key switching would amplify its noise by about 2^" +
-                           std::to_string(ks.max_digit_modulus_bits() - ks.special_modulus_bits()) +
+                           std::to_string(max_digit_bits - special_bits) +
                            "; add special primes, widen them, or raise dnum");
   }
+  // The security table, before any table is built: an insecure set costs no more than its
+  // primes.
   if (lit.security != SecurityLevel::insecure_none) {
-    const std::size_t table_n = params->security_n();
+    std::size_t table_n = 1;
+    while (table_n * 2 <= n) table_n *= 2;  // = security_n()
+    std::vector<std::uint64_t> all = q;
+    all.insert(all.end(), p.begin(), p.end());
+    const int log_qp = product_bits(all);
     const std::string ring_note =
         lit.m == 0 ? std::string()
                    : " (for m = " + std::to_string(lit.m) + ", phi(m) = " + std::to_string(n) +
@@ -134,17 +166,17 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
           " (it covers N = 2^10..2^15, and 2^16, 2^17 at 128 bits); use a covered N or set "
           "security = SecurityLevel::insecure_none to opt out by name");
     }
-    if (params->log_qp() > *bound) {
+    if (log_qp > *bound) {
       throw InsecureParameters(
-          "log2(QP) = " + std::to_string(params->log_qp()) + " bits exceeds the " +
-          std::to_string(*bound) + " bits the HomomorphicEncryption.org table allows for N = " +
-          std::to_string(table_n) + ring_note + " at " + to_string(lit.security) +
-          " security (ternary secret); " + "remove " + std::to_string(params->log_qp() - *bound) +
+          "log2(QP) = " + std::to_string(log_qp) + " bits exceeds the " + std::to_string(*bound) +
+          " bits the HomomorphicEncryption.org table allows for N = " + std::to_string(table_n) +
+          ring_note + " at " + to_string(lit.security) + " security (ternary secret); " +
+          "remove " + std::to_string(log_qp - *bound) +
           " bits of primes, double N, or set security = SecurityLevel::insecure_none to opt out "
           "by name");
     }
   }
-  return params;
+  return std::shared_ptr<Parameters>(new Parameters(lit, std::move(q), std::move(p), dnum));
 }
 
 Parameters::Parameters(const ParametersLiteral& lit, std::vector<std::uint64_t> q,

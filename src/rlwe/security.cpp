@@ -14,6 +14,16 @@ const char* to_string(SecurityLevel s) {
   return "unknown";
 }
 
+int security_rank(SecurityLevel s) {
+  switch (s) {
+    case SecurityLevel::insecure_none: return 0;
+    case SecurityLevel::bits128: return 1;
+    case SecurityLevel::bits192: return 2;
+    case SecurityLevel::bits256: return 3;
+  }
+  return 0;
+}
+
 std::optional<int> max_log_qp(std::size_t n, SecurityLevel s) {
   // Rows: log2 n = 10 … 17; 0 = no entry in the standard.
   static constexpr std::array<int, 8> k128 = {27, 54, 109, 218, 438, 881, 1747, 3523};

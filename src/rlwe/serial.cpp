@@ -8,6 +8,7 @@
 #include <string>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/ntt/cyclic/powerful.hpp"
 
 namespace polyhe::rlwe {
@@ -50,7 +51,10 @@ void write_poly(Writer& w, const RnsPoly& p, const Parameters& params, std::size
         " limbs in " + to_string(p.form()) + " form)");
   }
   if (p.on_device()) {
-    w.words(p.to_host().data());  // a device object is written from a host copy
+    // A device object is written from a host copy, wiped after (it may be a secret key's).
+    RnsPoly host = p.to_host();
+    w.words(host.data());
+    host.wipe();
   } else {
     w.words(p.data());
   }
@@ -211,7 +215,12 @@ std::vector<std::uint8_t> serialize(const Parameters& params) {
   return out;
 }
 
-ParametersPtr load_parameters(std::span<const std::uint8_t> bytes) {
+ParametersPtr load_parameters(std::span<const std::uint8_t> bytes, SecurityLevel minimum) {
+  if (static_cast<unsigned>(minimum) >= kSecurityLevels) {
+    throw InvalidParameter("load_parameters: minimum security level " +
+                           std::to_string(static_cast<unsigned>(minimum)) +
+                           " is not a SecurityLevel");
+  }
   Reader r(bytes, "parameters");
   const serial::Header h = r.header(Kind::parameters);
   const std::uint64_t stored = fields_hash(bytes.subspan(r.offset()));
@@ -248,6 +257,13 @@ ParametersPtr load_parameters(std::span<const std::uint8_t> bytes) {
   }
   lit.security = static_cast<SecurityLevel>(security);
   r.expect_end();
+  if (security_rank(lit.security) < security_rank(minimum)) {
+    throw InsecureParameters(
+        "parameters: the stored set declares security " + std::string(to_string(lit.security)) +
+        ", below the minimum " + to_string(minimum) +
+        " this load requires; load it with minimum = SecurityLevel::insecure_none to accept it "
+        "by name");
+  }
   ParametersPtr params;
   try {
     params = Parameters::create(lit);
@@ -277,6 +293,54 @@ std::vector<std::uint8_t> serialize(const SecretKey& sk) {
   return out;
 }
 
+namespace {
+
+// A secret key is ternary (KeyGenerator::secret_key): every coefficient is −1, 0 or 1, the same in
+// every limb, with exactly h nonzero for a sparse secret. Bytes that pass the word checks but
+// change a coefficient (a tampered or damaged key) would otherwise decrypt to garbage silently.
+void check_ternary(const RnsPoly& s, const Parameters& params) {
+  const polyhe::detail::SecretScope secret;  // the transform's scratch wiped (core/wipe.hpp)
+  RnsPoly coeffs = s;
+  coeffs.to_coefficient();
+  const std::size_t n = params.n();
+  const RnsBasis& basis = params.ring()->basis();
+  std::size_t nonzero = 0;
+  std::string problem;
+  for (std::size_t j = 0; j < n && problem.empty(); ++j) {
+    const std::uint64_t q0 = basis.prime(0);
+    const std::uint64_t w0 = coeffs.limb(0)[j];
+    const int v = w0 == 0 ? 0 : w0 == 1 ? 1 : w0 == q0 - 1 ? -1 : 2;
+    if (v == 2) {
+      problem = "coefficient " + std::to_string(j) + " is " + std::to_string(w0) +
+                " mod q_0 = " + std::to_string(q0) + ", not -1, 0 or 1";
+      break;
+    }
+    nonzero += v != 0 ? 1 : 0;
+    for (std::size_t i = 1; i < coeffs.limbs(); ++i) {
+      const std::uint64_t qi = basis.prime(i);
+      const std::uint64_t want = v == 0 ? 0 : v == 1 ? 1 : qi - 1;
+      if (coeffs.limb(i)[j] != want) {
+        problem = "coefficient " + std::to_string(j) + " is " + std::to_string(v) +
+                  " mod q_0 but " + std::to_string(coeffs.limb(i)[j]) + " mod prime " +
+                  std::to_string(i) + " (" + std::to_string(qi) + ")";
+        break;
+      }
+    }
+  }
+  coeffs.wipe();  // the secret, in the clear
+  if (!problem.empty()) {
+    throw CorruptData("secret key: s is not a ternary secret: " + problem +
+                      " (damaged or altered data)");
+  }
+  if (params.hamming_weight() != 0 && nonzero != params.hamming_weight()) {
+    throw CorruptData("secret key: s has " + std::to_string(nonzero) +
+                      " nonzero coefficients, the parameters' sparse secret has h = " +
+                      std::to_string(params.hamming_weight()) + " (damaged or altered data)");
+  }
+}
+
+}  // namespace
+
 SecretKey load_secret_key(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {
   Reader r(bytes, "secret key");
   open(r, Kind::secret_key, params);
@@ -286,6 +350,7 @@ SecretKey load_secret_key(std::span<const std::uint8_t> bytes, const ParametersP
   SecretKey sk{params, RnsPoly(params->ring(), limbs, PolyForm::kEvaluation)};
   read_poly(r, sk.s, "s");
   r.expect_end();
+  check_ternary(sk.s, *params);
   return sk;
 }
 

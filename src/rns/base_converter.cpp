@@ -12,6 +12,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 
 namespace polyhe {
@@ -130,6 +131,9 @@ void BaseConverter::convert(std::span<const std::uint64_t> in, std::span<std::ui
   } else {
     parallel_for(blocks, body, threads);
   }
+  // In a SecretScope (public-key encryption's ModDown with several special primes) t is derived
+  // from the secret v and the errors: wiped before it is freed (core/wipe.hpp).
+  if (detail::in_secret_scope()) secure_zero(std::span<std::uint64_t>(t));
 }
 
 void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::size_t k0,

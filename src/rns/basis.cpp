@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "big_crt.hpp"
+#include "gmp_memory.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 
@@ -27,10 +28,18 @@ void check_distinct(std::span<const Modulus<std::uint64_t>> moduli) {
   }
 }
 
+void check_size(std::size_t primes) {
+  if (primes > RnsBasis::kMaxPrimes) {
+    throw InvalidParameter("RnsBasis: " + std::to_string(primes) + " primes exceed the limit of " +
+                           std::to_string(RnsBasis::kMaxPrimes) + " (RnsBasis::kMaxPrimes)");
+  }
+}
+
 }  // namespace
 
 RnsBasis::RnsBasis(std::span<const std::uint64_t> primes) : offset_(0), size_(primes.size()) {
   if (primes.empty()) throw InvalidParameter("RnsBasis: the basis is empty; it needs ≥ 1 prime");
+  check_size(primes.size());
   auto table = std::make_shared<Table>();
   table->reserve(primes.size());
   for (std::size_t i = 0; i < primes.size(); ++i) {
@@ -58,6 +67,7 @@ RnsBasis::RnsBasis(std::shared_ptr<const Table> table, std::size_t offset, std::
 
 std::shared_ptr<const RnsBasis::Crt> RnsBasis::make_crt(
     std::span<const Modulus<std::uint64_t>> moduli) {
+  detail::use_throwing_gmp_allocator();
   auto crt = std::make_shared<Crt>();
   auto big = std::make_shared<detail::BigCrt>();
   big->product = 1;
@@ -102,6 +112,7 @@ RnsBasis RnsBasis::range(std::size_t begin, std::size_t count) const {
 }
 
 RnsBasis RnsBasis::concat(const RnsBasis& a, const RnsBasis& b) {
+  check_size(a.size() + b.size());
   auto table = std::make_shared<Table>();
   table->reserve(a.size() + b.size());
   for (const auto& m : a.moduli()) table->push_back(m);

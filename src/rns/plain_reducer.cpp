@@ -68,12 +68,12 @@ void PlainReducer::reduce(std::span<const std::uint64_t> x, std::uint64_t f,
     }
     if (!sum(terms, weights, std::span<u64>(acc, len))) {
       for (std::size_t k = 0; k < len; ++k) {
-        u64 sum = 0;
+        u64 total = 0;
         for (std::size_t i = 0; i < limbs; ++i) {
-          sum += mul_shoup(terms[i][k], hat_mod_t_[i], t);
-          if (sum >= t) sum -= t;
+          total += mul_shoup(terms[i][k], hat_mod_t_[i], t);
+          if (total >= t) total -= t;
         }
-        acc[k] = sum;
+        acc[k] = total;
       }
     }
     for (std::size_t k = 0; k < len; ++k) {

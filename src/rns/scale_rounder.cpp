@@ -39,11 +39,8 @@ std::uint64_t check_plain_modulus(std::uint64_t t) {
 }
 
 RnsBasis checked_union(const RnsBasis& q, const RnsBasis& p) {
-  if (q.size() > ScaleRounder::kMaxQPrimes) {
-    throw InvalidParameter("ScaleRounder: Q has " + std::to_string(q.size()) + " primes; at most " +
-                           std::to_string(ScaleRounder::kMaxQPrimes) +
-                           " keep the rounding error below 1/2");
-  }
+  // A basis holds at most RnsBasis::kMaxPrimes primes, within the error bound's limit.
+  static_assert(RnsBasis::kMaxPrimes <= ScaleRounder::kMaxQPrimes);
   for (std::size_t i = 0; i < q.size(); ++i) {
     if (p.find(q.prime(i)) != p.size()) {
       throw InvalidParameter("ScaleRounder: the prime " + std::to_string(q.prime(i)) + " (q_" +

@@ -2,7 +2,9 @@
 // BGV's plaintext factor), full and seeded, and the validation of corrupt or foreign bytes.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -100,20 +102,61 @@ TEST(BgvSerial, CiphertextsKeepTheirFactorAndDecrypt) {
   const Bytes full = rlwe::serialize(b_pk);
   const Bytes seeded = rlwe::serialize(b_sk);
   EXPECT_LT(seeded.size(), full.size() * 2 / 3);
-  EXPECT_EQ(decrypt(*bfv_ctx, rlwe::load_ciphertext(full, ctx->params()), sk).coeffs, pt.coeffs);
-  EXPECT_EQ(decrypt(*bfv_ctx, rlwe::load_ciphertext(seeded, ctx->params()), sk).coeffs, pt.coeffs);
+  EXPECT_EQ(decrypt(*bfv_ctx, load_ciphertext(full, *bfv_ctx), sk).coeffs, pt.coeffs);
+  EXPECT_EQ(decrypt(*bfv_ctx, load_ciphertext(seeded, *bfv_ctx), sk).coeffs, pt.coeffs);
 
   // BGV after a modulus switch: the factor q_L^−1 mod t survives the round trip.
   const Ciphertext g = bgv.mod_switch_to_next(encrypt(*ctx, pk_enc, pt));
   ASSERT_NE(g.factor(), 1U);
-  const Ciphertext back = rlwe::load_ciphertext(rlwe::serialize(g), ctx->params());
+  const Ciphertext back = load_ciphertext(rlwe::serialize(g), *ctx);
   EXPECT_EQ(back.factor(), g.factor());
   EXPECT_EQ(back.level(), g.level());
   EXPECT_EQ(ctx->batch_encoder().decode(decrypt(*ctx, back, sk).coeffs), x);
   // Size 3 (before relinearisation).
   const Ciphertext three = bgv.multiply(encrypt(*ctx, pk_enc, pt), encrypt(*ctx, pk_enc, pt));
-  const Ciphertext three_back = rlwe::load_ciphertext(rlwe::serialize(three), ctx->params());
+  const Ciphertext three_back = load_ciphertext(rlwe::serialize(three), *ctx);
   EXPECT_EQ(decrypt(*ctx, three_back, sk).coeffs, decrypt(*ctx, three, sk).coeffs);
+}
+
+// The scheme's rules on load (issue 19): scale 1; BGV's factor a unit below t (decryption divides
+// by it); BFV's factor 1. rlwe alone cannot check them: it does not know t.
+TEST(BgvSerial, CiphertextFactorAndScaleAreChecked) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::uint64_t t = 65536;  // composite: 2 is not a unit
+  const ContextPtr ctx = Context::create(small_params(), t);
+  const ContextPtr bfv_ctx = Context::create(ctx->params(), t, Scheme::bfv);
+  rlwe::KeyGenerator keygen(ctx->params(), make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  rlwe::Encryptor enc(sk, make_seed(rng));
+  const Bytes bytes = rlwe::serialize(encrypt(*ctx, enc, Plaintext{std::vector<u64>(ctx->n(), 5)}));
+  constexpr std::size_t kScaleAt = serial::kHeaderBytes + 16;  // level u64 | size u64 | scale
+  constexpr std::size_t kFactorAt = serial::kHeaderBytes + 24;
+  auto with = [&](std::size_t at, u64 v) {
+    Bytes b = bytes;
+    set_u64(b, at, v);
+    return b;
+  };
+  auto refused = [](const std::function<void()>& load, const std::string& needle) {
+    try {
+      load();
+      ADD_FAILURE() << "loaded; expected CorruptData with '" << needle << "'";
+    } catch (const CorruptData& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  EXPECT_EQ(decrypt(*ctx, load_ciphertext(bytes, *ctx), sk).coeffs, std::vector<u64>(ctx->n(), 5));
+  EXPECT_EQ(load_ciphertext(with(kFactorAt, 3), *ctx).factor(), 3U);
+  EXPECT_EQ(load_ciphertext(with(kFactorAt, t - 1), *ctx).factor(), t - 1);
+  for (const u64 f : {u64{2}, u64{6}, t, t + 1, ~u64{0}}) {
+    refused([&] { (void)load_ciphertext(with(kFactorAt, f), *ctx); }, "not a unit below t");
+    EXPECT_NO_THROW((void)rlwe::load_ciphertext(with(kFactorAt, f), ctx->params()));
+  }
+  refused([&] { (void)load_ciphertext(with(kFactorAt, 3), *bfv_ctx); },
+          "BFV has no plaintext factor");
+  EXPECT_NO_THROW((void)load_ciphertext(bytes, *bfv_ctx));
+  const u64 two = std::bit_cast<u64>(2.0);
+  refused([&] { (void)load_ciphertext(with(kScaleAt, two), *ctx); }, "is not 1");
+  refused([&] { (void)load_ciphertext(with(kScaleAt, two), *bfv_ctx); }, "is not 1");
 }
 
 }  // namespace

@@ -231,5 +231,47 @@ TEST(CkksSerial, BadFields) {
   EXPECT_THROW((void)ckks::load_ciphertext(bytes, params), CorruptData);
 }
 
+// CKKS's own rules on load (issue 19): a scale in [1, 2^(bits(Q_l) − 1)) for plaintexts and
+// ciphertexts, and a ciphertext factor of 1. A scale of 1e-300 used to load and decode to NaN.
+TEST(CkksSerial, ScaleAndFactorMustBeCkks) {
+  POLYHE_SEEDED_RNG(rng);
+  const ParametersPtr params = make_params(4);  // Q_2 = 50 + 40 + 40 bits
+  const Bytes pt_bytes = ckks::serialize(make_plaintext(params, rng, 2, 1e6));
+  rlwe::KeyGenerator keygen(params, seed_from(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  rlwe::Encryptor enc(sk, seed_from(rng));
+  rlwe::Ciphertext ct = enc.encrypt_zero(2);
+  ct.set_scale(1e6);
+  const Bytes ct_bytes = ckks::serialize(ct);
+  constexpr std::size_t kCtScaleAt = kHdr + 16;  // level u64 | size u64 | scale f64
+  constexpr std::size_t kCtFactorAt = kHdr + 24;
+  const int bits = params->q_basis().product_bits();
+  const auto load_ct = [&](const Bytes& b) {
+    return ckks::serialize(ckks::load_ciphertext(b, params));
+  };
+  for (const double scale : {1e-300, 0.5, std::nextafter(1.0, 0.0), std::ldexp(1.0, bits - 1),
+                             std::ldexp(1.0, bits + 10), 1e300}) {
+    const std::uint64_t word = std::bit_cast<std::uint64_t>(scale);
+    const std::string what = "scale " + std::to_string(std::log2(scale));
+    expect_corrupt(params, with_u64(pt_bytes, kScaleAt, word), "plaintext " + what);
+    try {
+      (void)load_ct(with_u64(ct_bytes, kCtScaleAt, word));
+      ADD_FAILURE() << "ciphertext " << what << " loaded";
+    } catch (const CorruptData& e) {
+      EXPECT_NE(std::string(e.what()).find("range of a CKKS scale"), std::string::npos) << e.what();
+    }
+  }
+  for (const double scale : {1.0, std::ldexp(1.0, bits - 2), std::ldexp(1.0, 40)}) {
+    const std::uint64_t word = std::bit_cast<std::uint64_t>(scale);
+    EXPECT_EQ(run(params, with_u64(pt_bytes, kScaleAt, word), "plaintext ok"), Outcome::loaded);
+    EXPECT_EQ(load_ct(with_u64(ct_bytes, kCtScaleAt, word)), with_u64(ct_bytes, kCtScaleAt, word));
+  }
+  // rlwe accepts a factor (BGV's); CKKS does not.
+  const Bytes factor3 = with_u64(ct_bytes, kCtFactorAt, 3);
+  EXPECT_NO_THROW((void)rlwe::load_ciphertext(factor3, params));
+  EXPECT_THROW((void)load_ct(factor3), CorruptData);
+  EXPECT_EQ(load_ct(ct_bytes), ct_bytes);
+}
+
 }  // namespace
 }  // namespace polyhe

@@ -247,6 +247,19 @@ TEST(CliUsage, IntegerLists) {
        {"", ",", "1,", "a", "1-", "-1", "3-2", "18", "+3", " 3", "1-2-3", "99999999999"}) {
     EXPECT_THROW(parse_int_list(bad, "--x", 1, 17), cli::UsageError) << bad;
   }
+  // The count is bounded before ranges are expanded (issue 19: a million lengths used to spend
+  // minutes in the duplicate check).
+  EXPECT_EQ(parse_int_list("1-256", "--x", 1, 1 << 20).size(), 256U);
+  EXPECT_EQ(parse_int_list("1-4,1-4", "--x", 1, 17, 8).size(), 4U);  // duplicates count too
+  EXPECT_THROW(parse_int_list("1-257", "--x", 1, 1 << 20), cli::UsageError);
+  EXPECT_THROW(parse_int_list("1-5,1-4", "--x", 1, 17, 8), cli::UsageError);
+  try {
+    (void)parse_int_list("2-1048576", "--n", 2, 1 << 20);
+    ADD_FAILURE() << "a million values accepted";
+  } catch (const cli::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--n: more than 256 values"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(CliTiming, QuantilesInterpolate) {
@@ -393,6 +406,7 @@ TEST(CliBenchCyclic, RefusesBadOptions) {
   expect_bad_input(run_cli({"bench", "cyclic", "--decomposition", "fft9"}), "fft9");
   expect_bad_input(run_cli({"bench", "cyclic", "--bits", "70"}), "70");
   expect_bad_input(run_cli({"bench", "cyclic", "--n", "1"}), "--n");
+  expect_bad_input(run_cli({"bench", "cyclic", "--n", "2-1048576"}), "--n: more than 256 values");
 }
 
 }  // namespace

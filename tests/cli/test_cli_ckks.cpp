@@ -141,6 +141,22 @@ TEST(CliBenchCkks, BadArgumentsAreOneLineErrors) {
       {{"--primes", "40,,40"}, "--primes: empty item"},
       {{"--primes", "40,x,40"}, "--primes: 'x' is not an integer"},
       {{"--primes", "40,63,40"}, "--primes: 63 is outside [2, 62]"},
+      {{"--primes",
+        [] {
+          std::string many = "40";
+          for (int i = 0; i < 64; ++i) many += ",40";
+          return many;
+        }()},
+       "--primes: more than 64 values"},
+      // 64 primes are read; with the special one, |Q| + |P| = 65 is refused before any work.
+      {{"--primes",
+        [] {
+          std::string many = "40";
+          for (int i = 0; i < 63; ++i) many += ",40";
+          return many;
+        }(),
+        "--special", "60"},
+       "64 + 1 primes exceeds the limit of 64"},
       {{"--primes", "40,40"}, "without --special; at least 3"},
       {{"--primes", "40", "--special", "40"}, "CKKS needs at least 2"},
       {{"--special", "0"}, "--special: 0 is outside"},

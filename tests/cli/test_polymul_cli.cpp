@@ -91,6 +91,12 @@ std::vector<BadInput> bad_inputs() {
       {"NotPowerOfTwo", R"({"q":17,"a":[1,2,3],"b":[5,6,7]})", "N = 3"},
       {"NotPowerOfTwo6", R"({"q":13,"a":[1,2,3,4,5,6],"b":[1,2,3,4,5,6]})", "N = 6"},
       {"TooLong", R"({"q":17,"a":)" + zeros((1U << 17) + 1) + "}", "more than 131072"},
+      // The reader keeps a token and the whitespace before it: input is bounded before parsing.
+      {"TooManyBytes",
+       R"({"q":17,"a":[1,2,3,4],)" + std::string((16U << 20) + 1, ' ') + R"("b":[5,6,7,8]})",
+       "the input exceeds 16 MiB"},
+      {"HugeStringToken", R"({"q":")" + std::string(17U << 20, '1') + R"("})",
+       "the input exceeds 16 MiB"},
       {"CoefficientEqualsQ", R"({"q":17,"a":[1,2,17,4],"b":[5,6,7,8]})",
        "a[2] = 17 is not below q = 17"},
       {"CoefficientAboveQ", R"({"q":17,"a":[1,2,3,4],"b":[5,6,7,100]})",

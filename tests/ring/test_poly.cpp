@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "polyhe/arith/word.hpp"
@@ -120,6 +121,30 @@ TEST_P(RnsPolyTest, DropLastLimbKeepsTheLowerLimbs) {
   EXPECT_EQ(to_vector(b.data()), to_vector(a.data()));
   a.drop_last_limb();
   EXPECT_THROW(a.drop_last_limb(), InvalidParameter);
+}
+
+TEST_P(RnsPolyTest, WipeLeavesTheZeroPolynomialOfTheSameShapeInPlace) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t n = GetParam();
+  const auto ctx = test::make_ring(n, kLimbs);
+  RnsPoly a = random_poly(rng, ctx, kLimbs);
+  a.to_evaluation();
+  const std::uint64_t* words = a.data().data();
+  a.wipe();
+  EXPECT_EQ(a.data().data(), words);  // the same block: zeroed, not replaced
+  EXPECT_EQ(a.limbs(), kLimbs);
+  EXPECT_EQ(a.form(), PolyForm::kEvaluation);
+  EXPECT_EQ(to_vector(a.data()), std::vector<std::uint64_t>(kLimbs * n, 0));
+  // With a limb dropped (its words stay in the block, and the wipe covers the whole block).
+  RnsPoly b = random_poly(rng, ctx, kLimbs);
+  b.drop_last_limb();
+  b.wipe();
+  EXPECT_EQ(b.limbs(), kLimbs - 1);
+  EXPECT_EQ(to_vector(b.data()), std::vector<std::uint64_t>((kLimbs - 1) * n, 0));
+  // A moved-from polynomial has nothing to wipe.
+  RnsPoly c = std::move(b);
+  b.wipe();  // NOLINT(bugprone-use-after-move): wiping a moved-from polynomial is allowed
+  EXPECT_EQ(c.limbs(), kLimbs - 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, RnsPolyTest, ::testing::ValuesIn(test::kRingSizes));

@@ -76,6 +76,16 @@ TEST_P(DevicePolyTest, RoundTripKeepsWordsFormAndShape) {
   EXPECT_NE(words(copy), to_vector(a.data()));
 }
 
+TEST_P(DevicePolyTest, WipeZeroesTheDeviceWords) {
+  POLYHE_SEEDED_RNG(rng);
+  RnsPoly d = random_poly(rng, ctx_, kLimbs).to_device(device_);
+  d.drop_last_limb();
+  d.wipe();
+  EXPECT_TRUE(d.on_device());
+  EXPECT_EQ(d.limbs(), kLimbs - 1);
+  EXPECT_EQ(words(d), std::vector<std::uint64_t>((kLimbs - 1) * ctx_->n(), 0));
+}
+
 TEST_P(DevicePolyTest, TransformsMatchTheCpu) {
   POLYHE_SEEDED_RNG(rng);
   RnsPoly host = random_poly(rng, ctx_, kLimbs);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "polyhe/arith/word.hpp"
@@ -131,6 +132,43 @@ TEST(PrngTest, CopyContinuesTheSameStream) {
   (void)bytes_of(a, 1234);
   Prng b = a;
   EXPECT_EQ(bytes_of(a, 5000), bytes_of(b, 5000));
+}
+
+TEST(SeedSourceTest, SeededGivesTheMasterStreamAndCopiesContinueIt) {
+  POLYHE_SEEDED_RNG(rng);
+  const Seed master = seed_from(rng);
+  SeedSource source(master);
+  Prng reference(master, 0);
+  Seed expected;
+  reference.fill(expected);
+  EXPECT_EQ(source.next(), expected);
+  SeedSource copy = source;
+  reference.fill(expected);
+  EXPECT_EQ(source.next(), expected);
+  EXPECT_EQ(copy.next(), expected);
+  EXPECT_NE(SeedSource().next(), SeedSource().next());  // OS seeds
+}
+
+TEST(SeedSourceTest, ThreadsSharingOneSourceGetTheStreamsSeedsOnceEach) {
+  POLYHE_SEEDED_RNG(rng);
+  const Seed master = seed_from(rng);
+  constexpr std::size_t kThreads = 4, kEach = 200;
+  SeedSource shared(master);
+  std::vector<std::vector<Seed>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (std::size_t i = 0; i < kEach; ++i) got[t].push_back(shared.next());
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<Seed> all, expected(kThreads * kEach);
+  for (const auto& g : got) all.insert(all.end(), g.begin(), g.end());
+  Prng reference(master, 0);
+  for (Seed& s : expected) reference.fill(s);
+  std::sort(all.begin(), all.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(all, expected);
 }
 
 TEST(PrngTest, RandomSeedsDiffer) {

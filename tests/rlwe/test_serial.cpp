@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/rlwe/authentication.hpp"
 #include "polyhe/rlwe/encryption.hpp"
 #include "support/test_rng.hpp"
 
@@ -183,7 +184,9 @@ struct Objects {
     auto ct_loader = [against](const Bytes& b) { return serialize(load_ciphertext(b, against)); };
     return {
         {"parameters", serialize(*params),
-         [](const Bytes& b) { return serialize(*load_parameters(b)); }},
+         [](const Bytes& b) {
+           return serialize(*load_parameters(b, rlwe::SecurityLevel::insecure_none));
+         }},
         {"secret key", serialize(sk),
          [against](const Bytes& b) { return serialize(load_secret_key(b, against)); }},
         {"public key", serialize(pk),
@@ -224,7 +227,7 @@ TEST(RlweSerial, ParametersRoundTrip) {
     const Bytes bytes = rlwe::serialize(*params);
     ASSERT_EQ(bytes.size(), kHdr + params->encode_fields().size());
     EXPECT_EQ(get_u64(bytes, kHashAt), params->hash());
-    const ParametersPtr loaded = rlwe::load_parameters(bytes);
+    const ParametersPtr loaded = rlwe::load_parameters(bytes, rlwe::SecurityLevel::insecure_none);
     EXPECT_EQ(loaded->hash(), params->hash());
     EXPECT_TRUE(loaded->same_values(*params));
     EXPECT_EQ(loaded->q_primes(), params->q_primes());
@@ -377,7 +380,8 @@ TEST(RlweSerial, EqualParametersLoadIntoTheGivenContext) {
   const Ciphertext ct = rlwe::load_ciphertext(rlwe::serialize(o.ct_public), b);
   EXPECT_EQ(ct.params(), b);
   EXPECT_EQ(rlwe::serialize(ct), rlwe::serialize(o.ct_public));
-  const ParametersPtr loaded = rlwe::load_parameters(rlwe::serialize(*a));
+  const ParametersPtr loaded =
+      rlwe::load_parameters(rlwe::serialize(*a), rlwe::SecurityLevel::insecure_none);
   EXPECT_NO_THROW((void)rlwe::load_public_key(rlwe::serialize(o.pk), loaded));
 }
 
@@ -471,9 +475,10 @@ TEST(RlweSerial, EveryPayloadByteFlip) {
       EXPECT_NE(out, Outcome::mismatched) << c.name << " byte " << at;
       loaded += out == Outcome::loaded ? 1 : 0;
     }
-    // The parameters' hash covers every payload byte.
-    if (c.name == "parameters") {
-      EXPECT_EQ(loaded, 0);
+    // The parameters' hash covers every payload byte; a secret key must stay ternary, which a
+    // changed word of its evaluation form breaks.
+    if (c.name == "parameters" || c.name == "secret key") {
+      EXPECT_EQ(loaded, 0) << c.name;
     }
   }
 }
@@ -651,7 +656,9 @@ Bytes with_fields(const Bytes& fields) {
 TEST(RlweSerial, BadParameterFields) {
   const ParametersPtr params = make_params(4);
   const Bytes bytes = rlwe::serialize(*params);
-  const Loader load = [](const Bytes& b) { return rlwe::serialize(*rlwe::load_parameters(b)); };
+  const Loader load = [](const Bytes& b) {
+    return rlwe::serialize(*rlwe::load_parameters(b, rlwe::SecurityLevel::insecure_none));
+  };
   // The fields re-hashed unchanged still load (the helper matches the format).
   ASSERT_EQ(with_fields(params->encode_fields()), bytes);
   const Bytes fields = params->encode_fields();
@@ -686,8 +693,139 @@ TEST(RlweSerial, BadParameterFields) {
   longer.push_back(0);
   expect_corrupt(load, with_fields(longer), "a trailing byte");
   // Intact (correctly hashed) but insecure: the security check runs again on load.
-  EXPECT_THROW((void)rlwe::load_parameters(with_fields(with_u8(fields, 56, 0))),
+  EXPECT_THROW((void)rlwe::load_parameters(with_fields(with_u8(fields, 56, 0)),
+                                           rlwe::SecurityLevel::insecure_none),
                InsecureParameters);
+}
+
+// The caller's minimum, not the file's own claim, decides (issue 19): an insecure set loads only
+// when the caller opts out by name, and a 128-bit set fails a 192-bit minimum.
+TEST(RlweSerial, LoadingTakesTheCallersMinimumSecurity) {
+  const Bytes toy = rlwe::serialize(*make_params(5));
+  try {
+    (void)rlwe::load_parameters(toy);
+    ADD_FAILURE() << "an insecure_none set loaded under the default 128-bit minimum";
+  } catch (const InsecureParameters& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("declares security insecure_none"), std::string::npos) << what;
+    EXPECT_NE(what.find("minimum 128-bit"), std::string::npos) << what;
+    EXPECT_NE(what.find("SecurityLevel::insecure_none"), std::string::npos) << what;
+  }
+  EXPECT_NO_THROW((void)rlwe::load_parameters(toy, rlwe::SecurityLevel::insecure_none));
+
+  rlwe::ParametersLiteral lit;
+  lit.log_n = 12;  // 85 bits: 128-bit secure at N = 2^12 (109 allowed), not 192-bit (75)
+  lit.q_bits = {30, 25};
+  lit.p_bits = {30};
+  const Bytes secure = rlwe::serialize(*rlwe::Parameters::create(lit));
+  EXPECT_NO_THROW((void)rlwe::load_parameters(secure));
+  EXPECT_NO_THROW((void)rlwe::load_parameters(secure, rlwe::SecurityLevel::bits128));
+  EXPECT_THROW((void)rlwe::load_parameters(secure, rlwe::SecurityLevel::bits192),
+               InsecureParameters);
+  EXPECT_THROW((void)rlwe::load_parameters(secure, rlwe::SecurityLevel::bits256),
+               InsecureParameters);
+  EXPECT_THROW((void)rlwe::load_parameters(secure, static_cast<rlwe::SecurityLevel>(7)),
+               InvalidParameter);
+}
+
+// A secret key is checked to be ternary, the same in every limb, with h nonzero coefficients for
+// a sparse secret: words changed below their primes no longer load as a key that decrypts wrong.
+TEST(RlweSerial, SecretKeyMustBeTernary) {
+  POLYHE_SEEDED_RNG(rng);
+  for (const std::size_t h : {std::size_t{0}, std::size_t{8}}) {
+    rlwe::ParametersLiteral lit;
+    lit.log_n = 5;
+    lit.q_bits = {50, 40, 40};
+    lit.p_bits = {50};
+    lit.hamming_weight = h;
+    lit.security = rlwe::SecurityLevel::insecure_none;
+    const ParametersPtr params = rlwe::Parameters::create(lit);
+    rlwe::KeyGenerator keygen(params, seed_from(rng));
+    const rlwe::SecretKey sk = keygen.secret_key();
+    const Loader load = [&](const Bytes& b) {
+      return rlwe::serialize(rlwe::load_secret_key(b, params));
+    };
+    EXPECT_EQ(run(load, rlwe::serialize(sk), "intact"), Outcome::loaded);
+    // Re-encode s after changing one coefficient (in coefficient form) in some limbs only.
+    auto altered = [&](std::size_t j, const std::vector<std::int64_t>& per_limb) {
+      RnsPoly s = sk.s;
+      s.to_coefficient();
+      for (std::size_t i = 0; i < per_limb.size(); ++i) {
+        const std::uint64_t q = params->ring()->basis().prime(i);
+        s.limb(i)[j] = per_limb[i] >= 0 ? static_cast<std::uint64_t>(per_limb[i])
+                                        : q - static_cast<std::uint64_t>(-per_limb[i]);
+      }
+      s.to_evaluation();
+      return rlwe::serialize(rlwe::SecretKey{params, std::move(s)});
+    };
+    const std::size_t limbs = params->q_count() + params->p_count();
+    // Find a zero coefficient and a nonzero one.
+    RnsPoly c = sk.s;
+    c.to_coefficient();
+    std::size_t zero = 0;
+    while (c.limb(0)[zero] != 0) ++zero;
+    std::size_t nonzero = 0;
+    while (c.limb(0)[nonzero] == 0) ++nonzero;
+    std::string m = corrupt_message(load, altered(zero, std::vector<std::int64_t>(limbs, 2)));
+    EXPECT_NE(m.find("not a ternary secret"), std::string::npos) << m;
+    EXPECT_NE(m.find("coefficient " + std::to_string(zero)), std::string::npos) << m;
+    m = corrupt_message(load, altered(zero, {1}));  // 1 mod q_0, 0 in the other limbs
+    EXPECT_NE(m.find("mod prime 1"), std::string::npos) << m;
+    if (h != 0) {
+      // One more nonzero coefficient, consistent in every limb: ternary, but h + 1 nonzero.
+      m = corrupt_message(load, altered(zero, std::vector<std::int64_t>(limbs, -1)));
+      EXPECT_NE(m.find(std::to_string(h + 1) + " nonzero coefficients"), std::string::npos) << m;
+    } else {
+      // Uniform ternary: any consistent ternary change is a valid (other) key.
+      EXPECT_EQ(run(load, altered(nonzero, std::vector<std::int64_t>(limbs, 0)), "zeroed"),
+                Outcome::loaded);
+    }
+  }
+}
+
+// Authenticated serialisation: every object verifies under its key and loads; any changed,
+// truncated or extended byte, or another key, is CorruptData.
+TEST(RlweSerial, AuthenticatedBytesDetectTampering) {
+  POLYHE_SEEDED_RNG(rng);
+  const ParametersPtr params = make_params(4);
+  const Objects o = Objects::make(params, rng);
+  const rlwe::MacKey key = rlwe::generate_mac_key();
+  rlwe::MacKey other = key;
+  other[0] ^= 1;
+  for (const auto& c : o.cases(params)) {
+    const Bytes sealed = rlwe::authenticate(c.bytes, key);
+    ASSERT_EQ(sealed.size(), c.bytes.size() + rlwe::kMacTagBytes);
+    const auto object = rlwe::verify(sealed, key);
+    EXPECT_TRUE(std::ranges::equal(object, c.bytes)) << c.name;
+    EXPECT_EQ(c.load(Bytes(object.begin(), object.end())), c.bytes) << c.name;
+    EXPECT_THROW((void)rlwe::verify(sealed, other), CorruptData) << c.name;
+    for (std::size_t at = 0; at < sealed.size(); at += 1 + at / 16) {
+      Bytes b = sealed;
+      b[at] ^= static_cast<std::uint8_t>(rng.uniform(1, 255));
+      EXPECT_THROW((void)rlwe::verify(b, key), CorruptData) << c.name << " byte " << at;
+    }
+    for (const std::size_t cut :
+         {std::size_t{0}, std::size_t{1}, rlwe::kMacTagBytes, sealed.size() - 1}) {
+      EXPECT_THROW((void)rlwe::verify(std::span(sealed).first(cut), key), CorruptData)
+          << c.name << " cut " << cut;
+    }
+    Bytes longer = sealed;
+    longer.push_back(0);
+    EXPECT_THROW((void)rlwe::verify(longer, key), CorruptData) << c.name;
+  }
+  // A Galois key relabelled to another rotation is well formed, so it loads; only the tag tells.
+  const auto& [element, galois_key] = *o.galois.keys.begin();
+  const Bytes genuine = rlwe::serialize(galois_key);
+  const Bytes sealed = rlwe::authenticate(genuine, key);
+  Bytes relabelled = genuine;
+  const std::uint64_t other_element = element == 3 ? 7 : 3;  // odd, below 2N: a Galois element
+  for (int i = 0; i < 8; ++i)
+    relabelled[kHdr + i] = static_cast<std::uint8_t>(other_element >> (8 * i));
+  EXPECT_EQ(rlwe::load_key_switch_key(relabelled, params).galois_element, other_element);
+  Bytes sealed_relabelled = sealed;
+  std::copy(relabelled.begin(), relabelled.end(), sealed_relabelled.begin());
+  EXPECT_THROW((void)rlwe::verify(sealed_relabelled, key), CorruptData);
+  EXPECT_NE(rlwe::generate_mac_key(), key);
 }
 
 }  // namespace

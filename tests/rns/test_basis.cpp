@@ -1,9 +1,11 @@
 // RnsBasis validation, CRT constants and the big-integer round trips, against GMP.
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
+#include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/bigint.hpp"
@@ -32,6 +34,18 @@ TEST(RnsBasis, RejectsBadPrimesNamingThem) {
   const std::uint64_t wide = 9223372036854775783ULL;  // 2^63 − 25, prime but 63 bits
   expect_invalid([&] { RnsBasis(std::vector<std::uint64_t>{wide}); }, std::to_string(wide));
   expect_invalid([&] { RnsBasis(std::vector<std::uint64_t>{q, 1}); }, "q = 1 ");
+}
+
+// The size is checked before the primes are tested or the CRT constants built (issue 19).
+TEST(RnsBasis, SizeIsBounded) {
+  const std::vector<std::uint64_t> primes = ntt_primes(40, 2, RnsBasis::kMaxPrimes + 1);
+  const std::span<const std::uint64_t> all(primes);
+  EXPECT_EQ(RnsBasis(all.first(RnsBasis::kMaxPrimes)).size(), RnsBasis::kMaxPrimes);
+  expect_invalid([&] { RnsBasis{all}; }, "257 primes exceed the limit of 256");
+  expect_invalid([] { RnsBasis(std::vector<std::uint64_t>(100000, 3)); }, "100000 primes");
+  const RnsBasis a(all.first(200));
+  const RnsBasis b(all.subspan(200));
+  expect_invalid([&] { (void)RnsBasis::concat(a, b); }, "257 primes");
 }
 
 TEST(RnsBasis, CrtConstantsMatchGmp) {

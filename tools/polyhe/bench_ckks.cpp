@@ -104,7 +104,8 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
   if (args.primes.empty()) {
     throw UsageError("--primes: empty; give the bit sizes of the primes, e.g. 60,40,40,60");
   }
-  std::vector<int> primes = parse_int_sequence(args.primes, "--primes", 2, RnsBasis::kMaxBits);
+  std::vector<int> primes =
+      parse_int_sequence(args.primes, "--primes", 2, RnsBasis::kMaxBits, rlwe::kMaxPrimes);
   if (args.special.empty()) {
     if (primes.size() < 3) {
       throw UsageError("--primes " + args.primes + ": " + std::to_string(primes.size()) +
@@ -115,7 +116,8 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
     c.literal.p_bits = {primes.back()};
     primes.pop_back();
   } else {
-    c.literal.p_bits = parse_int_sequence(args.special, "--special", 2, RnsBasis::kMaxBits);
+    c.literal.p_bits =
+        parse_int_sequence(args.special, "--special", 2, RnsBasis::kMaxBits, rlwe::kMaxPrimes);
     if (primes.size() < 2) {
       throw UsageError("--primes " + args.primes +
                        ": 1 ciphertext prime; CKKS needs at least 2 (rescale divides by the last)");

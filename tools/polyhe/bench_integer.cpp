@@ -65,7 +65,8 @@ void parse_primes(const BenchIntegerArgs& args, rlwe::ParametersLiteral& literal
   if (args.primes.empty()) {
     throw UsageError("--primes: empty; give the bit sizes of the primes, e.g. 48,48,49");
   }
-  std::vector<int> primes = parse_int_sequence(args.primes, "--primes", 2, RnsBasis::kMaxBits);
+  std::vector<int> primes =
+      parse_int_sequence(args.primes, "--primes", 2, RnsBasis::kMaxBits, rlwe::kMaxPrimes);
   if (args.special.empty()) {
     if (primes.size() < 2) {
       throw UsageError("--primes " + args.primes +
@@ -75,7 +76,8 @@ void parse_primes(const BenchIntegerArgs& args, rlwe::ParametersLiteral& literal
     literal.p_bits = {primes.back()};
     primes.pop_back();
   } else {
-    literal.p_bits = parse_int_sequence(args.special, "--special", 2, RnsBasis::kMaxBits);
+    literal.p_bits =
+        parse_int_sequence(args.special, "--special", 2, RnsBasis::kMaxBits, rlwe::kMaxPrimes);
   }
   literal.q_bits = primes;
 }

@@ -165,8 +165,19 @@ std::uint64_t parse_decimal_u64(std::string_view text, std::string_view what) {
 }
 
 PolymulInput read_polymul_input(std::istream& in) {
+  // Read whole but bounded: the JSON reader keeps a token, and the whitespace before it, in
+  // memory, so unbounded input would be unbounded memory.
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    if (text.size() + static_cast<std::size_t>(in.gcount()) > kMaxPolymulInputBytes) {
+      throw CorruptData("the input exceeds " + std::to_string(kMaxPolymulInputBytes >> 20) +
+                        " MiB; two arrays of 2^17 decimal coefficients need less than 12");
+    }
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   PolymulSax sax;
-  json::sax_parse(in, &sax);
+  json::sax_parse(text, &sax);
   return sax.take();
 }
 

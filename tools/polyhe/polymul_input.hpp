@@ -18,8 +18,12 @@ struct PolymulInput {
 
 /// Arrays longer than this are refused while reading (N ≤ 2^17).
 inline constexpr std::size_t kMaxPolymulLength = std::size_t{1} << 17;
+/// Input longer than this is refused before it is parsed (two arrays of 2^17 coefficients of 20
+/// digits, quoted and comma-separated, take under 12 MiB).
+inline constexpr std::size_t kMaxPolymulInputBytes = std::size_t{16} << 20;
 
-/// Reads one JSON object from `in`, streaming (SAX), and checks its shape and its integers:
+/// Reads one JSON object from `in` (at most kMaxPolymulInputBytes: CorruptData beyond, before
+/// parsing), through the SAX interface, and checks its shape and its integers:
 /// exactly the keys q, a, b (no duplicates); q an integer; a and b arrays of integers of at most
 /// kMaxPolymulLength entries; every integer in [0, 2^64 − 1] given as a JSON number without
 /// fraction or exponent, or as a string of decimal digits. Throws CorruptData otherwise. The

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 
 namespace polyhe::cli {
 
@@ -42,8 +43,22 @@ std::vector<std::string> split_list(std::string_view spec, std::string_view opti
   return items;
 }
 
-std::vector<int> parse_int_list(std::string_view spec, std::string_view option, int lo, int hi) {
+namespace {
+
+void check_count(std::size_t count, std::size_t max_values, std::string_view option) {
+  if (count > max_values) {
+    throw UsageError(std::string(option) + ": more than " + std::to_string(max_values) +
+                     " values (the limit for this option)");
+  }
+}
+
+}  // namespace
+
+std::vector<int> parse_int_list(std::string_view spec, std::string_view option, int lo, int hi,
+                                std::size_t max_values) {
   std::vector<int> values;
+  std::unordered_set<int> seen;
+  std::size_t count = 0;
   for (const std::string& item : split_list(spec, option)) {
     const std::size_t dash = item.find('-');
     int first = 0;
@@ -57,17 +72,21 @@ std::vector<int> parse_int_list(std::string_view spec, std::string_view option, 
         throw UsageError(std::string(option) + ": the range '" + item + "' is empty");
       }
     }
+    count += static_cast<std::size_t>(last - first) + 1;
+    check_count(count, max_values, option);
     for (int v = first; v <= last; ++v) {
-      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+      if (seen.insert(v).second) values.push_back(v);
     }
   }
   return values;
 }
 
-std::vector<int> parse_int_sequence(std::string_view spec, std::string_view option, int lo,
-                                    int hi) {
+std::vector<int> parse_int_sequence(std::string_view spec, std::string_view option, int lo, int hi,
+                                    std::size_t max_values) {
+  const std::vector<std::string> items = split_list(spec, option);
+  check_count(items.size(), max_values, option);
   std::vector<int> values;
-  for (const std::string& item : split_list(spec, option)) {
+  for (const std::string& item : items) {
     values.push_back(parse_bounded(item, item, option, lo, hi, "an integer"));
   }
   return values;

@@ -1,6 +1,7 @@
 // Command-line arguments the commands parse themselves (lists, ranges), and the error they throw.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -18,12 +19,20 @@ class UsageError : public std::runtime_error {
 /// item.
 std::vector<std::string> split_list(std::string_view spec, std::string_view option);
 
+/// The most values a list option gives (each is a measurement or a prime): checked while the list
+/// is read, before ranges are expanded, so "2-1048576" is refused at once.
+inline constexpr std::size_t kMaxListValues = 256;
+
 /// Integers from "12", "10-17" or a comma list of either ("10,12,14-16"), each in [lo, hi], in
-/// the order given, duplicates dropped. Throws UsageError naming `option` and the bad item.
-std::vector<int> parse_int_list(std::string_view spec, std::string_view option, int lo, int hi);
+/// the order given, duplicates dropped. Throws UsageError naming `option` and the bad item, or the
+/// count when the items (ranges expanded, before duplicates are dropped) exceed `max_values`.
+std::vector<int> parse_int_list(std::string_view spec, std::string_view option, int lo, int hi,
+                                std::size_t max_values = kMaxListValues);
 
 /// Integers from a comma list ("60,40,40,60"), each in [lo, hi], in the order given, duplicates
-/// kept (prime bit sizes repeat). No ranges. Throws UsageError naming `option` and the bad item.
-std::vector<int> parse_int_sequence(std::string_view spec, std::string_view option, int lo, int hi);
+/// kept (prime bit sizes repeat). No ranges. Throws UsageError naming `option` and the bad item,
+/// or the count when there are more than `max_values`.
+std::vector<int> parse_int_sequence(std::string_view spec, std::string_view option, int lo, int hi,
+                                    std::size_t max_values = kMaxListValues);
 
 }  // namespace polyhe::cli

@@ -75,13 +75,14 @@
 
 namespace polyhe::bgv {
 
-/// Encrypts m at the top level; the plaintext is checked (N coefficients, each < t;
+/// Encrypts m at the top level (threads and wiping: rlwe::Encryptor's; one encryptor may serve
+/// several threads at once); the plaintext is checked (N coefficients, each < t;
 /// InvalidParameter naming the value), the encryptor must belong to ctx's parameters
 /// (MismatchedContext). BGV: t·encrypt_zero(L) + m (lifted centred), factor 1; a symmetric
 /// encryption loses its seed (t·c_1 is no longer the seed's expansion): it serialises at full
 /// size. BFV: an rlwe encryption of zero (public-key or symmetric, as the encryptor was made) plus
 /// round(Q·m/t); a symmetric one keeps its seed.
-[[nodiscard]] Ciphertext encrypt(const Context& ctx, rlwe::Encryptor& encryptor,
+[[nodiscard]] Ciphertext encrypt(const Context& ctx, const rlwe::Encryptor& encryptor,
                                  const Plaintext& m);
 
 /// BGV: [x]_t · f^−1 mod t with x = [c_0 + c_1·s (+ c_2·s²)]_{Q_l} centred; [x]_t by the exact
@@ -99,7 +100,10 @@ namespace polyhe::bgv {
 /// (for parameter tuning and tests, never published alongside ciphertexts). Exact (GMP).
 [[nodiscard]] int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk);
 
-/// decrypt and noise_budget with a context and a secret key kept together.
+/// decrypt and noise_budget with a context and a secret key kept together. Threads: immutable
+/// after construction; one decryptor may be shared by any number of threads. Wiping: the
+/// decryption value x = c_0 + c_1·s (+ c_2·s²) (message and noise) is wiped once read; the
+/// plaintext returned is the caller's (not wiped).
 class Decryptor {
  public:
   /// Shares the key. InvalidParameter for a null context or key; MismatchedContext for a key of
@@ -125,6 +129,11 @@ class Decryptor {
 /// context's scheme. Mismatched contexts give MismatchedContext, other problems InvalidParameter
 /// naming the value and what to do. Every ciphertext taken is checked: BGV, a plaintext factor
 /// f < t with gcd(f, t) = 1; BFV, factor 1.
+///
+/// Threads: immutable after construction (every operation is const and only reads the context
+/// and the keys); one evaluator may be shared by any number of threads. Scratch is per thread
+/// (BFV's tensor product, key switching) or the default pool's, whose parallel_for runs a second
+/// caller's job on that caller alone while another holds the pool. Ciphertexts are values.
 class Evaluator {
  public:
   /// relin and galois may be null (multiply then returns size 3; rotations need galois). The

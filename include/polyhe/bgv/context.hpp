@@ -55,7 +55,9 @@ struct Plaintext {
 };
 
 /// The rlwe parameters with a plaintext modulus t and a scheme, and (BFV) everything BFV
-/// precomputes per level. Immutable; held through std::shared_ptr<const Context>.
+/// precomputes per level. Immutable; held through std::shared_ptr<const Context>. Threads: may be
+/// shared by any number of threads (the one lazily built member, slot_encoder(), is built under
+/// std::call_once).
 class Context {
  public:
   /// Validates (InvalidParameter naming the value): t as PlaintextModulus (2 ≤ t < 2^60); no

@@ -15,8 +15,13 @@
 
 namespace polyhe::bgv {
 
-using rlwe::load_ciphertext;
 using rlwe::serialize;
+
+/// rlwe::load_ciphertext under ctx's parameters, then the scheme's rules (CorruptData naming the
+/// value and the rule): scale 1; BGV: a factor f < t with gcd(f, t) = 1 (invertible mod t, as
+/// decryption needs); BFV: factor 1.
+[[nodiscard]] rlwe::Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes,
+                                               const Context& ctx);
 
 /// Checks the plaintext against the context (N coefficients, each < t: InvalidParameter).
 [[nodiscard]] std::vector<std::uint8_t> serialize(const Plaintext& pt, const Context& ctx);

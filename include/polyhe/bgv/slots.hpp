@@ -29,6 +29,9 @@
 
 namespace polyhe::bgv {
 
+/// Immutable once created; shared through std::shared_ptr<const SlotEncoder>. Threads: the const
+/// members only read the tables and FLINT objects built by create(), and may run on several
+/// threads at once (FLINT is thread-safe on distinct outputs).
 class SlotEncoder {
  public:
   using u64 = std::uint64_t;

@@ -22,7 +22,8 @@ namespace polyhe::ckks {
 using rlwe::Ciphertext;
 using rlwe::ParametersPtr;
 
-/// An encoded message: a polynomial over Q_l in evaluation form and its scale Δ.
+/// An encoded message: a polynomial over Q_l in evaluation form and its scale Δ. A value (as
+/// RnsPoly, for threads); not treated as a secret (not wiped).
 /// Encoding and decoding run on the host; to_device() moves a plaintext where the ciphertexts it
 /// meets live (multiply_plain and add_plain need both in one place).
 struct Plaintext {
@@ -43,8 +44,9 @@ struct Plaintext {
                                std::span<const double> values, double scale, std::size_t level);
 [[nodiscard]] std::vector<std::complex<double>> decode(const Encoder& encoder, const Plaintext& pt);
 
-/// Encrypts a plaintext (its level and scale carry over).
-[[nodiscard]] Ciphertext encrypt(rlwe::Encryptor& encryptor, const Plaintext& pt);
+/// Encrypts a plaintext (its level and scale carry over). Threads and wiping: rlwe::Encryptor's
+/// (one encryptor may serve several threads at once).
+[[nodiscard]] Ciphertext encrypt(const rlwe::Encryptor& encryptor, const Plaintext& pt);
 
 /// Decryption options. Noise flooding (Li–Micciancio, "On the security of homomorphic encryption
 /// on approximate numbers", 2021): a CKKS decryption reveals m + e, and e can leak the secret
@@ -58,6 +60,8 @@ struct DecryptOptions {
   int flooding_bits = 0;
 };
 
+/// Safe to call from several threads with one key. The flooding noise is wiped once added (the
+/// result minus it would undo the flooding); the result itself is the caller's (not wiped).
 [[nodiscard]] Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk,
                                 const DecryptOptions& options = {});
 
@@ -66,6 +70,12 @@ class Context;  // ckks/context.hpp
 /// Homomorphic operations. Every binary operation checks that its operands share the Parameters
 /// object (MismatchedContext), the level and the scale (InvalidParameter saying what to call);
 /// ciphertexts stay in evaluation form throughout.
+///
+/// Threads: immutable after construction (every operation is const and only reads the keys); one
+/// evaluator may be shared by any number of threads. The scratch of an operation is the calling
+/// thread's (per-thread buffers) and the default pool's; a call made while another thread's job
+/// holds the pool runs on its own thread (ThreadPool::parallel_for), with the same words.
+/// Ciphertexts and plaintexts are values: share them const, never while one thread writes.
 class Evaluator {
  public:
   /// The keys are optional: relinearisation needs `relin`, rotation and conjugation `galois`.

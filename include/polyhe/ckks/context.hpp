@@ -65,6 +65,8 @@ using ContextPtr = std::shared_ptr<const Context>;
 /// Decrypts with a secret key it owns (shared from a shared_ptr, or a copy of a key given by
 /// reference) under fixed options (noise flooding: DecryptOptions). Safe to share between threads
 /// without flooding; with flooding each call draws fresh noise, also thread-safe (from the OS).
+/// Wiping: the key as rlwe::SecretKey's, the flooding noise once added (ckks::decrypt); the
+/// plaintext returned is the caller's.
 class Decryptor {
  public:
   /// InvalidParameter for a null key.

@@ -64,6 +64,10 @@ class ThreadPool {
   ///
   /// Exceptions: after a body throws, no further index starts; the caller waits for the running
   /// ones, then rethrows the first exception.
+  ///
+  /// Threads: any number of threads may call parallel_for on one pool at once; one job holds the
+  /// pool at a time and the others run inline on their callers, as above (checked under
+  /// ThreadSanitizer by scripts/tsan.sh).
   void parallel_for(std::size_t count, FunctionRef body, unsigned max_threads = 0);
 
  private:

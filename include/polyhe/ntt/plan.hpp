@@ -2,9 +2,11 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <concepts>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -28,6 +30,8 @@ using Span = std::type_identity_t<std::span<T>>;
 /// The transform of length n (a power of two, 2 ≤ n ≤ 2^17) modulo an NTT-friendly prime q
 /// (q ≡ 1 mod 2n; len(q) ≤ 62 on 64-bit words, ≤ 30 on 32-bit words) with ψ a primitive 2n-th
 /// root of unity. Immutable once created; share it through std::shared_ptr<const NttPlan>.
+/// Threads: every member is const and may run on several threads at once (a kernel that needs a
+/// work array takes the calling thread's, core/wipe.hpp's ThreadScratch).
 ///
 /// forward: natural order, [0, q) → bit-reversed evaluation form, [0, q): â[i] = a(ψ^(2·br(i)+1)).
 /// inverse: the exact inverse, 1/n included.
@@ -113,9 +117,16 @@ class NttPlan {
   AlignedVector<W> inv_half_, inv_half_shoup_;  // ψ^−br(i)/2
   AlignedVector<W> fwd_mont_, inv_half_mont_;   // times 2^β (Montgomery)
   AlignedVector<W> fwd_mntt_, inv_half_mntt_;   // times 2^(r·k) (NTT-friendly Montgomery)
-  // The default variant's kernels (64-bit words), indexed by CpuPath; built for every path this
-  // CPU supports and that serves (n, q).
-  std::array<std::unique_ptr<const cpu::NttKernel64>, std::size(kAllCpuPaths)> kernels_;
+  // The kernel of path p, built on its first use (null where this CPU lacks p or p does not
+  // serve (n, q)); thread-safe: built under kernel_mutex_, then read through kernel_built_
+  // (release/acquire) without the lock.
+  [[nodiscard]] const cpu::NttKernel64* kernel_of(CpuPath p) const;
+  // The default variant's kernels (64-bit words), indexed by CpuPath: built lazily, so a set
+  // keeps only the tables of the paths it runs (each path lays its twiddles out its own way;
+  // building all four took about 60 % of a parameter set's memory).
+  mutable std::mutex kernel_mutex_;
+  mutable std::array<std::atomic<bool>, std::size(kAllCpuPaths)> kernel_built_{};
+  mutable std::array<std::unique_ptr<const cpu::NttKernel64>, std::size(kAllCpuPaths)> kernels_;
 };
 
 extern template class NttPlan<std::uint32_t>;

@@ -29,7 +29,9 @@ struct RingLevel {
 };
 
 /// Z_Q[x]/Φ_m(x), Q = q_0·…·q_{k−1}, in one of two shapes. Immutable; held through
-/// std::shared_ptr<const …>.
+/// std::shared_ptr<const …>. Threads: one context may be shared by any number of threads — its
+/// transforms work in per-thread scratch (core/wipe.hpp's ThreadScratch) and the one cache it
+/// fills after construction, automorphism_table's, is guarded by a mutex.
 ///
 /// - Power-of-two (create): m = 2N, Φ_m = x^N + 1, every q_i ≡ 1 mod 2N; coefficient form is the
 ///   power basis x^j, evaluation form the negacyclic NTT of ntt/plan.hpp (bit-reversed).

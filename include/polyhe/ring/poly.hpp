@@ -21,8 +21,17 @@ namespace detail {
 /// small per-thread cache for the next allocation of the same size (ring/poly_storage.cpp), so
 /// that an operation's results and temporaries reuse warm memory instead of the allocator
 /// returning it to the system and faulting it in again on every call.
+/// The cache neither wipes nor is told what a block held: a polynomial holding secret words is
+/// wiped by its owner (RnsPoly::wipe) before it is released.
 std::uint64_t* poly_allocate(std::size_t words);
 void poly_deallocate(std::uint64_t* p, std::size_t words) noexcept;
+
+/// Test-only hook (tests/rlwe/test_wipe.cpp), null by default: when set, RnsPoly::wipe() of a
+/// host polynomial passes it the words it has just zeroed, so that a test can see that a wipe path
+/// (a SecretKey's destructor or assignment) ran on a key's words before their release, without
+/// reading freed memory. Set it only while no other thread wipes; not for production use.
+using WipeObserver = void (*)(std::span<const std::uint64_t> words);
+void set_wipe_observer(WipeObserver observer) noexcept;
 }  // namespace detail
 
 /// Coefficient form: limb i holds a mod q_i in natural coefficient order. Evaluation form: limb i
@@ -44,6 +53,10 @@ enum class PolyForm { kCoefficient, kEvaluation };
 /// stream — and gives the same words either way. Moving is explicit: to_device(), to_host().
 /// The host accessors (data(), limb()) refuse a polynomial on a device (InvalidParameter naming
 /// it): its words are read through to_host().
+///
+/// Threads: a value, as std::vector is: const members may run on one polynomial from several
+/// threads at once; a mutation must not overlap any other use of the same polynomial. Its
+/// context is shared and immutable.
 class RnsPoly {
  public:
   /// The tag of the for-overwrite constructor.
@@ -132,6 +145,14 @@ class RnsPoly {
 
   /// Drops the last limb (level l → l − 1, without rescaling). InvalidParameter at one limb.
   void drop_last_limb();
+
+  /// Zeroes every word — host memory with libsodium's sodium_memzero (core/wipe.hpp: stores the
+  /// compiler keeps), device words with the device's zero, ordered before its later operations —
+  /// leaving the zero polynomial of the same shape, form and placement. For secret words before
+  /// their memory is released or reused: neither the storage cache nor the allocator wipes what
+  /// it gets back, and no RnsPoly wipes itself (rlwe::SecretKey calls this from its destructor
+  /// and assignments; key generation and encryption on their temporaries).
+  void wipe();
 
   /// The image of this under x → x^k, for odd k in [1, 2N) (InvalidParameter otherwise), in the
   /// same form. See src/ring/automorphism.cpp for the index maps of both forms.

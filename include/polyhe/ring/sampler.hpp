@@ -12,6 +12,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <span>
 
 #include "polyhe/ring/poly.hpp"
@@ -65,6 +67,27 @@ class Prng {
   std::uint64_t block_ = 0;         // index of the next block to generate
   std::size_t pos_ = kBufferBytes;  // next unread byte of buffer_
   std::array<std::uint8_t, kBufferBytes> buffer_{};
+};
+
+/// Where a key generator or an encryptor takes its seeds: a fresh operating-system seed per draw
+/// (random_seed), or, given a master seed, the successive 32-byte blocks of Prng(master, 0)
+/// (reproducible: known-answer tests, examples). next() may be called from several threads at
+/// once: a mutex guards the stream (with a master seed, the order in which the calls take the
+/// lock decides which seed each gets). Copies continue the same stream independently, as Prng's
+/// do; copying or assigning while another thread calls next() on the target is a data race.
+class SeedSource {
+ public:
+  explicit SeedSource(std::optional<Seed> master = std::nullopt);
+  SeedSource(const SeedSource& other);
+  SeedSource& operator=(const SeedSource& other);
+  ~SeedSource() = default;
+
+  /// The next seed (OS seeds: Error if libsodium cannot be initialised).
+  [[nodiscard]] Seed next();
+
+ private:
+  mutable std::mutex mutex_;
+  std::optional<Prng> master_;  // null: OS seeds (no lock taken)
 };
 
 /// Every limb i of `out` uniform in [0, q_i), independently (rejection sampling of 64-bit words

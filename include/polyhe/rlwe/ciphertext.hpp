@@ -25,6 +25,9 @@ namespace polyhe::rlwe {
 ///
 /// Placement: every part lives in host memory or on one Device (ring/device.hpp), and the
 /// operations on a ciphertext run there. to_device() / to_host() move a copy.
+///
+/// Threads: a value (as RnsPoly): share it const between threads; a mutation (operator[],
+/// parts(), set_*) must not overlap any other use of the same ciphertext.
 class Ciphertext {
  public:
   /// Zero parts at `level` (≤ L, checked), `size` ∈ {2, 3} (checked), on `device` (null: host).

@@ -18,8 +18,21 @@ namespace polyhe::rlwe {
 /// serialisation) and e from the error distribution, c = (−a·s + e + m, a).
 /// Every draw uses a fresh OS seed unless the encryptor was given one (reproducible tests only).
 /// The encryptor owns its key: shared (no copy) from a shared_ptr, or a copy of a key given by
-/// reference; nothing it holds can dangle. Not to be shared between threads (its seed stream is
-/// state); make one per thread from the same shared key.
+/// reference; nothing it holds can dangle.
+///
+/// Threads: one encryptor may be shared by any number of threads, which encrypt in parallel. Its
+/// only state is its seed stream (a SeedSource: a mutex held just while a seed is taken); the key
+/// is only read, and the scratch of an encryption is the calling thread's (and, for the
+/// transforms, the default pool's: ThreadPool::parallel_for runs a second caller's job on that
+/// caller alone while the pool is busy). A seeded encryptor shared by threads hands its seeds out
+/// in the order the calls take them: its ciphertexts are then not reproducible.
+///
+/// Wiped (core/wipe.hpp), before their memory is released or left in a per-thread buffer, also
+/// when an exception leaves: v, e_0, e_1 and e (libsodium's sodium_memzero); v's transform, the
+/// P limbs of v·b and v·a and ModDown's intermediate words (over Q_l the products are accumulated
+/// in the ciphertext's own words, which ModDown overwrites in place); and the kernels' per-thread
+/// scratch they pass through. Symmetric mode computes c_0 = −(−e + a·s) + m, so no product a·s is
+/// stored. Not wiped: the message m (and its copy P·m), the ciphertext, and seeds on the stack.
 class Encryptor {
  public:
   /// InvalidParameter for a null key.
@@ -32,27 +45,28 @@ class Encryptor {
   /// m: a polynomial of the parameters' ring with l + 1 ≤ L + 1 limbs (checked; MismatchedContext
   /// for another ring), either form. The ciphertext is at level l, evaluation form, scale 1
   /// (the scheme sets its scale).
-  [[nodiscard]] Ciphertext encrypt(const RnsPoly& m);
+  [[nodiscard]] Ciphertext encrypt(const RnsPoly& m) const;
   /// An encryption of zero at `level`.
-  [[nodiscard]] Ciphertext encrypt_zero(std::size_t level);
+  [[nodiscard]] Ciphertext encrypt_zero(std::size_t level) const;
   /// Where the key lives, and so the ciphertexts this encryptor makes (null: host memory). A
   /// message in host memory is uploaded there; one on another device is refused
   /// (MismatchedContext).
   [[nodiscard]] const std::shared_ptr<Device>& device() const;
 
  private:
-  Seed next_seed();
   /// The encryption of m (null: of zero) at `level`, where the key lives; m checked by the
   /// callers and already there.
-  Ciphertext encrypt_message(const RnsPoly* m, std::size_t level);
+  Ciphertext encrypt_message(const RnsPoly* m, std::size_t level) const;
   ParametersPtr params_;
   std::shared_ptr<const PublicKey> pk_;
   std::shared_ptr<const SecretKey> sk_;
-  std::optional<Prng> master_;
+  mutable SeedSource seeds_;
 };
 
 /// c_0 + c_1·s (+ c_2·s²) at the ciphertext's level, evaluation form, where both live. Checks
-/// the key and the ciphertext share Parameters and placement (MismatchedContext).
+/// the key and the ciphertext share Parameters and placement (MismatchedContext). The result is
+/// the caller's (a decrypted plaintext with its noise: not wiped); the intermediate c_1 + c_2·s
+/// of a size-3 ciphertext is wiped. Safe to call from several threads on one key.
 [[nodiscard]] RnsPoly decrypt_poly(const Ciphertext& ct, const SecretKey& sk);
 
 /// The first `limbs` limbs of p, as a new polynomial in p's form (1 ≤ limbs ≤ p.limbs(), checked).

@@ -27,17 +27,42 @@ inline constexpr std::uint64_t kStreamKeySwitchA = 16;  // + digit j
 
 /// s: ternary (uniform, or exactly h nonzero), kept over all L + 1 + k primes of Q ∪ P in
 /// evaluation form. Secret: never serialised by accident (it has its own Kind).
+///
+/// Wiped: the destructor and both assignments zero the words of s (RnsPoly::wipe: libsodium's
+/// sodium_memzero in host memory, the device's zero on a device) before they go back to the
+/// polynomial storage cache or the allocator — for every SecretKey, copies and to_device() copies
+/// included. Not wiped here: s assigned directly (`sk.s = …`; assign the SecretKey instead), a
+/// copy of s taken as a plain RnsPoly (`RnsPoly t = sk.s`: call t.wipe()), the bytes of
+/// serialize(sk) and the buffer load_secret_key reads (the caller's: sodium_memzero them), and
+/// decrypted results (plaintexts are not treated as secrets).
+///
+/// Threads: a const SecretKey may be shared by any number of threads (everything here only reads
+/// it: encryptors, decryptors, key generators); assigning to it while others read is a race.
 struct SecretKey {
+  SecretKey(ParametersPtr params_in, RnsPoly s_in);
+  SecretKey(const SecretKey& other) = default;
+  SecretKey(SecretKey&& other) noexcept = default;
+  SecretKey& operator=(const SecretKey& other);
+  SecretKey& operator=(SecretKey&& other) noexcept;
+  ~SecretKey();
+
   ParametersPtr params;
   RnsPoly s;
   /// A copy on `device` (null: host memory), for decryption there.
   [[nodiscard]] SecretKey to_device(const std::shared_ptr<Device>& device) const;
   [[nodiscard]] const std::shared_ptr<Device>& device() const { return s.device(); }
+
+ private:
+  /// s.wipe(), errors of a device swallowed (called from the destructor and the move assignment;
+  /// a device that fails to zero fails to free as well).
+  void wipe() noexcept;
 };
 
 /// (b, a) = (−a·s + e, a) over all of Q ∪ P (L + 1 + k limbs) in evaluation form, a expanded
 /// from (`seed`, kStreamPublicKeyA). Encryption works over Q_l ∪ P and divides by P (as SEAL
 /// does), so the fresh noise v·e + e_0 + e_1·s shrinks to about the rounding error.
+/// Public (not wiped). Threads: like every key here, a const PublicKey, KeySwitchKey or
+/// GaloisKeys may be shared by any number of threads.
 struct PublicKey {
   ParametersPtr params;
   RnsPoly b;
@@ -89,6 +114,16 @@ struct GaloisKeys {
 /// expanded by ChaCha20 from a fresh operating-system seed. The seeded constructor makes
 /// generation reproducible (known-answer tests, examples): whoever knows that seed knows every key
 /// made from it.
+///
+/// Wiped (core/wipe.hpp): every temporary derived from s or from the errors — s², σ_k(s), the
+/// shares P·s', the errors before they become b = e − a·s (computed in place as −(−e + a·s), so
+/// no product a·s is ever stored), and the transforms' per-thread scratch they pass through —
+/// before its memory is released, also when an exception leaves; the samplers and Prng wipe their
+/// own buffers. Not wiped: seeds on the stack and in registers.
+///
+/// Threads: one generator may be shared (its seed stream is a SeedSource, guarded by a mutex; a
+/// seeded generator used from several threads at once hands its seeds out in the order the calls
+/// take them, so its keys are reproducible only when made from one thread).
 class KeyGenerator {
  public:
   explicit KeyGenerator(ParametersPtr params);
@@ -113,7 +148,7 @@ class KeyGenerator {
   void check(const SecretKey& sk) const;
 
   ParametersPtr params_;
-  std::optional<Prng> master_;
+  SeedSource seeds_;
 };
 
 /// A key moved (or copied) into shared ownership: what evaluators and encryptors keep, so that a

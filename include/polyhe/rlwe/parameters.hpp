@@ -19,6 +19,16 @@
 
 namespace polyhe::rlwe {
 
+/// The most primes |Q| + |P| a parameter set may have (SEAL's limit too). Parameters::create
+/// checks it, with every other count and the security level, before it searches for primes or
+/// builds any table, so a request it refuses costs microseconds whatever it asks for. Every
+/// secure set at N ≤ 2^17 whose primes have 55 bits or more fits (3523 bits / 55 = 64).
+/// The tables of a valid set take about 75 bytes per coefficient per prime (N·(L+1+k)·75 B:
+/// 0.65 GB at N = 2^17 with 64 primes, 16 MB at the bench defaults, N = 2^14 with 10 primes),
+/// plus 12–48 for each CPU path's kernel once that path runs; docs/security.md has the
+/// measured table.
+inline constexpr std::size_t kMaxPrimes = 64;
+
 /// What the caller asks for; nothing here is checked until Parameters::create.
 struct ParametersLiteral {
   int log_n = 0;  ///< N = 2^log_n, 1 ≤ log_n ≤ 17: the ring Z[x]/(x^N + 1). 0 when m is set.
@@ -55,10 +65,14 @@ struct ParametersLiteral {
 /// p_r), the key-switching basis, the rescalers and the ModDown constants, all built once.
 /// Immutable and shared through std::shared_ptr<const Parameters>; objects made under two
 /// Parameters objects never mix (MismatchedContext), even when their values agree.
+/// Threads: one Parameters object may be shared by any number of threads (its tables are built
+/// in create(); the CPU kernels its transforms build on first use are built under a lock).
 class Parameters {
  public:
   /// Validates the literal (InvalidParameter naming the value and the rule; InsecureParameters
   /// when log2(QP) exceeds the table for the chosen level, saying by how much and how to fix it).
+  /// Every check (ring, counts against kMaxPrimes, primes, dnum against P, security) runs before
+  /// any table is built. std::bad_alloc when memory runs out while building the tables.
   static std::shared_ptr<const Parameters> create(const ParametersLiteral& literal);
 
   /// The coefficients of a ring element: N = 2^log_n, or φ(m) for odd m.

@@ -12,6 +12,10 @@ enum class SecurityLevel { bits128, bits192, bits256, insecure_none };
 
 [[nodiscard]] const char* to_string(SecurityLevel s);
 
+/// The order of the levels: insecure_none 0 < bits128 1 < bits192 2 < bits256 3 (what a caller's
+/// minimum is compared with).
+[[nodiscard]] int security_rank(SecurityLevel s);
+
 /// The largest log2(QP) the HomomorphicEncryption.org standard (Albrecht et al., 2018/2019,
 /// Table 1, ternary secret) allows for ring dimension n at security s: 128 bits → 27, 54, 109,
 /// 218, 438, 881 for n = 2^10 … 2^15, and 1747 (2^16), 3523 (2^17) as extended by OpenFHE;

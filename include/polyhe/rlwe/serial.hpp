@@ -18,6 +18,8 @@
 //       dnum u32, hamming_weight u64, security u8 (0 = 128, 1 = 192, 2 = 256 bits,
 //       3 = insecure_none)
 //   secret key    (kind 2)   limbs u64 (= L+1+k) | s: poly(L+1+k)
+//                            (checked on load to be ternary: every coefficient −1, 0 or 1 and
+//                            the same in every limb, exactly h nonzero for a sparse secret)
 //   public key    (kind 3)   limbs u64 (= L+1+k) | seed | b: poly(L+1+k)
 //                            (a = uniform from (seed, kStreamPublicKeyA) over L+1+k limbs)
 //   key-switching (kind 4)   ksk-payload:
@@ -43,6 +45,12 @@
 // parameters throw MismatchedContext with both hashes. A loaded object belongs to the
 // ParametersPtr it was loaded against (pass the one pointer your other objects share).
 //
+// What loading cannot check — words changed below their primes in a public key, a key-switching
+// key or a ciphertext, a Galois key relabelled to another valid rotation — authenticated
+// serialisation detects (rlwe/authentication.hpp: a keyed BLAKE2b tag over the bytes).
+// The schemes add their own rules: ckks::load_ciphertext (scale range, factor 1) and
+// bgv::load_ciphertext (factor a unit mod t); use those for ciphertexts of a scheme.
+//
 // The serialised secret key is the secret: the caller owns (and should wipe) those bytes.
 #pragma once
 
@@ -59,14 +67,18 @@
 
 namespace polyhe::rlwe {
 
-/// The most primes (|Q| + |P|) load_parameters accepts: bounds the tables a crafted input makes
-/// it build (the HE standard's largest set, N = 2^17 at 3523 bits, needs fewer than 200).
-inline constexpr std::size_t kMaxSerialPrimes = 256;
+/// The most primes (|Q| + |P|) load_parameters accepts: Parameters' own limit (kMaxPrimes).
+inline constexpr std::size_t kMaxSerialPrimes = kMaxPrimes;
 
 [[nodiscard]] std::vector<std::uint8_t> serialize(const Parameters& params);
 /// Re-creates the parameters through Parameters::create (so the security level is re-checked:
 /// InsecureParameters passes through); the header's hash must be the hash of the stored fields.
-[[nodiscard]] ParametersPtr load_parameters(std::span<const std::uint8_t> bytes);
+/// The caller's policy comes first: the stored security level must be at least `minimum`
+/// (insecure_none < 128 < 192 < 256 bits), checked before anything is built — a file cannot
+/// lower the bar by declaring itself insecure. InsecureParameters names both levels; pass
+/// SecurityLevel::insecure_none to accept any stored level by name (tests, toy examples).
+[[nodiscard]] ParametersPtr load_parameters(std::span<const std::uint8_t> bytes,
+                                            SecurityLevel minimum = SecurityLevel::bits128);
 
 [[nodiscard]] std::vector<std::uint8_t> serialize(const SecretKey& sk);
 [[nodiscard]] SecretKey load_secret_key(std::span<const std::uint8_t> bytes,

@@ -28,8 +28,12 @@ class RnsBasis {
   /// Primes wider than this are refused: the Shoup products and the 128-bit lazy accumulation
   /// of base conversion (rns/base_converter.hpp) and the element-wise kernels need len(q) ≤ 62.
   static constexpr int kMaxBits = 62;
+  /// The most primes a basis holds, checked before anything is computed: the CRT constants take
+  /// O(size²) words (q̂_i has size − 1 words), 4 MB at this limit. Twice rlwe::kMaxPrimes and
+  /// more, so that BFV's auxiliary basis (Q, B, m_sk: 2(L+1) + 1 primes) always fits.
+  static constexpr std::size_t kMaxPrimes = 256;
 
-  /// Validates (InvalidParameter naming the offending value): at least one prime; each one
+  /// Validates (InvalidParameter naming the offending value): 1 to kMaxPrimes primes; each one
   /// prime and at most kMaxBits bits; no prime twice.
   explicit RnsBasis(std::span<const std::uint64_t> primes);
   explicit RnsBasis(const std::vector<std::uint64_t>& primes)

@@ -56,11 +56,11 @@ class ScaleRounder {
  public:
   /// The plaintext moduli served: 2 ≤ t ≤ kMaxPlainModulus (= 2^60 − 1); t needs no coprimality.
   static constexpr std::uint64_t kMaxPlainModulus = (std::uint64_t{1} << 60) - 1;
-  /// The most primes Q may have: beyond it δ could reach 1/2.
+  /// The most primes Q may have: beyond it δ could reach 1/2. Every basis qualifies
+  /// (RnsBasis::kMaxPrimes is below it, checked at compile time).
   static constexpr std::size_t kMaxQPrimes = 1000;
 
-  /// Validates (InvalidParameter naming the value): t in [2, 2^60); at most kMaxQPrimes primes
-  /// in Q; no prime in both Q and P.
+  /// Validates (InvalidParameter naming the value): t in [2, 2^60); no prime in both Q and P.
   ScaleRounder(RnsBasis q, RnsBasis p, std::uint64_t t);
 
   [[nodiscard]] const RnsBasis& q_basis() const { return q_; }

@@ -28,6 +28,7 @@
 #include "ntt_tables.hpp"
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
+#include "polyhe/core/wipe.hpp"
 
 namespace polyhe::cpu {
 
@@ -184,11 +185,11 @@ class Avx2FmaNttKernel final : public NttKernel64 {
   }
 
   /// The per-thread work array of doubles (n words): the transform runs there, between the
-  /// conversion in the first stage and the one out of the last.
+  /// conversion in the first stage and the one out of the last. Secret transforms pass through
+  /// it: it is wiped after them (core/wipe.hpp).
   [[nodiscard]] double* work() const {
-    thread_local std::vector<double> buffer;
-    if (buffer.size() < n_) buffer.resize(n_);
-    return buffer.data();
+    thread_local polyhe::detail::ThreadScratch buffer;
+    return static_cast<double*>(buffer.get(n_ * sizeof(double)));
   }
 
   /// One stage m (half-size t = n/2m) of CT (forward) or GS (inverse) butterflies, reading the

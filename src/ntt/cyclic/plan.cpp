@@ -8,6 +8,7 @@
 #include "nodes.hpp"
 #include "polyhe/arith/word.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
 
 namespace polyhe {
@@ -39,11 +40,11 @@ namespace {
 
 /// The calling thread's scratch, grown on demand and kept: a plan's entry points allocate (and
 /// zero) nothing per call. No entry point runs inside another on the same thread: composite
-/// plans call their sub-plans' forward_with with their own scratch.
+/// plans call their sub-plans' forward_with with their own scratch. Wiped after secret
+/// transforms (core/wipe.hpp).
 std::span<std::uint64_t> thread_scratch(std::size_t words) {
-  thread_local std::vector<std::uint64_t> scratch;
-  if (scratch.size() < words) scratch.resize(words);
-  return {scratch.data(), words};
+  thread_local detail::ThreadScratch scratch;
+  return {static_cast<std::uint64_t*>(scratch.get(words * sizeof(std::uint64_t))), words};
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/word.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
 #include "powerful_fused.hpp"
 
@@ -18,12 +19,11 @@ namespace {
 
 using u64 = std::uint64_t;
 
-/// Per-thread buffers of the transforms (a factor's padded row and its plan's scratch).
+/// Per-thread buffers of the transforms (a factor's padded row and its plan's scratch), wiped
+/// after secret transforms (core/wipe.hpp).
 std::span<u64> thread_buffer(std::size_t slot, std::size_t words) {
-  thread_local std::vector<u64> buffers[3];
-  std::vector<u64>& b = buffers[slot];
-  if (b.size() < words) b.resize(words);
-  return std::span<u64>(b.data(), words);
+  thread_local detail::ThreadScratch buffers[3];
+  return std::span<u64>(static_cast<u64*>(buffers[slot].get(words * sizeof(u64))), words);
 }
 
 /// x − y mod q for x, y < q without a branch (the folds run on random words: a branch on the

@@ -34,7 +34,8 @@ std::string_view to_string(Decomposition d);
 
 /// The transform X[k] = Σ_j x[j]·ω^(jk) mod q, 0 ≤ j, k < n, for a primitive n-th root of unity
 /// ω mod a prime q ≡ 1 mod n with len(q) ≤ 62. Natural order in and out; inverse is the exact
-/// inverse, 1/n included. Immutable once created; share through std::shared_ptr<const …>.
+/// inverse, 1/n included. Immutable once created; share through std::shared_ptr<const …>;
+/// forward/inverse may run on several threads at once (per-thread scratch).
 ///
 /// The default ω is g^((q−1)/n) for the smallest g ≥ 2 that makes it primitive
 /// (primitive_nth_root in ntt/cyclic/primes.hpp).
