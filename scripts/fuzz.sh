@@ -21,24 +21,7 @@ seconds="${1:-45}"
 shift $(($# > 0 ? 1 : 0))
 
 # --- Clang and its sanitizer/libFuzzer runtimes, beside what scripts/deps.sh installs ----------
-scripts/deps.sh
-missing=()
-for p in clang libclang-rt-14-dev; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-if ((${#missing[@]} > 0)); then
-  echo "polyhe: installing missing packages: ${missing[*]}" >&2
-  sudo=""
-  if [[ $(id -u) -ne 0 ]]; then
-    command -v sudo >/dev/null || { echo "polyhe: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
-    sudo="sudo"
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+scripts/deps.sh clang libclang-rt-14-dev
 
 # --- Build -------------------------------------------------------------------------------------
 cmake --preset fuzz >/dev/null
