@@ -1,0 +1,451 @@
+"""What the CKKS and BGV/BFV contexts share: the keys a context holds, their identity, the
+process-wide registry that pickling relies on, and the context's own bytes.
+
+Identity. A context's keys are named by ``key_id``: the first 16 bytes of BLAKE2b over its public
+key's bytes, so the secret holder and every server that received the public key agree on it.
+
+Pickling. A context pickles its parameters, its scheme's settings and its *public* keys (a context
+holding the secret key refuses to pickle: send ``ctx.public()``). A ciphertext pickles its bytes
+with its parameter set and its context's key_id, never the keys. Unpickling looks the context up in
+this process's registry by (scheme settings, key_id): a context unpickled twice is one object, its
+keys loaded once; a ciphertext unpickled before its context gets a keyless context, which the
+context's keys join when they arrive; back in the process that holds the secret key, ciphertexts
+find that context and decrypt. Pickle runs code: use it between your own processes (Ray); for bytes
+from elsewhere use the ``load`` functions, which check everything and apply a security policy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import threading
+import weakref
+from typing import Dict, Iterable, Optional, Tuple
+
+from polyhe import _polyhe
+from polyhe.parameters import Parameters
+
+__all__ = ["KeyedContext"]
+
+_MAGIC = b"PHCTX\x01"
+
+_registry: "weakref.WeakValueDictionary[Tuple, KeyedContext]" = weakref.WeakValueDictionary()
+_registry_lock = threading.RLock()
+
+
+def key_id_of(public_key: "_polyhe.PublicKey") -> bytes:
+    """16 bytes naming a key set: BLAKE2b-128 of its public key's bytes."""
+    return hashlib.blake2b(public_key.serialize(), digest_size=16, person=b"polyhe-keyid").digest()
+
+
+class KeyedContext:
+    """The base of ckks.Context and bgv.Context: parameters, a native scheme context, and the keys
+    it holds (any of secret, public, relinearisation, Galois). Subclasses define ``_settings()``
+    (what besides the parameters makes their native context, e.g. the default scale or t and the
+    scheme), ``_make_native(params, settings)`` and ``_make_evaluator()``."""
+
+    _scheme: str = ""
+
+    def _init_keyed(self, params: Parameters, native) -> None:
+        self._params = params
+        self._native = native
+        self._sk = None
+        self._pk = None
+        self._relin = None
+        self._galois = None
+        self._key_id: Optional[bytes] = None
+        self._lock = threading.RLock()
+        self._cache: Dict[str, object] = {}
+
+    # --- subclass hooks ----------------------------------------------------------------------
+    def _settings(self) -> tuple:
+        raise NotImplementedError
+
+    @classmethod
+    def _make_native(cls, params: Parameters, settings: tuple):
+        raise NotImplementedError
+
+    @classmethod
+    def _from_native(cls, params: Parameters, native) -> "KeyedContext":
+        obj = cls.__new__(cls)
+        obj._init_keyed(params, native)
+        return obj
+
+    # --- keys --------------------------------------------------------------------------------
+    def generate_keys(
+        self,
+        rotations: Iterable[int] = (),
+        conjugation: bool = False,
+        relinearization: bool = True,
+        seed: Optional[bytes] = None,
+    ) -> "KeyedContext":
+        """Makes a fresh secret key and, from it, the public key, the relinearisation key (unless
+        ``relinearization=False``) and Galois keys for the slot rotations in ``rotations`` (steps,
+        negative: right) and for conjugation / the row swap when ``conjugation``. ``seed`` (32
+        bytes) makes them reproducible, for tests only. Once per context (a context holding keys
+        refuses: make a new one for new keys); returns self."""
+        if self._key_id is not None:
+            raise _polyhe.InvalidParameter(
+                f"generate_keys: this context already holds keys (key id {_hex(self._key_id)}); "
+                "ciphertexts made under them would no longer decrypt. Make a new context for new "
+                "keys, or add rotations with add_galois_keys"
+            )
+        steps = [int(s) for s in rotations]
+        gen = _polyhe.KeyGenerator(self._params._native, seed)
+        sk = gen.secret_key()
+        pk = gen.public_key(sk)
+        relin = gen.relinearization_key(sk) if relinearization else None
+        galois = gen.rotation_keys(sk, steps, bool(conjugation)) if steps or conjugation else None
+        with self._lock:
+            self._sk, self._pk, self._relin, self._galois = sk, pk, relin, galois
+            self._key_id = key_id_of(pk)
+            self._cache.clear()
+        _register(self, replace=True)
+        return self
+
+    def add_galois_keys(self, rotations: Iterable[int] = (), conjugation: bool = False) -> None:
+        """Adds Galois keys for more rotation steps (needs the secret key)."""
+        if self._sk is None:
+            raise _polyhe.InvalidParameter(
+                "add_galois_keys: this context holds no secret key (Galois keys are made by the "
+                "secret key's holder and sent as ctx.public())"
+            )
+        steps = [int(s) for s in rotations]
+        have = set(self._galois.elements) if self._galois is not None else set()
+        wanted = {_polyhe.galois_element_for_rotation(self._params.n, s) for s in steps}
+        if conjugation:
+            wanted.add(_polyhe.galois_element_for_conjugation(self._params.n))
+        new = sorted(wanted - have)
+        if not new:
+            return
+        galois = _polyhe.KeyGenerator(self._params._native).galois_keys(self._sk, new)
+        with self._lock:
+            self._galois = galois if self._galois is None else self._galois.merged(galois)
+            self._cache.clear()
+
+    @property
+    def params(self) -> Parameters:
+        """The parameter set."""
+        return self._params
+
+    @property
+    def key_id(self) -> Optional[bytes]:
+        """16 bytes naming the key set (BLAKE2b of the public key), None without keys."""
+        return self._key_id
+
+    @property
+    def has_secret_key(self) -> bool:
+        """Whether this context can decrypt."""
+        return self._sk is not None
+
+    @property
+    def has_public_key(self) -> bool:
+        """Whether this context can encrypt with the public key."""
+        return self._pk is not None
+
+    @property
+    def has_relinearization_key(self) -> bool:
+        """Whether ciphertext products can be relinearised."""
+        return self._relin is not None
+
+    @property
+    def galois_elements(self) -> list:
+        """The Galois elements (x → x^k) this context has keys for."""
+        return list(self._galois.elements) if self._galois is not None else []
+
+    @property
+    def secret_key(self):
+        """The native secret key (its ``serialize()`` gives the secret's bytes)."""
+        return self._sk
+
+    @property
+    def public_key(self):
+        """The native public key."""
+        return self._pk
+
+    @property
+    def relinearization_key(self):
+        """The native relinearisation key."""
+        return self._relin
+
+    @property
+    def galois_keys(self):
+        """The native Galois keys."""
+        return self._galois
+
+    def public(self) -> "KeyedContext":
+        """A context with the same parameters and the public and evaluation keys, without the
+        secret key: what to send to whoever computes (it pickles; this one does not)."""
+        other = type(self)._from_native(self._params, self._native)
+        other._copy_settings_from(self)
+        other._pk, other._relin, other._galois = self._pk, self._relin, self._galois
+        other._key_id = self._key_id
+        _register(other, replace=False)
+        return other
+
+    def _copy_settings_from(self, other: "KeyedContext") -> None:
+        """Subclasses copy what _settings() reads that the native context does not hold."""
+
+    def _apply_settings(self, settings: tuple) -> None:
+        """Subclasses set what _settings() reads that the native context does not hold."""
+
+    # --- native helpers ----------------------------------------------------------------------
+    def _require(self, what: str, key: str, op: str):
+        value = getattr(self, key)
+        if value is None:
+            hint = {
+                "_sk": "decrypting needs the secret key: only the context that generated the keys "
+                "(or one loaded with the secret key) can decrypt",
+                "_pk": "encrypting needs the public key: call generate_keys(), or use a context "
+                "received from the key holder",
+                "_relin": "multiplying ciphertexts needs the relinearisation key: "
+                "generate_keys(relinearization=True), or a context received with it",
+                "_galois": "rotations need Galois keys: generate_keys(rotations=[...]) or "
+                "add_galois_keys([...])",
+            }[key]
+            raise _polyhe.InvalidParameter(f"{op}: this context has no {what}; {hint}")
+        return value
+
+    def _encryptor(self):
+        with self._lock:
+            enc = self._cache.get("encryptor")
+            if enc is None:
+                key = self._pk if self._pk is not None else self._sk
+                if key is None:
+                    self._require("public key", "_pk", "encrypt")
+                enc = _polyhe.Encryptor(key)
+                self._cache["encryptor"] = enc
+            return enc
+
+    def _evaluator(self):
+        with self._lock:
+            ev = self._cache.get("evaluator")
+            if ev is None:
+                ev = self._make_evaluator()
+                self._cache["evaluator"] = ev
+            return ev
+
+    def _make_evaluator(self):
+        raise NotImplementedError
+
+    def _check_same(self, other: "KeyedContext", op: str) -> None:
+        if other is self:
+            return
+        if (
+            type(other) is type(self)
+            and other._params._native is self._params._native
+            and other._settings() == self._settings()
+            and other._key_id == self._key_id
+        ):
+            return
+        raise _polyhe.MismatchedContext(
+            f"{op}: the operands belong to different contexts (parameters {self._params.hash:#x}"
+            f" and {other._params.hash:#x}, settings {self._settings()} and {other._settings()},"
+            f" keys {_hex(self._key_id)} and {_hex(other._key_id)}); ciphertexts combine only"
+            f" under one parameter set object, one scheme setting and one key"
+        )
+
+    # --- bytes and pickle --------------------------------------------------------------------
+    def serialize(self, include_secret_key: bool = False) -> bytes:
+        """The context's bytes: parameters, scheme settings and the keys it holds — the secret
+        key only with ``include_secret_key=True`` (those bytes are then the secret). Read back
+        with the class's ``load``."""
+        if include_secret_key and self._sk is None:
+            raise _polyhe.InvalidParameter(
+                "serialize(include_secret_key=True): this context holds no secret key"
+            )
+        sections = [
+            self._params.serialize(),
+            _encode_settings(self._settings()),
+            self._key_id or b"",
+            self._pk.serialize() if self._pk is not None else b"",
+            self._relin.serialize() if self._relin is not None else b"",
+            self._galois.serialize() if self._galois is not None else b"",
+            self._sk.serialize() if include_secret_key else b"",
+        ]
+        out = [_MAGIC, self._scheme.encode().ljust(4, b"\0")]
+        for s in sections:
+            out.append(struct.pack("<Q", len(s)))
+            out.append(s)
+        return b"".join(out)
+
+    to_bytes = serialize
+
+    @classmethod
+    def load(cls, data: bytes, minimum_security=128) -> "KeyedContext":
+        """A context from :meth:`serialize`'s bytes, every part checked (CorruptData naming what is
+        wrong; the parameters under the ``minimum_security`` policy, InsecureParameters below it).
+        The result is a context of its own (unpickling, by contrast, joins the context registered
+        under the key id); it is registered for unpickling only when no context of that key id is."""
+        from polyhe._checks import security_name
+
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data: expected bytes, got {type(data).__name__}")
+        parts = _split(bytes(data), cls._scheme)
+        params = Parameters.load(parts[0], security_name(minimum_security))
+        return cls._assemble(params, parts, trusted=False)
+
+    @classmethod
+    def _assemble(cls, params: Parameters, parts: list, trusted: bool) -> "KeyedContext":
+        settings = _decode_settings(parts[1])
+        key_id = parts[2] or None
+        if key_id is not None and len(key_id) != 16:
+            raise _polyhe.CorruptData(f"context: a key id of {len(key_id)} bytes, expected 16")
+        if key_id is None and any(parts[3:]):
+            raise _polyhe.CorruptData("context: keys without a key id")
+        if trusted:
+            # Unpickling (the caller's own processes): join the context registered under this key
+            # id, so that objects of one key set meet in one context and keys load once.
+            ctx = _lookup_or_make(cls, params, settings, key_id)
+        else:
+            # Bytes from elsewhere: a context of its own. Only the public key is tied to the key id
+            # (checked below); evaluation keys from these bytes must not join a registered context.
+            ctx = cls._from_native(params, cls._make_native(params, settings))
+            ctx._apply_settings(settings)
+            ctx._key_id = key_id
+        # The context found may hold another Parameters object of the same values: its keys must
+        # be loaded under the context's own (objects of two Parameters objects never mix).
+        pn = ctx._params._native
+        with ctx._lock:
+            if parts[3] and ctx._pk is None:
+                pk = _polyhe.PublicKey.load(parts[3], pn)
+                if key_id_of(pk) != key_id:
+                    raise _polyhe.CorruptData(
+                        "context: the public key does not match the key id it was sent with"
+                    )
+                ctx._pk = pk
+            if parts[4] and ctx._relin is None:
+                ctx._relin = _polyhe.KeySwitchKey.load(parts[4], pn)
+            if parts[5]:
+                g = _polyhe.GaloisKeys.load(parts[5], pn)
+                if ctx._galois is None or not set(g.elements) <= set(ctx._galois.elements):
+                    ctx._galois = g if ctx._galois is None else _merge_galois(ctx, g)
+            if parts[6] and ctx._sk is None:
+                ctx._sk = _polyhe.SecretKey.load(parts[6], pn)
+            ctx._cache.clear()
+        if not trusted:
+            _register(ctx, replace=False)
+        return ctx
+
+    def __reduce__(self):
+        if self._sk is not None:
+            raise TypeError(
+                "a context holding the secret key does not pickle (the secret would travel with "
+                "it): pickle ctx.public(), or use ctx.serialize(include_secret_key=True) on purpose"
+            )
+        parts = [
+            self._params.serialize(),
+            _encode_settings(self._settings()),
+            self._key_id or b"",
+            self._pk.serialize() if self._pk is not None else b"",
+            self._relin.serialize() if self._relin is not None else b"",
+            self._galois.serialize() if self._galois is not None else b"",
+            b"",
+        ]
+        return (_unpickle_context, (type(self), parts))
+
+    def __repr__(self) -> str:
+        keys = [
+            name
+            for name, v in (
+                ("secret", self._sk),
+                ("public", self._pk),
+                ("relin", self._relin),
+                ("galois", self._galois),
+            )
+            if v is not None
+        ]
+        return (
+            f"polyhe.{self._scheme}.Context({self._params!r}, settings={self._settings()}, "
+            f"keys={keys or 'none'}, key_id={_hex(self._key_id)})"
+        )
+
+
+# --- the registry ------------------------------------------------------------------------------
+def _reg_key(ctx_cls, params: Parameters, settings: tuple, key_id: Optional[bytes]) -> tuple:
+    return (ctx_cls._scheme, params.hash, settings, key_id)
+
+
+def _register(ctx: KeyedContext, replace: bool) -> None:
+    if ctx._key_id is None:
+        return
+    k = _reg_key(type(ctx), ctx._params, ctx._settings(), ctx._key_id)
+    with _registry_lock:
+        found = _registry.get(k)
+        if found is None or replace or (found._sk is None and ctx._sk is not None):
+            _registry[k] = ctx
+
+
+def _lookup_or_make(cls, params: Parameters, settings: tuple, key_id: Optional[bytes]):
+    with _registry_lock:
+        if key_id is not None:
+            found = _registry.get(_reg_key(cls, params, settings, key_id))
+            if found is not None:
+                return found
+        native = cls._make_native(params, settings)
+        ctx = cls._from_native(params, native)
+        ctx._apply_settings(settings)
+        ctx._key_id = key_id
+        if key_id is not None:
+            _registry[_reg_key(cls, params, settings, key_id)] = ctx
+        return ctx
+
+
+def _merge_galois(ctx: KeyedContext, incoming):
+    # Keys of one key_id come from one secret key: the union serves every rotation of either.
+    return ctx._galois.merged(incoming)
+
+
+def _unpickle_context(cls, parts: list) -> KeyedContext:
+    params = Parameters.load(parts[0], "none")
+    return cls._assemble(params, parts, trusted=True)
+
+
+def context_for(cls, params_bytes: bytes, settings_bytes: bytes, key_id: bytes) -> KeyedContext:
+    """The context an unpickled object belongs to (made keyless when none is registered)."""
+    params = Parameters.load(params_bytes, "none")
+    return _lookup_or_make(cls, params, _decode_settings(settings_bytes), key_id or None)
+
+
+# --- encodings ---------------------------------------------------------------------------------
+def _encode_settings(settings: tuple) -> bytes:
+    return repr(settings).encode()
+
+
+def _decode_settings(data: bytes) -> tuple:
+    import ast
+
+    try:
+        value = ast.literal_eval(data.decode())
+    except (ValueError, SyntaxError, UnicodeDecodeError) as e:
+        raise _polyhe.CorruptData(f"context: unreadable scheme settings ({e})") from None
+    if not isinstance(value, tuple):
+        raise _polyhe.CorruptData("context: scheme settings are not a tuple")
+    return value
+
+
+def _split(data: bytes, scheme: str) -> list:
+    if not data.startswith(_MAGIC):
+        raise _polyhe.CorruptData("context: not a polyhe context (bad magic)")
+    pos = len(_MAGIC)
+    tag = data[pos : pos + 4].rstrip(b"\0").decode(errors="replace")
+    if tag != scheme:
+        raise _polyhe.CorruptData(f"context: a {tag!r} context, expected {scheme!r}")
+    pos += 4
+    parts = []
+    for _ in range(7):
+        if pos + 8 > len(data):
+            raise _polyhe.CorruptData("context: truncated")
+        (n,) = struct.unpack_from("<Q", data, pos)
+        pos += 8
+        if n > len(data) - pos:
+            raise _polyhe.CorruptData(f"context: a section of {n} bytes where {len(data) - pos} remain")
+        parts.append(data[pos : pos + n])
+        pos += n
+    if pos != len(data):
+        raise _polyhe.CorruptData(f"context: {len(data) - pos} trailing bytes")
+    return parts
+
+
+def _hex(b: Optional[bytes]) -> str:
+    return b.hex() if b else "none"

@@ -1,0 +1,548 @@
+"""RNS-CKKS: approximate arithmetic on vectors of real or complex numbers, encrypted.
+
+>>> import numpy as np, polyhe
+>>> ctx = polyhe.ckks.Context()                      # N = 2^14, 8 levels, 2^40 scale, 128-bit
+>>> _ = ctx.generate_keys(rotations=[1])             # secret, public, relinearisation, Galois
+>>> x = ctx.encrypt(np.array([1.5, 2.0, -3.25]))
+>>> y = x * x + 1.0                                  # multiply, relinearise, rescale; add
+>>> np.round(ctx.decrypt(y), 4)
+array([ 3.25  ,  5.    , 11.5625])
+
+The operators follow one rule each: ``+`` and ``-`` bring the operand at the higher level down to
+the other's (the scale is kept) and need equal scales; ``*`` with a ciphertext, a float or an
+array multiplies, relinearises and rescales (one level used; the scale returns to about Δ); ``*``
+with a Python or numpy *integer* multiplies exactly and uses no level. Everything else is a
+method: :meth:`Ciphertext.rotate`, :meth:`~Ciphertext.conjugate`, :meth:`~Ciphertext.rescale`,
+:meth:`~Ciphertext.drop_to`, :meth:`~Ciphertext.multiply` (with ``rescale=False`` to manage
+scales yourself).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+from polyhe import _polyhe
+from polyhe._checks import index
+from polyhe._context import KeyedContext, context_for, _encode_settings
+from polyhe.parameters import Parameters
+
+__all__ = ["Context", "Ciphertext", "Plaintext", "DEFAULT_Q_BITS", "DEFAULT_P_BITS"]
+
+#: The default chain: a 50-bit base prime and eight 40-bit primes (eight multiplications at a
+#: 2^40 scale), with one 50-bit special prime: log2(QP) = 420 ≤ 438, 128-bit secure at N = 2^14.
+DEFAULT_Q_BITS = (50,) + (40,) * 8
+DEFAULT_P_BITS = (50,)
+
+_native = _polyhe.ckks
+
+
+def _values(x: object, slots: int, what: str = "values") -> np.ndarray:
+    """A 1-D float64 or complex128 array of at most `slots` finite values."""
+    if isinstance(x, Ciphertext) or isinstance(x, Plaintext):
+        raise TypeError(f"{what}: expected numbers, got a {type(x).__name__}")
+    a = np.asarray(x)
+    if a.dtype.kind in "biuf":
+        a = np.ascontiguousarray(a, dtype=np.float64)
+    elif a.dtype.kind == "c":
+        a = np.ascontiguousarray(a, dtype=np.complex128)
+    else:
+        raise TypeError(
+            f"{what}: dtype {a.dtype} is not numeric; CKKS encodes real or complex numbers "
+            f"(float64 or complex128)"
+        )
+    if a.ndim != 1:
+        raise _polyhe.InvalidParameter(
+            f"{what}: shape {a.shape}; CKKS encodes a 1-D vector of at most {slots} values"
+        )
+    if a.shape[0] > slots:
+        raise _polyhe.InvalidParameter(
+            f"{what}: {a.shape[0]} values, more than the {slots} slots (N/2) of this context"
+        )
+    finite = np.isfinite(a)
+    if not finite.all():
+        i = int(np.argmin(finite))
+        raise _polyhe.InvalidParameter(
+            f"{what}[{i}] = {a[i]} is not finite; CKKS encodes finite numbers only"
+        )
+    return a
+
+
+class Context(KeyedContext):
+    """Parameters, the encoder, the default scale Δ and the keys: everything CKKS needs, in one
+    object. Safe to share between threads.
+
+    ``Context()`` gives N = 2^14 with :data:`DEFAULT_Q_BITS` / :data:`DEFAULT_P_BITS` and
+    Δ = 2^40 (128-bit secure). Pass ``params`` (a :class:`polyhe.Parameters`) or the parameter
+    keywords (``log_n``, ``q_bits``, ``p_bits``, ``dnum``, ``hamming_weight``, ``security``), and
+    ``scale`` or ``scale_bits`` (default: the size of the top prime, the one the first rescale
+    divides by). Then :meth:`generate_keys`.
+    """
+
+    _scheme = "ckks"
+
+    def __init__(
+        self,
+        params: Optional[Parameters] = None,
+        *,
+        scale: Optional[float] = None,
+        scale_bits: Optional[int] = None,
+        log_n: int = 14,
+        q_bits: Optional[Sequence[int]] = None,
+        p_bits: Optional[Sequence[int]] = None,
+        dnum: int = 0,
+        hamming_weight: int = 0,
+        security: Union[int, str] = 128,
+    ) -> None:
+        if params is None:
+            params = Parameters(
+                log_n=log_n,
+                q_bits=DEFAULT_Q_BITS if q_bits is None else q_bits,
+                p_bits=DEFAULT_P_BITS if p_bits is None else p_bits,
+                dnum=dnum,
+                hamming_weight=hamming_weight,
+                security=security,
+            )
+        elif not isinstance(params, Parameters):
+            raise TypeError(f"params: expected polyhe.Parameters, got {type(params).__name__}")
+        if scale is not None and scale_bits is not None:
+            raise _polyhe.InvalidParameter("give scale or scale_bits, not both")
+        if scale_bits is not None:
+            scale = 2.0 ** index("scale_bits", scale_bits, 1, 1000)
+        if scale is not None and (
+            isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0
+        ):
+            raise _polyhe.InvalidParameter(f"scale = {scale!r}: expected a positive number")
+        native = _native.Context(params._native, 0.0 if scale is None else float(scale))
+        self._init_keyed(params, native)
+
+    # --- KeyedContext hooks --------------------------------------------------------------------
+    def _settings(self) -> tuple:
+        return (float(self._native.scale),)
+
+    @classmethod
+    def _make_native(cls, params: Parameters, settings: tuple):
+        if len(settings) != 1 or not isinstance(settings[0], float):
+            raise _polyhe.CorruptData(f"ckks context: settings {settings!r}, expected (scale,)")
+        return _native.Context(params._native, settings[0])
+
+    def _make_evaluator(self):
+        return _native.Evaluator(self._native, self._relin, self._galois)
+
+    # --- what it is ----------------------------------------------------------------------------
+    @property
+    def slots(self) -> int:
+        """N/2: the values a ciphertext holds."""
+        return self._native.slots
+
+    @property
+    def scale(self) -> float:
+        """The default scale Δ of encoding and encryption."""
+        return self._native.scale
+
+    @property
+    def max_level(self) -> int:
+        """L: fresh ciphertexts are at this level; each rescale uses one."""
+        return self._native.max_level
+
+    # --- encode, encrypt, decrypt --------------------------------------------------------------
+    def encode(
+        self, values, level: Optional[int] = None, scale: Optional[float] = None
+    ) -> "Plaintext":
+        """Encodes up to N/2 real or complex values at ``level`` (default: the top) and ``scale``
+        (default: Δ)."""
+        a = _values(values, self.slots)
+        lvl = self.max_level if level is None else index("level", level, 0, self.max_level)
+        s = 0.0 if scale is None else _scale_arg(scale)
+        pt = (
+            self._native.encode_real(a, lvl, s)
+            if a.dtype == np.float64
+            else self._native.encode_complex(a, lvl, s)
+        )
+        return Plaintext(pt, self, a.dtype == np.float64, a.shape[0])
+
+    def decode(self, plaintext: "Plaintext", length: Optional[int] = None) -> np.ndarray:
+        """The values of a plaintext: float64 for real input, complex128 otherwise."""
+        if not isinstance(plaintext, Plaintext):
+            raise TypeError(f"expected a ckks.Plaintext, got {type(plaintext).__name__}")
+        return _output(self._native, plaintext._pt, plaintext._real, plaintext._length, length)
+
+    def encrypt(
+        self, values, level: Optional[int] = None, scale: Optional[float] = None
+    ) -> "Ciphertext":
+        """Encrypts values (or a :class:`Plaintext`) with the public key (or, in a context holding
+        only the secret key, symmetrically)."""
+        pt = values if isinstance(values, Plaintext) else self.encode(values, level, scale)
+        if pt._ctx is not self:
+            self._check_same(pt._ctx, "encrypt")
+        ct = _native.encrypt(self._encryptor(), pt._pt)
+        return Ciphertext(ct, self, pt._real, pt._length)
+
+    def decrypt(
+        self, ciphertext: "Ciphertext", length: Optional[int] = None, flooding_bits: int = 0
+    ) -> np.ndarray:
+        """Decrypts and decodes: the first ``length`` values (default: as many as were encrypted),
+        float64 when every input was real, else complex128. ``flooding_bits`` > 0 adds noise
+        flooding before decoding (IND-CPA^D; see docs/security.md) when results are shared."""
+        if not isinstance(ciphertext, Ciphertext):
+            raise TypeError(f"expected a ckks.Ciphertext, got {type(ciphertext).__name__}")
+        self._check_same(ciphertext._ctx, "decrypt")
+        sk = self._require("secret key", "_sk", "decrypt")
+        bits = index("flooding_bits", flooding_bits, 0, 1000)
+        with self._lock:
+            key = ("decryptor", bits)
+            dec = self._cache.get(key)
+            if dec is None:
+                dec = _native.Decryptor(sk, bits)
+                self._cache[key] = dec
+        pt = dec.decrypt(ciphertext._ct)
+        return _output(self._native, pt, ciphertext._real, ciphertext._length, length)
+
+    # --- bytes -----------------------------------------------------------------------------------
+    def load_ciphertext(self, data: bytes) -> "Ciphertext":
+        """A ciphertext from :meth:`Ciphertext.serialize`'s bytes, checked (CorruptData,
+        MismatchedContext for another parameter set). Its values decrypt as complex unless
+        marked real with ``ct.as_real()``."""
+        ct = _native.load_ciphertext(_bytes(data), self._params._native)
+        return Ciphertext(ct, self, False, None)
+
+    def load_plaintext(self, data: bytes) -> "Plaintext":
+        """A plaintext from :meth:`Plaintext.serialize`'s bytes, checked."""
+        pt = _native.Plaintext.load(_bytes(data), self._params._native)
+        return Plaintext(pt, self, False, None)
+
+
+def _scale_arg(scale: object) -> float:
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
+        raise _polyhe.InvalidParameter(f"scale = {scale!r}: expected a positive number")
+    return float(scale)
+
+
+def _bytes(data: object) -> bytes:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"data: expected bytes, got {type(data).__name__}")
+
+
+def _output(native_ctx, pt, real: bool, stored: Optional[int], length: Optional[int]) -> np.ndarray:
+    values = native_ctx.decode_real(pt) if real else native_ctx.decode(pt)
+    n = stored if length is None else index("length", length, 0, native_ctx.slots)
+    return values if n is None or n == values.shape[0] else values[:n].copy()
+
+
+def _length_of(a: Optional[int], b: Optional[int]) -> Optional[int]:
+    if a is None or b is None:
+        return None
+    return max(a, b)
+
+
+class Plaintext:
+    """An encoded vector: a polynomial at a level, with its scale. Made by
+    :meth:`Context.encode`."""
+
+    __slots__ = ("_pt", "_ctx", "_real", "_length")
+    __array_ufunc__ = None  # numpy operands on the left defer to our operators
+
+    def __init__(self, pt, ctx: Context, real: bool, length: Optional[int]) -> None:
+        self._pt, self._ctx, self._real, self._length = pt, ctx, real, length
+
+    @property
+    def level(self) -> int:
+        """The level: the plaintext has level + 1 primes."""
+        return self._pt.level
+
+    @property
+    def scale(self) -> float:
+        """Its scale Δ."""
+        return self._pt.scale
+
+    @property
+    def context(self) -> Context:
+        """The context it was encoded in."""
+        return self._ctx
+
+    def serialize(self) -> bytes:
+        """polyhe's binary form (ckks/serial.hpp)."""
+        return self._pt.serialize()
+
+    def __repr__(self) -> str:
+        return f"polyhe.ckks.Plaintext(level={self.level}, scale=2^{np.log2(self.scale):.2f})"
+
+
+class Ciphertext:
+    """An encrypted vector of up to N/2 real or complex values, at a level and a scale.
+    Immutable: every operation returns a new ciphertext. Pickles as its bytes with its parameter
+    set and key id (not its keys)."""
+
+    __slots__ = ("_ct", "_ctx", "_real", "_length")
+    __array_ufunc__ = None  # `array + ct` calls ct.__radd__, not numpy's element-wise loop
+
+    def __init__(self, ct, ctx: Context, real: bool, length: Optional[int]) -> None:
+        self._ct, self._ctx, self._real, self._length = ct, ctx, real, length
+
+    # --- what it is ----------------------------------------------------------------------------
+    @property
+    def context(self) -> Context:
+        """The context (parameters and keys) it belongs to."""
+        return self._ctx
+
+    @property
+    def level(self) -> int:
+        """Its level l: l + 1 primes, l rescales left."""
+        return self._ct.level
+
+    @property
+    def scale(self) -> float:
+        """Its scale Δ (values are decoded by dividing by it)."""
+        return self._ct.scale
+
+    @property
+    def size(self) -> int:
+        """2, or 3 for an unrelinearised product."""
+        return self._ct.size
+
+    @property
+    def is_real(self) -> bool:
+        """Whether the values are real (decrypt gives float64) rather than complex."""
+        return self._real
+
+    @property
+    def length(self) -> Optional[int]:
+        """How many values decrypt returns by default (None: every slot)."""
+        return self._length
+
+    def as_real(self) -> "Ciphertext":
+        """The same ciphertext, decrypted as real values (the imaginary parts dropped)."""
+        return Ciphertext(self._ct, self._ctx, True, self._length)
+
+    def as_complex(self) -> "Ciphertext":
+        """The same ciphertext, decrypted as complex values."""
+        return Ciphertext(self._ct, self._ctx, False, self._length)
+
+    # --- operations ------------------------------------------------------------------------------
+    def _new(self, ct, real: Optional[bool] = None, length=...) -> "Ciphertext":
+        return Ciphertext(
+            ct, self._ctx, self._real if real is None else real,
+            self._length if length is ... else length,
+        )
+
+    def _ev(self):
+        return self._ctx._evaluator()
+
+    def _aligned(self, other: "Ciphertext", op: str):
+        self._ctx._check_same(other._ctx, op)
+        a, b = self._ct, other._ct
+        ev = self._ev()
+        if a.level > b.level:
+            a = ev.drop_to_level(a, b.level)
+        elif b.level > a.level:
+            b = ev.drop_to_level(b, a.level)
+        return a, b
+
+    def _plain_for(self, values, scale: float, op: str):
+        a = _values(values, self._ctx.slots, f"{op} operand")
+        lvl = self.level
+        pt = (
+            self._ctx._native.encode_real(a, lvl, scale)
+            if a.dtype == np.float64
+            else self._ctx._native.encode_complex(a, lvl, scale)
+        )
+        return pt, a.dtype == np.float64, a.shape[0]
+
+    def _plain_operand(self, p: Plaintext, op: str):
+        self._ctx._check_same(p._ctx, op)
+        return p._pt
+
+    def __add__(self, other) -> "Ciphertext":
+        return self._add_sub(other, False, "add")
+
+    def __radd__(self, other) -> "Ciphertext":
+        return self._add_sub(other, False, "add")
+
+    def __sub__(self, other) -> "Ciphertext":
+        return self._add_sub(other, True, "sub")
+
+    def __rsub__(self, other) -> "Ciphertext":
+        return (-self)._add_sub(other, False, "sub")
+
+    def __neg__(self) -> "Ciphertext":
+        return self._new(self._ev().negate(self._ct))
+
+    def _add_sub(self, other, sub: bool, op: str) -> "Ciphertext":
+        ev = self._ev()
+        if isinstance(other, Ciphertext):
+            a, b = self._aligned(other, op)
+            ct = ev.sub(a, b) if sub else ev.add(a, b)
+            return self._new(ct, self._real and other._real, _length_of(self._length, other._length))
+        if isinstance(other, Plaintext):
+            p = self._plain_operand(other, op)
+            ct = ev.sub_plain(self._ct, p) if sub else ev.add_plain(self._ct, p)
+            return self._new(ct, self._real and other._real, _length_of(self._length, other._length))
+        if isinstance(other, numbers.Number) and not isinstance(other, bool):
+            c = complex(other)
+            if not np.isfinite(c):
+                raise _polyhe.InvalidParameter(f"{op}: the constant {other!r} is not finite")
+            ct = ev.add_const(self._ct, -c if sub else c)
+            return self._new(ct, self._real and c.imag == 0)
+        if isinstance(other, (np.ndarray, list, tuple)):
+            pt, real, n = self._plain_for(other, self.scale, op)
+            ct = ev.sub_plain(self._ct, pt) if sub else ev.add_plain(self._ct, pt)
+            return self._new(ct, self._real and real, _length_of(self._length, n))
+        return NotImplemented
+
+    def __mul__(self, other) -> "Ciphertext":
+        if isinstance(other, (numbers.Integral, np.integer)) and not isinstance(other, bool):
+            v = int(other)
+            if not -(1 << 63) <= v < (1 << 63):
+                raise _polyhe.InvalidParameter(f"multiply: the integer {v} does not fit in 64 bits")
+            return self._new(self._ev().multiply_integer(self._ct, v))
+        if isinstance(other, (Ciphertext, Plaintext, numbers.Number, np.ndarray, list, tuple)):
+            return self.multiply(other)
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def multiply(self, other, relinearize: bool = True, rescale: bool = True) -> "Ciphertext":
+        """The product with a ciphertext, a plaintext, a number (encoded at the last prime's size,
+        so that the rescale restores the scale exactly) or a vector (encoded likewise), then
+        relinearised (ciphertexts) and rescaled, unless told otherwise."""
+        ev = self._ev()
+        if isinstance(other, Ciphertext):
+            a, b = self._aligned(other, "multiply")
+            if relinearize:
+                self._ctx._require("relinearisation key", "_relin", "multiply")
+                ct = ev.multiply_relin(a, b)
+            else:
+                ct = ev.multiply(a, b)
+            real = self._real and other._real
+            length = _length_of(self._length, other._length)
+        elif isinstance(other, Plaintext):
+            ct = ev.multiply_plain(self._ct, self._plain_operand(other, "multiply"))
+            real = self._real and other._real
+            length = _length_of(self._length, other._length)
+        elif isinstance(other, numbers.Number) and not isinstance(other, bool):
+            c = complex(other)
+            if not np.isfinite(c):
+                raise _polyhe.InvalidParameter(f"multiply: the constant {other!r} is not finite")
+            ct = ev.multiply_const(self._ct, c, 0.0)
+            real, length = self._real and c.imag == 0, self._length
+        elif isinstance(other, (np.ndarray, list, tuple)):
+            pt, preal, n = self._plain_for(other, float(self._last_prime()), "multiply")
+            ct = ev.multiply_plain(self._ct, pt)
+            real, length = self._real and preal, _length_of(self._length, n)
+        else:
+            raise TypeError(f"multiply: cannot multiply a ciphertext by {type(other).__name__}")
+        if rescale:
+            if ct.level == 0:
+                raise _polyhe.InvalidParameter(
+                    "multiply: the ciphertext is at level 0, no prime is left to rescale by; "
+                    "use multiply(..., rescale=False) or a context with more levels"
+                )
+            ct = ev.rescale(ct)
+        return self._new(ct, real, length)
+
+    def _last_prime(self) -> int:
+        return self._ctx._params._native.q_primes[self.level]
+
+    def __pow__(self, exponent: int) -> "Ciphertext":
+        e = index("exponent", exponent, 1, 1 << 20)
+        result, base = None, self
+        while True:
+            if e & 1:
+                result = base if result is None else result * base
+            e >>= 1
+            if not e:
+                return result
+            base = base * base
+
+    def relinearize(self) -> "Ciphertext":
+        """A size-3 product back to size 2 (the relinearisation key)."""
+        self._ctx._require("relinearisation key", "_relin", "relinearize")
+        return self._new(self._ev().relinearize(self._ct))
+
+    def rescale(self) -> "Ciphertext":
+        """Divides by the last prime: level l → l − 1, scale Δ → Δ/q_l."""
+        return self._new(self._ev().rescale(self._ct))
+
+    def drop_to(self, level: int) -> "Ciphertext":
+        """Drops primes down to ``level`` without dividing (the scale is kept)."""
+        lvl = index("level", level, 0, self.level)
+        return self._new(self._ev().drop_to_level(self._ct, lvl))
+
+    def rotate(self, step: int) -> "Ciphertext":
+        """The slots rotated left by ``step`` (negative: right); needs its Galois key."""
+        s = index("step", step, -(1 << 62), 1 << 62)
+        self._ctx._require("Galois keys", "_galois", "rotate")
+        return self._new(self._ev().rotate(self._ct, s))
+
+    def conjugate(self) -> "Ciphertext":
+        """Every slot's complex conjugate; needs the conjugation key."""
+        self._ctx._require("Galois keys", "_galois", "conjugate")
+        return self._new(self._ev().conjugate(self._ct))
+
+    def sum(self, count: Optional[int] = None) -> "Ciphertext":
+        """Every slot i < count (a power of two; default: all N/2) holds the sum of slots
+        i..i+count−1 (cyclically): slot 0 the total. Needs rotation keys for 1, 2, 4, …,
+        count/2 (``generate_keys(rotations=ctx.sum_rotations())``)."""
+        n = self._ctx.slots if count is None else index("count", count, 1, self._ctx.slots)
+        if n & (n - 1):
+            raise _polyhe.InvalidParameter(f"sum: count = {n} is not a power of two")
+        acc, step = self, 1
+        while step < n:
+            acc = acc + acc.rotate(step)
+            step <<= 1
+        return acc
+
+    def copy(self) -> "Ciphertext":
+        """A copy (ciphertexts are immutable; this is for symmetry with numpy)."""
+        return self._new(self._ct.copy())
+
+    # --- bytes and pickle ------------------------------------------------------------------------
+    def serialize(self) -> bytes:
+        """polyhe's binary form (rlwe/serial.hpp): the parts, level, scale; read back with
+        :meth:`Context.load_ciphertext`."""
+        return self._ct.serialize()
+
+    to_bytes = serialize
+
+    def __reduce__(self):
+        ctx = self._ctx
+        return (
+            _unpickle_ciphertext,
+            (
+                ctx._params.serialize(),
+                _encode_settings(ctx._settings()),
+                ctx._key_id or b"",
+                self._ct.serialize(),
+                self._real,
+                self._length,
+            ),
+        )
+
+    def __repr__(self) -> str:
+        kind = "real" if self._real else "complex"
+        return (
+            f"polyhe.ckks.Ciphertext(level={self.level}, scale=2^{np.log2(self.scale):.2f}, "
+            f"size={self.size}, {kind}, length={self._length})"
+        )
+
+
+def sum_rotations(slots: int) -> list:
+    """The rotation steps :meth:`Ciphertext.sum` needs for every count up to ``slots``."""
+    out, s = [], 1
+    while s < slots:
+        out.append(s)
+        s <<= 1
+    return out
+
+
+Context.sum_rotations = lambda self: sum_rotations(self.slots)  # type: ignore[attr-defined]
+Context.sum_rotations.__doc__ = "The rotation steps Ciphertext.sum needs: 1, 2, 4, …, N/4."
+
+
+def _unpickle_ciphertext(params_bytes, settings_bytes, key_id, ct_bytes, real, length):
+    ctx = context_for(Context, params_bytes, settings_bytes, key_id)
+    ct = _native.load_ciphertext(ct_bytes, ctx._params._native)
+    return Ciphertext(ct, ctx, bool(real), length)

@@ -1,0 +1,150 @@
+// polyhe._polyhe.ckks: the CKKS context (parameters, encoder, default scale), plaintexts,
+// encryption, decryption and the evaluator, over numpy float64 and complex128 arrays.
+#include <polyhe/ckks/ckks.hpp>
+#include <polyhe/ckks/context.hpp>
+#include <polyhe/ckks/serial.hpp>
+#include <polyhe/core/error.hpp>
+
+#include <nanobind/stl/complex.h>
+#include <nanobind/stl/string.h>
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "objects.hpp"
+
+namespace polyhe::python {
+
+namespace {
+
+using cplx = std::complex<double>;
+
+struct CkksContext {
+  ckks::ContextPtr ptr;
+};
+
+}  // namespace
+
+void bind_ckks(nb::module_& parent) {
+  nb::module_ m = parent.def_submodule("ckks", "RNS-CKKS (low level).");
+
+  nb::class_<ckks::Plaintext>(m, "Plaintext",
+                              "An encoded message: a polynomial over Q_l and its scale.")
+      .def_prop_ro("level", &ckks::Plaintext::level)
+      .def_prop_ro("scale", [](const ckks::Plaintext& p) { return p.scale; })
+      .def_prop_ro("params", [](const ckks::Plaintext& p) { return Params{p.params}; })
+      .def("serialize", [](const ckks::Plaintext& p) { return to_bytes(ckks::serialize(p)); })
+      .def_static(
+          "load",
+          [](const nb::bytes& b, const Params& params) {
+            const auto bytes = byte_span(b);
+            nb::gil_scoped_release release;
+            return ckks::load_plaintext(bytes, params.ptr);
+          },
+          nb::arg("data"), nb::arg("params"));
+
+  nb::class_<CkksContext>(m, "Context", "The parameters, their encoder and the default scale.")
+      .def(
+          "__init__",
+          [](CkksContext* self, const Params& params, double scale) {
+            ckks::ContextPtr made;
+            {
+              nb::gil_scoped_release release;
+              made = ckks::Context::create(params.ptr, scale);
+            }
+            new (self) CkksContext{std::move(made)};
+          },
+          nb::arg("params"), nb::arg("scale"))
+      .def_prop_ro("params", [](const CkksContext& c) { return Params{c.ptr->params()}; })
+      .def_prop_ro("scale", [](const CkksContext& c) { return c.ptr->scale(); })
+      .def_prop_ro("slots", [](const CkksContext& c) { return c.ptr->slots(); })
+      .def_prop_ro("max_level", [](const CkksContext& c) { return c.ptr->max_level(); })
+      .def(
+          "encode_real",
+          [](const CkksContext& c, const Array1<const double>& v, std::size_t level, double scale) {
+            return c.ptr->encode(std::span<const double>(v.data(), v.shape(0)), level, scale);
+          },
+          nb::arg("values"), nb::arg("level"), nb::arg("scale"), nb::call_guard<Release>())
+      .def(
+          "encode_complex",
+          [](const CkksContext& c, const Array1<const cplx>& v, std::size_t level, double scale) {
+            return c.ptr->encode(std::span<const cplx>(v.data(), v.shape(0)), level, scale);
+          },
+          nb::arg("values"), nb::arg("level"), nb::arg("scale"), nb::call_guard<Release>())
+      .def("decode",
+           [](const CkksContext& c, const ckks::Plaintext& pt) {
+             std::vector<cplx> out;
+             {
+               nb::gil_scoped_release release;
+               out = c.ptr->decode(pt);
+             }
+             return to_numpy(std::move(out));
+           })
+      .def("decode_real", [](const CkksContext& c, const ckks::Plaintext& pt) {
+        std::vector<double> out;
+        {
+          nb::gil_scoped_release release;
+          out = c.ptr->decode_real(pt);
+        }
+        return to_numpy(std::move(out));
+      });
+
+  m.def(
+      "encrypt",
+      [](const rlwe::Encryptor& e, const ckks::Plaintext& pt) { return ckks::encrypt(e, pt); },
+      nb::arg("encryptor"), nb::arg("plaintext"), nb::call_guard<Release>());
+
+  m.def(
+      "load_ciphertext",
+      [](const nb::bytes& b, const Params& params) {
+        const auto bytes = byte_span(b);
+        nb::gil_scoped_release release;
+        return ckks::load_ciphertext(bytes, params.ptr);
+      },
+      nb::arg("data"), nb::arg("params"));
+
+  nb::class_<ckks::Decryptor>(m, "Decryptor", "Decryption with an owned secret key.")
+      .def(
+          "__init__",
+          [](ckks::Decryptor* self, const SecretKey& sk, int flooding_bits) {
+            new (self) ckks::Decryptor(sk.ptr, ckks::DecryptOptions{flooding_bits});
+          },
+          nb::arg("key"), nb::arg("flooding_bits") = 0)
+      .def("decrypt", &ckks::Decryptor::decrypt, nb::call_guard<Release>());
+
+  using E = ckks::Evaluator;
+  using Ct = rlwe::Ciphertext;
+  nb::class_<E>(m, "Evaluator", "Homomorphic operations; immutable and safe to share.")
+      .def(
+          "__init__",
+          [](E* self, const CkksContext& ctx, const KeySwitchKey* relin, const GaloisKeys* galois) {
+            new (self) E(ctx.ptr, key_of(relin), key_of(galois));
+          },
+          nb::arg("context"), nb::arg("relin").none(), nb::arg("galois").none())
+      .def("add", &E::add, nb::call_guard<Release>())
+      .def("sub", &E::sub, nb::call_guard<Release>())
+      .def("negate", &E::negate, nb::call_guard<Release>())
+      .def("add_plain", &E::add_plain, nb::call_guard<Release>())
+      .def("sub_plain", &E::sub_plain, nb::call_guard<Release>())
+      .def("add_const", &E::add_const, nb::call_guard<Release>())
+      .def("multiply", &E::multiply, nb::call_guard<Release>())
+      .def("multiply_relin", &E::multiply_relin, nb::call_guard<Release>())
+      .def("relinearize", &E::relinearize, nb::call_guard<Release>())
+      .def("multiply_plain", &E::multiply_plain, nb::call_guard<Release>())
+      .def("multiply_const", &E::multiply_const, nb::arg("a"), nb::arg("c"),
+           nb::arg("const_scale") = 0.0, nb::call_guard<Release>())
+      .def("multiply_integer", &E::multiply_integer, nb::call_guard<Release>())
+      .def("rescale", &E::rescale, nb::call_guard<Release>())
+      .def("drop_to_level", &E::drop_to_level, nb::call_guard<Release>())
+      .def("rotate", &E::rotate, nb::call_guard<Release>())
+      .def("conjugate", &E::conjugate, nb::call_guard<Release>())
+      .def("apply_galois", &E::apply_galois, nb::call_guard<Release>())
+      .def(
+          "multiply_relin_rescale",
+          [](const E& e, const Ct& a, const Ct& b) { return e.rescale(e.multiply_relin(a, b)); },
+          nb::call_guard<Release>());
+}
+
+}  // namespace polyhe::python

@@ -1,0 +1,44 @@
+// The C++ objects the module's parts pass to each other: the parameters and the keys are held
+// through shared pointers (an evaluator or encryptor made from a key shares it; nothing is
+// copied, nothing dangles); ciphertexts are bound as the value type rlwe::Ciphertext.
+#pragma once
+
+#include <polyhe/rlwe/ciphertext.hpp>
+#include <polyhe/rlwe/keys.hpp>
+#include <polyhe/rlwe/parameters.hpp>
+
+#include <memory>
+#include <string>
+
+#include "bindings.hpp"
+
+namespace polyhe::python {
+
+struct Params {
+  rlwe::ParametersPtr ptr;
+};
+struct SecretKey {
+  std::shared_ptr<const rlwe::SecretKey> ptr;
+};
+struct PublicKey {
+  std::shared_ptr<const rlwe::PublicKey> ptr;
+};
+struct KeySwitchKey {
+  std::shared_ptr<const rlwe::KeySwitchKey> ptr;
+};
+struct GaloisKeys {
+  std::shared_ptr<const rlwe::GaloisKeys> ptr;
+};
+
+/// "128", "192", "256" or "none" → the level (InvalidParameter naming the value otherwise).
+[[nodiscard]] rlwe::SecurityLevel parse_security(const std::string& s);
+/// The inverse: "128", "192", "256", "none".
+[[nodiscard]] std::string security_name(rlwe::SecurityLevel s);
+
+/// The key of a null-or-key argument (None in Python: no key).
+template <class Wrapper>
+[[nodiscard]] auto key_of(const Wrapper* w) -> decltype(w->ptr) {
+  return w == nullptr ? nullptr : w->ptr;
+}
+
+}  // namespace polyhe::python

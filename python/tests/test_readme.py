@@ -1,0 +1,23 @@
+"""The README's Python example runs as written and gives what its comments say."""
+
+import pathlib
+import pickle
+import re
+
+import numpy as np
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_readme_python_example(capsys):
+    text = README.read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, "README.md has no python block"
+    scope = {}
+    exec(compile(blocks[0], "README.md", "exec"), scope)  # noqa: S102 (our own README)
+    ctx, y, z = scope["ctx"], scope["y"], scope["z"]
+    want = np.array([1.5, 2.0, -3.25]) ** 2 + 1.0
+    assert np.max(np.abs(ctx.decrypt(y) - want)) < 1e-6
+    assert np.max(np.abs(ctx.decrypt(pickle.loads(scope["blob"]))[:2] - want[1:])) < 1e-6
+    assert "5." in capsys.readouterr().out
+    assert ctx.decrypt(z).shape == (3,)
