@@ -9,6 +9,7 @@
 
 #include "cpu/ntt_kernel.hpp"
 #include "polyhe/arith/primes.hpp"
+#include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/cpu/elementwise.hpp"
@@ -40,11 +41,6 @@ void validate(std::size_t n, W q) {
   check_ntt_prime(q, n);
 }
 
-template <Word W>
-W mulmod(W a, W b, W q) {
-  return static_cast<W>(mul_wide(a, b) % q);
-}
-
 }  // namespace
 
 template <Word W>
@@ -71,33 +67,45 @@ NttPlan<W>::~NttPlan() = default;
 template <Word W>
 NttPlan<W>::NttPlan(std::size_t n, W q, W psi)
     : n_(n), log_n_(std::countr_zero(n)), modulus_(q), psi_(psi) {
-  const W psi_inv = static_cast<W>(inverse_mod(psi, q));
-  const W half = static_cast<W>((q + 1) / 2);
-  AlignedVector<W> pow(n), pow_inv(n);
-  pow[0] = pow_inv[0] = 1;
-  for (std::size_t j = 1; j < n; ++j) {
-    pow[j] = mulmod(pow[j - 1], psi, q);
-    pow_inv[j] = mulmod(pow_inv[j - 1], psi_inv, q);
-  }
-  fwd_.resize(n);
-  inv_.resize(n);
+  // Every product here has one fixed factor (ψ, ψ^−1, 1/2, the Montgomery radices), so each is a
+  // Shoup multiplication, and the companions come from ShoupQuotient: no double-word division
+  // per word (they were 80 % of building the tables of a large parameter set).
+  const ShoupQuotient<W> quotient(q);
+  const ShoupOperand<W> psi_s = quotient.operand(psi);
+  const ShoupOperand<W> psi_inv_s = quotient.operand(static_cast<W>(inverse_mod(psi, q)));
+  const ShoupOperand<W> half_s = quotient.operand(static_cast<W>((q + 1) / 2));
+  // The tables in bit-reversed order, written front to back: for 2^k ≤ i < 2^(k+1),
+  // br(i) = br(i − 2^k) + N/2^(k+1), so t[i] = t[i − 2^k]·ψ^(N/2^(k+1)) — one pass, no gather.
+  auto bit_reversed_powers = [&](const ShoupOperand<W>& root, AlignedVector<W>& t) {
+    t.resize(n);
+    t[0] = 1;
+    W step = root.w;  // ψ^(N/2^(k+1)) for k = log n − 1 down to 0: squared each level down
+    std::vector<ShoupOperand<W>> steps(static_cast<std::size_t>(log_n_));
+    for (int k = log_n_ - 1; k >= 0; --k) {
+      steps[static_cast<std::size_t>(k)] = quotient.operand(step);
+      step = mul_shoup(step, quotient.operand(step), q);
+    }
+    for (int k = 0; k < log_n_; ++k) {
+      const std::size_t half_size = std::size_t{1} << k;
+      const ShoupOperand<W> c = steps[static_cast<std::size_t>(k)];
+      for (std::size_t m = 0; m < half_size; ++m) t[half_size + m] = mul_shoup(t[m], c, q);
+    }
+  };
+  bit_reversed_powers(psi_s, fwd_);
+  bit_reversed_powers(psi_inv_s, inv_);
   inv_half_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t r = bit_reverse(i, log_n_);
-    fwd_[i] = pow[r];
-    inv_[i] = pow_inv[r];
-    inv_half_[i] = mulmod(pow_inv[r], half, q);
-  }
+  for (std::size_t i = 0; i < n; ++i) inv_half_[i] = mul_shoup(inv_[i], half_s, q);
   auto companions = [&](const AlignedVector<W>& t) {
     AlignedVector<W> s(n);
-    for (std::size_t i = 0; i < n; ++i) s[i] = make_shoup(t[i], q).w_shoup;
+    for (std::size_t i = 0; i < n; ++i) s[i] = quotient(t[i]);
     return s;
   };
   fwd_shoup_ = companions(fwd_);
   inv_half_shoup_ = companions(inv_half_);
   auto scaled = [&](const AlignedVector<W>& t, W r_mod_q) {
+    const ShoupOperand<W> r_s = quotient.operand(r_mod_q);
     AlignedVector<W> s(n);
-    for (std::size_t i = 0; i < n; ++i) s[i] = mulmod(t[i], r_mod_q, q);
+    for (std::size_t i = 0; i < n; ++i) s[i] = mul_shoup(t[i], r_s, q);
     return s;
   };
   const W r_mont = static_cast<W>(pow_mod(2, word_bits<W>, q));

@@ -165,6 +165,33 @@ TYPED_TEST(ModulusTest, ShoupEveryBitLength) {
   }
 }
 
+// ShoupQuotient (the companions of an NTT plan's tables without a division each) against the
+// division, at every bit length 2..β−1 (β − 1: its division fallback), w random and at the edges.
+TYPED_TEST(ModulusTest, ShoupQuotientIsTheDivision) {
+  using W = TypeParam;
+  POLYHE_SEEDED_RNG(rng);
+  for (int m = 2; m <= word_bits<W> - 1; ++m) {
+    const auto qs = test::moduli_of_length<W>(rng, m, [](W) { return true; });
+    const int per_q = test::kSamplesPerLength / static_cast<int>(qs.size()) + 1;
+    for (W q : qs) {
+      SCOPED_TRACE("len(q) = " + std::to_string(m) + ", q = " + std::to_string(q));
+      const ShoupQuotient<W> quotient(q);
+      for (int i = 0; i < per_q; ++i) {
+        const W w = i == 0 ? 0 : i == 1 ? 1 : i == 2 ? q - 1 : test::uniform_word_below(rng, q);
+        const W want = static_cast<W>((static_cast<Wide<W>>(w) << word_bits<W>) / q);
+        ASSERT_EQ(quotient(w), want) << "w = " << w;
+        ASSERT_EQ(quotient.operand(w).w_shoup, want);
+      }
+    }
+  }
+  for (W q = 2; q < (W{1} << test::kExhaustiveBits); ++q) {
+    const ShoupQuotient<W> quotient(q);
+    for (W w = 0; w < q; ++w) {
+      ASSERT_EQ(quotient(w), static_cast<W>((static_cast<Wide<W>>(w) << word_bits<W>) / q));
+    }
+  }
+}
+
 TYPED_TEST(ModulusTest, ExhaustiveSmallShoup) {
   using W = TypeParam;
   for (W q = 2; q < (W{1} << test::kExhaustiveBits); ++q) {
