@@ -23,10 +23,10 @@ from polyhe._polyhe import (
     best_cpu_path_reason,
     cpu_path,
     cpu_paths,
-    generate_mac_key,
-    authenticate,
-    verify,
 )
+from polyhe._polyhe import authenticate as _authenticate
+from polyhe._polyhe import generate_mac_key as _generate_mac_key
+from polyhe._polyhe import verify as _verify
 from polyhe._polyhe import set_cpu_path as _set_cpu_path
 from polyhe._polyhe import set_threads as _set_threads
 from polyhe._polyhe import threads
@@ -69,3 +69,29 @@ def set_cpu_path(name: str) -> None:
     if not isinstance(name, str):
         raise TypeError(f"set_cpu_path: expected a path name, got {type(name).__name__}")
     _set_cpu_path(name)
+
+
+def generate_mac_key() -> bytes:
+    """A fresh 32-byte key for :func:`authenticate` / :func:`verify`, from the operating system's
+    CSPRNG (libsodium). The key is the caller's secret."""
+    return _generate_mac_key()
+
+
+def authenticate(data: bytes, key: bytes) -> bytes:
+    """``data`` followed by its 32-byte keyed BLAKE2b-256 tag under ``key``: integrity and
+    authenticity between holders of the key, not secrecy (the bytes stay readable). Use it on any
+    serialised object (``ct.serialize()``, ``ctx.public().serialize()``, …)."""
+    return _authenticate(_as_bytes("data", data), _as_bytes("key", key))
+
+
+def verify(sealed: bytes, key: bytes) -> bytes:
+    """The object bytes of ``sealed`` when its tag is right under ``key`` (compared in constant
+    time); :class:`CorruptData` ("authentication failed") for changed, truncated or extended
+    bytes or another key. Load what it returns with the usual ``load`` functions."""
+    return _verify(_as_bytes("sealed", sealed), _as_bytes("key", key))
+
+
+def _as_bytes(name: str, value: object) -> bytes:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"{name}: expected bytes, got {type(value).__name__}")

@@ -23,7 +23,7 @@ import weakref
 from typing import Dict, Iterable, Optional, Tuple
 
 from polyhe import _polyhe
-from polyhe.parameters import Parameters
+from polyhe.parameters import Parameters, from_trusted_bytes
 
 __all__ = ["KeyedContext"]
 
@@ -397,13 +397,13 @@ def _merge_galois(ctx: KeyedContext, incoming):
 
 
 def _unpickle_context(cls, parts: list) -> KeyedContext:
-    params = Parameters.load(parts[0], "none")
+    params = from_trusted_bytes(parts[0])
     return cls._assemble(params, parts, trusted=True)
 
 
 def context_for(cls, params_bytes: bytes, settings_bytes: bytes, key_id: bytes) -> KeyedContext:
     """The context an unpickled object belongs to (made keyless when none is registered)."""
-    params = Parameters.load(params_bytes, "none")
+    params = from_trusted_bytes(params_bytes)
     return _lookup_or_make(cls, params, _decode_settings(settings_bytes), key_id or None)
 
 

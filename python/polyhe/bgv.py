@@ -258,8 +258,8 @@ class Context(KeyedContext):
         ``relinearization=False``) and Galois keys: for each step in ``rotations`` a row rotation
         (:meth:`Ciphertext.rotate_rows`: Galois element 5^step mod 2N, negative steps rotate
         right) and, when ``conjugation``, the row swap (:meth:`Ciphertext.rotate_columns`:
-        element 2N − 1). ``seed`` (32 bytes) makes them reproducible, for tests only. Replaces any
-        keys held; returns self."""
+        element 2N − 1). ``seed`` (32 bytes) makes them reproducible, for tests only. Once per
+        context (a context holding keys refuses: make a new one); returns self."""
         super().generate_keys(rotations, conjugation, relinearization, seed)
         return self
 
