@@ -280,11 +280,17 @@ def test_shutdown_frees_the_workers(all_cpus, ctx):
     assert ray.available_resources().get("CPU", 0) == before
 
 
-def test_workers_that_cannot_import_polyhe(all_cpus, ctx):
-    # The environment the workers inherit is what lets them import polyhe: without it, the pool
-    # says so.
-    env = {"env_vars": {"PYTHONPATH": "/nonexistent"}}
-    want = r"(?s)failed to start; the workers must import.*No module named 'polyhe'"
+def test_workers_that_cannot_import_polyhe(all_cpus, ctx, tmp_path):
+    # Workers whose environment gives them no working polyhe: the pool says so. A package of that
+    # name that fails to import, first on the workers' PYTHONPATH, stands for it, whether polyhe
+    # comes from a build tree (PYTHONPATH) or is installed (site-packages, after PYTHONPATH).
+    broken = tmp_path / "polyhe"
+    broken.mkdir()
+    (broken / "__init__.py").write_text(
+        "raise ImportError('this polyhe cannot be imported (test_distributed)')\n"
+    )
+    env = {"env_vars": {"PYTHONPATH": str(tmp_path)}}
+    want = r"(?s)failed to start; the workers must import.*this polyhe cannot be imported"
     with pytest.raises(RuntimeError, match=want):
         Pool(ctx, workers=1, runtime_env=env, start_timeout=120)
 
