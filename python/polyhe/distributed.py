@@ -447,7 +447,7 @@ class Pool:
         chunk; ``chunksize`` fixes the size instead (larger for light items; a worker holds the
         items of the chunks queued on it). An exception in ``fn`` is raised here (the first one
         met) with the item's index and the worker's traceback attached; the chunks still queued
-        are cancelled and the pool stays usable."""
+        run to the end, their results dropped, and the pool stays usable."""
         self._check_open()
         if not callable(fn):
             raise TypeError(f"fn: expected a function of (context, item), got {type(fn).__name__}")
@@ -492,11 +492,14 @@ class Pool:
                     if position < n:
                         submit(a)
         except BaseException:
-            for ref in pending:
-                try:
-                    ray.cancel(ref)
-                except Exception:
-                    pass
+            # The chunks already queued (at most in_flight per actor) run to the end and their
+            # results are dropped. Cancelling queued actor calls instead can leave an actor waiting
+            # for a call number that never comes ("Timed out waiting for seq_no": Ray's
+            # ActorUnavailableError), which broke the next map on a loaded machine.
+            try:
+                ray.wait(list(pending), num_returns=len(pending))
+            except Exception:
+                pass
             raise
         out: List[R] = []
         for start in sorted(results):
