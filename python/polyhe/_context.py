@@ -254,15 +254,7 @@ class KeyedContext:
             raise _polyhe.InvalidParameter(
                 "serialize(include_secret_key=True): this context holds no secret key"
             )
-        sections = [
-            self._params.serialize(),
-            _encode_settings(self._settings()),
-            self._key_id or b"",
-            self._pk.serialize() if self._pk is not None else b"",
-            self._relin.serialize() if self._relin is not None else b"",
-            self._galois.serialize() if self._galois is not None else b"",
-            self._sk.serialize() if include_secret_key else b"",
-        ]
+        sections = self._sections(include_secret_key)
         out = [_MAGIC, self._scheme.encode().ljust(4, b"\0")]
         for s in sections:
             out.append(struct.pack("<Q", len(s)))
@@ -333,16 +325,20 @@ class KeyedContext:
                 "a context holding the secret key does not pickle (the secret would travel with "
                 "it): pickle ctx.public(), or use ctx.serialize(include_secret_key=True) on purpose"
             )
-        parts = [
+        return (_unpickle_context, (type(self), self._sections(include_secret_key=False)))
+
+    def _sections(self, include_secret_key: bool) -> list:
+        """The seven sections of serialize() and of the pickle: parameters, settings, key id,
+        public, relinearisation and Galois keys, secret key (empty where absent or not asked)."""
+        return [
             self._params.serialize(),
             _encode_settings(self._settings()),
             self._key_id or b"",
             self._pk.serialize() if self._pk is not None else b"",
             self._relin.serialize() if self._relin is not None else b"",
             self._galois.serialize() if self._galois is not None else b"",
-            b"",
+            self._sk.serialize() if include_secret_key else b"",
         ]
-        return (_unpickle_context, (type(self), parts))
 
     def __repr__(self) -> str:
         keys = [
