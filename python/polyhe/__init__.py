@@ -30,6 +30,7 @@ from polyhe._polyhe import verify as _verify
 from polyhe._polyhe import set_cpu_path as _set_cpu_path
 from polyhe._polyhe import set_threads as _set_threads
 from polyhe._polyhe import threads
+from polyhe._checks import as_bytes as _as_bytes
 from polyhe._checks import index as _index
 from polyhe.parameters import Parameters
 from polyhe import arith, bgv, ckks
@@ -90,8 +91,3 @@ def verify(sealed: bytes, key: bytes) -> bytes:
     bytes or another key. Load what it returns with the usual ``load`` functions."""
     return _verify(_as_bytes("sealed", sealed), _as_bytes("key", key))
 
-
-def _as_bytes(name: str, value: object) -> bytes:
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    raise TypeError(f"{name}: expected bytes, got {type(value).__name__}")

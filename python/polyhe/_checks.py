@@ -3,9 +3,28 @@
 from __future__ import annotations
 
 import numbers
+import pickle
 from typing import Iterable, Optional
 
 from polyhe import _polyhe
+
+
+def byteslike(name: str, data: object) -> object:
+    """``data`` for a native loader as it is, not copied: bytes, bytearray, memoryview or a
+    pickle buffer (the loader reads a read-only buffer in place and copies a writable one first,
+    so that nothing written to it meanwhile changes what was checked)."""
+    if isinstance(data, (bytes, bytearray, memoryview, pickle.PickleBuffer)):
+        return data
+    raise TypeError(f"{name}: expected bytes or a bytes-like object, got {type(data).__name__}")
+
+
+def as_bytes(name: str, data: object) -> bytes:
+    """``data`` as immutable bytes (copied unless it is bytes already)."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview, pickle.PickleBuffer)):
+        return bytes(data)
+    raise TypeError(f"{name}: expected bytes, got {type(data).__name__}")
 
 
 def int_list(name: str, values: Optional[Iterable[object]], lo: int, hi: int) -> list:

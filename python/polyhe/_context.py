@@ -269,11 +269,9 @@ class KeyedContext:
         wrong; the parameters under the ``minimum_security`` policy, InsecureParameters below it).
         The result is a context of its own (unpickling, by contrast, joins the context registered
         under the key id); it is registered for unpickling only when no context of that key id is."""
-        from polyhe._checks import security_name
+        from polyhe._checks import byteslike, security_name
 
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"data: expected bytes, got {type(data).__name__}")
-        parts = _split(bytes(data), cls._scheme)
+        parts = _split(byteslike("data", data), cls._scheme)
         params = Parameters.load(parts[0], security_name(minimum_security))
         return cls._assemble(params, parts, trusted=False)
 
@@ -420,11 +418,14 @@ def _decode_settings(data: bytes) -> tuple:
     return value
 
 
-def _split(data: bytes, scheme: str) -> list:
-    if not data.startswith(_MAGIC):
+def _split(data, scheme: str) -> list:
+    """The seven sections of context bytes (any bytes-like object): the parameters, settings and
+    key id as bytes, the keys as views of ``data`` (their loaders read them in place)."""
+    data = memoryview(data).cast("B")
+    if bytes(data[: len(_MAGIC)]) != _MAGIC:
         raise _polyhe.CorruptData("context: not a polyhe context (bad magic)")
     pos = len(_MAGIC)
-    tag = data[pos : pos + 4].rstrip(b"\0").decode(errors="replace")
+    tag = bytes(data[pos : pos + 4]).rstrip(b"\0").decode(errors="replace")
     if tag != scheme:
         raise _polyhe.CorruptData(f"context: a {tag!r} context, expected {scheme!r}")
     pos += 4
@@ -436,7 +437,8 @@ def _split(data: bytes, scheme: str) -> list:
         pos += 8
         if n > len(data) - pos:
             raise _polyhe.CorruptData(f"context: a section of {n} bytes where {len(data) - pos} remain")
-        parts.append(data[pos : pos + n])
+        section = data[pos : pos + n]
+        parts.append(bytes(section) if len(parts) < 3 else section)
         pos += n
     if pos != len(data):
         raise _polyhe.CorruptData(f"context: {len(data) - pos} trailing bytes")

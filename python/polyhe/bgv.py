@@ -38,7 +38,7 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 
 from polyhe import _polyhe
-from polyhe._checks import index
+from polyhe._checks import byteslike, index
 from polyhe._context import KeyedContext, context_for, _encode_settings
 from polyhe.parameters import Parameters
 
@@ -161,12 +161,6 @@ def _refuse_scalar(x: object, op: str) -> None:
             f"{op}: the constant {x!r} is a {type(x).__name__}; BGV/BFV operate on integers "
             f"mod t (Python or numpy integers)"
         )
-
-
-def _bytes(data: object) -> bytes:
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
-    raise TypeError(f"data: expected bytes, got {type(data).__name__}")
 
 
 def _encoding_arg(encoding: object) -> str:
@@ -432,7 +426,7 @@ class Context(KeyedContext):
         slots when this context batches, else coefficients), ``length`` of them (default: all)."""
         enc = self._default_encoding(encoding)
         n = None if length is None else index("length", length, 0, int(self._native.n))
-        ct = self._native.load_ciphertext(_bytes(data))
+        ct = self._native.load_ciphertext(byteslike("data", data))
         return Ciphertext(ct, self, enc, n)
 
     def load_plaintext(
@@ -443,7 +437,7 @@ class Context(KeyedContext):
         :meth:`load_ciphertext`."""
         enc = self._default_encoding(encoding)
         n = None if length is None else index("length", length, 0, int(self._native.n))
-        pt = self._native.load_plaintext(_bytes(data))
+        pt = self._native.load_plaintext(byteslike("data", data))
         return Plaintext(pt, self, enc, n)
 
     def _default_encoding(self, encoding: Optional[str]) -> str:

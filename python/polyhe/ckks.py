@@ -25,7 +25,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from polyhe import _polyhe
-from polyhe._checks import index
+from polyhe._checks import byteslike, index
 from polyhe._context import KeyedContext, context_for, _encode_settings
 from polyhe.parameters import Parameters
 
@@ -205,12 +205,12 @@ class Context(KeyedContext):
         """A ciphertext from :meth:`Ciphertext.serialize`'s bytes, checked (CorruptData,
         MismatchedContext for another parameter set). Its values decrypt as complex unless
         marked real with ``ct.as_real()``."""
-        ct = _native.load_ciphertext(_bytes(data), self._params._native)
+        ct = _native.load_ciphertext(byteslike("data", data), self._params._native)
         return Ciphertext(ct, self, False, None)
 
     def load_plaintext(self, data: bytes) -> "Plaintext":
         """A plaintext from :meth:`Plaintext.serialize`'s bytes, checked."""
-        pt = _native.Plaintext.load(_bytes(data), self._params._native)
+        pt = _native.Plaintext.load(byteslike("data", data), self._params._native)
         return Plaintext(pt, self, False, None)
 
 
@@ -218,12 +218,6 @@ def _scale_arg(scale: object) -> float:
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
         raise _polyhe.InvalidParameter(f"scale = {scale!r}: expected a positive number")
     return float(scale)
-
-
-def _bytes(data: object) -> bytes:
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
-    raise TypeError(f"data: expected bytes, got {type(data).__name__}")
 
 
 def _output(native_ctx, pt, real: bool, stored: Optional[int], length: Optional[int]) -> np.ndarray:

@@ -7,7 +7,7 @@ import weakref
 from typing import Optional, Sequence, Union
 
 from polyhe import _polyhe
-from polyhe._checks import index, int_list, security_name
+from polyhe._checks import byteslike, index, int_list, security_name
 
 __all__ = ["Parameters"]
 
@@ -148,7 +148,7 @@ class Parameters:
         level is below ``minimum_security`` — a file cannot lower the bar by declaring itself
         insecure; pass ``"none"`` to accept any level by name. Malformed bytes raise
         :class:`polyhe.CorruptData`. The set already alive in this process is reused."""
-        data = _as_bytes("data", data)
+        data = byteslike("data", data)
         native = _polyhe.Parameters.load(data, security_name(minimum_security))
         return cls._adopt(native)
 
@@ -206,8 +206,3 @@ def from_trusted_bytes(data: bytes) -> Parameters:
         _by_bytes[data] = params
     return params
 
-
-def _as_bytes(name: str, data: object) -> bytes:
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
-    raise TypeError(f"{name}: expected bytes, got {type(data).__name__}")

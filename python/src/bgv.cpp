@@ -141,16 +141,16 @@ void bind_bgv(nb::module_& parent) {
              return to_bytes(bgv::serialize(pt, *c.ptr));
            })
       .def("load_plaintext",
-           [](const BgvContext& c, const nb::bytes& b) {
-             const auto bytes = byte_span(b);
+           [](const BgvContext& c, nb::handle data) {
+             const ByteInput bytes(data);
              nb::gil_scoped_release release;
-             return bgv::load_plaintext(bytes, *c.ptr);
+             return bgv::load_plaintext(bytes.span(), *c.ptr);
            })
       .def("load_ciphertext",
-           [](const BgvContext& c, const nb::bytes& b) {
-             const auto bytes = byte_span(b);
+           [](const BgvContext& c, nb::handle data) {
+             const ByteInput bytes(data);
              nb::gil_scoped_release release;
-             return bgv::load_ciphertext(bytes, *c.ptr);
+             return bgv::load_ciphertext(bytes.span(), *c.ptr);
            })
       .def(
           "encrypt",

@@ -14,6 +14,7 @@
 #include <complex>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,45 @@ template <class T>
 [[nodiscard]] inline std::span<const std::uint8_t> byte_span(const nb::bytes& b) {
   return {reinterpret_cast<const std::uint8_t*>(b.c_str()), b.size()};
 }
+
+/// The serialised bytes a loader reads, from any C-contiguous buffer: bytes, a read-only
+/// memoryview, Ray's out-of-band pickle buffers (read in place, no copy), or a writable buffer
+/// such as bytearray (copied first: another thread could write to it while the loader runs with
+/// the GIL released, after the words were checked). Construct and destroy it with the GIL held;
+/// span() may be read without it.
+class ByteInput {
+ public:
+  explicit ByteInput(nb::handle object) {
+    if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
+      PyErr_Clear();
+      throw nb::type_error(
+          ("data: expected bytes or a C-contiguous bytes-like object, got " +
+           std::string(nb::type_name(object.type()).c_str()))
+              .c_str());
+    }
+    const auto* first = static_cast<const std::uint8_t*>(view_.buf);
+    const auto size = static_cast<std::size_t>(view_.len);
+    if (view_.readonly != 0) {
+      bytes_ = {first, size};
+    } else {
+      copy_.assign(first, first + size);
+      bytes_ = copy_;
+      PyBuffer_Release(&view_);
+      view_.obj = nullptr;
+    }
+  }
+  ByteInput(const ByteInput&) = delete;
+  ByteInput& operator=(const ByteInput&) = delete;
+  ~ByteInput() {
+    if (view_.obj != nullptr) PyBuffer_Release(&view_);
+  }
+  [[nodiscard]] std::span<const std::uint8_t> span() const { return bytes_; }
+
+ private:
+  Py_buffer view_{};
+  std::vector<std::uint8_t> copy_;
+  std::span<const std::uint8_t> bytes_;
+};
 
 void bind_errors(nb::module_& m);      // errors.cpp: the exception classes and the translator
 void bind_system(nb::module_& m);      // module.cpp: version, CPU path, threads

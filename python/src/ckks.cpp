@@ -38,10 +38,10 @@ void bind_ckks(nb::module_& parent) {
       .def("serialize", [](const ckks::Plaintext& p) { return to_bytes(ckks::serialize(p)); })
       .def_static(
           "load",
-          [](const nb::bytes& b, const Params& params) {
-            const auto bytes = byte_span(b);
+          [](nb::handle data, const Params& params) {
+            const ByteInput bytes(data);
             nb::gil_scoped_release release;
-            return ckks::load_plaintext(bytes, params.ptr);
+            return ckks::load_plaintext(bytes.span(), params.ptr);
           },
           nb::arg("data"), nb::arg("params"));
 
@@ -98,10 +98,10 @@ void bind_ckks(nb::module_& parent) {
 
   m.def(
       "load_ciphertext",
-      [](const nb::bytes& b, const Params& params) {
-        const auto bytes = byte_span(b);
+      [](nb::handle data, const Params& params) {
+        const ByteInput bytes(data);
         nb::gil_scoped_release release;
-        return ckks::load_ciphertext(bytes, params.ptr);
+        return ckks::load_ciphertext(bytes.span(), params.ptr);
       },
       nb::arg("data"), nb::arg("params"));
 

@@ -51,10 +51,10 @@ rlwe::MacKey mac_key_of(const nb::bytes& b) {
 /// A loader bound as a static method: load(data, params), the GIL released while it checks.
 template <class Wrapper, class Load>
 auto loader(Load load) {
-  return [load](const nb::bytes& b, const Params& params) {
-    const auto bytes = byte_span(b);
+  return [load](nb::handle data, const Params& params) {
+    const ByteInput bytes(data);
     nb::gil_scoped_release release;
-    return Wrapper{rlwe::share(load(bytes, params.ptr))};
+    return Wrapper{rlwe::share(load(bytes.span(), params.ptr))};
   };
 }
 

@@ -77,13 +77,13 @@ void bind_parameters(nb::module_& m) {
       .def("serialize", [](const Params& s) { return to_bytes(rlwe::serialize(*s.ptr)); })
       .def_static(
           "load",
-          [](const nb::bytes& b, const std::string& minimum) {
+          [](nb::handle data, const std::string& minimum) {
             const auto level = parse_security(minimum);
-            const auto bytes = byte_span(b);
+            const ByteInput bytes(data);
             rlwe::ParametersPtr made;
             {
               nb::gil_scoped_release release;
-              made = rlwe::load_parameters(bytes, level);
+              made = rlwe::load_parameters(bytes.span(), level);
             }
             return Params{std::move(made)};
           },

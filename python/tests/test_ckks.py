@@ -154,6 +154,32 @@ def test_bytes_round_trips(ctx, rng):
         polyhe.Parameters.load(ctx.params.serialize())  # the caller's default policy: 128 bits
 
 
+def test_loaders_take_bytes_like_objects(ctx, rng):
+    x = rng.uniform(-1, 1, 16)
+    data = ctx.encrypt(x).serialize()
+    # Read-only buffers are read in place: a memoryview, a slice of a larger buffer, a pickle
+    # buffer (what Ray hands over out of band).
+    framed = b"head" + data + b"tail"
+    for view in (memoryview(data), memoryview(framed)[4:-4], pickle.PickleBuffer(data)):
+        close(ctx.decrypt(ctx.load_ciphertext(view))[:16], x)
+    # A writable buffer is copied before it is checked: the ciphertext does not change with it.
+    mutable = bytearray(data)
+    loaded = ctx.load_ciphertext(mutable)
+    mutable[len(mutable) // 2 :] = bytes(len(mutable) - len(mutable) // 2)
+    close(ctx.decrypt(loaded)[:16], x)
+    assert ctx.load_ciphertext(memoryview(bytearray(data))).level == loaded.level
+    # Parameters and whole contexts too.
+    assert polyhe.Parameters.load(memoryview(ctx.params.serialize()), "none") == ctx.params
+    pub = ckks.Context.load(bytearray(ctx.public().serialize()), "none")
+    close(ctx.decrypt(pub.encrypt(x)), x)
+    with pytest.raises(TypeError, match="data: expected bytes or a bytes-like object, got str"):
+        ctx.load_ciphertext(data.decode("latin-1"))
+    with pytest.raises(TypeError, match="C-contiguous"):  # every other byte: not one block
+        ckks._native.load_ciphertext(memoryview(data)[::2], ctx.params._native)
+    with pytest.raises(polyhe.CorruptData):
+        ctx.load_ciphertext(memoryview(data)[:-1])
+
+
 def test_context_bytes(ctx, rng):
     x = rng.uniform(-1, 1, 8)
     data = ctx.public().serialize()
