@@ -78,10 +78,9 @@ class ByteInput {
   explicit ByteInput(nb::handle object) {
     if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
       PyErr_Clear();
-      throw nb::type_error(
-          ("data: expected bytes or a C-contiguous bytes-like object, got " +
-           std::string(nb::type_name(object.type()).c_str()))
-              .c_str());
+      throw nb::type_error(("data: expected bytes or a C-contiguous bytes-like object, got " +
+                            std::string(nb::type_name(object.type()).c_str()))
+                               .c_str());
     }
     const auto* first = static_cast<const std::uint8_t*>(view_.buf);
     const auto size = static_cast<std::size_t>(view_.len);
