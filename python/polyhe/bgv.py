@@ -39,6 +39,7 @@ import numpy as np
 
 from polyhe import _polyhe
 from polyhe._checks import byteslike, index
+from polyhe._ciphertext import CiphertextBase, length_of
 from polyhe._context import KeyedContext, context_for, _encode_settings
 from polyhe.parameters import Parameters
 
@@ -169,12 +170,6 @@ def _encoding_arg(encoding: object) -> str:
             f"encoding = {encoding!r}: expected {SLOTS!r} or {COEFFICIENTS!r}"
         )
     return encoding  # type: ignore[return-value]
-
-
-def _length_of(a: Optional[int], b: Optional[int]) -> Optional[int]:
-    if a is None or b is None:
-        return None
-    return max(a, b)
 
 
 class Context(KeyedContext):
@@ -508,49 +503,28 @@ class Plaintext:
         )
 
 
-class Ciphertext:
+class Ciphertext(CiphertextBase):
     """An encrypted vector of integers mod t (slots, or coefficients), at a level. Immutable:
     every operation returns a new ciphertext. Pickles as its bytes with its parameter set,
     t, the scheme and its key id (not its keys)."""
 
-    __slots__ = ("_ct", "_ctx", "_encoding", "_length")
-    __array_ufunc__ = None  # numpy array ∘ ciphertext → the ciphertext's reflected operator
+    __slots__ = ("_encoding",)
 
     def __init__(self, ct, ctx: Context, encoding: str, length: Optional[int]) -> None:
         self._ct, self._ctx, self._encoding, self._length = ct, ctx, encoding, length
 
+    def _flag(self) -> str:
+        return self._encoding
+
     # --- what it is ----------------------------------------------------------------------------
-    @property
-    def context(self) -> Context:
-        """The context (parameters, t, scheme and keys) it belongs to."""
-        return self._ctx
-
-    @property
-    def level(self) -> int:
-        """Its level l: l + 1 primes, l modulus switches left."""
-        return int(self._ct.level)
-
-    @property
-    def size(self) -> int:
-        """2, or 3 for an unrelinearised product."""
-        return int(self._ct.size)
-
     @property
     def encoding(self) -> str:
         """'slots' (operations act slot-wise) or 'coefficients' (polynomial arithmetic)."""
         return self._encoding
 
-    @property
-    def length(self) -> Optional[int]:
-        """How many values decrypt returns by default (None: all)."""
-        return self._length
-
     # --- operations ------------------------------------------------------------------------------
     def _new(self, ct, length=...) -> "Ciphertext":
         return Ciphertext(ct, self._ctx, self._encoding, self._length if length is ... else length)
-
-    def _ev(self):
-        return self._ctx._evaluator()
 
     def _check_encoding(self, encoding: str, op: str) -> None:
         if encoding != self._encoding:
@@ -595,28 +569,13 @@ class Ciphertext:
         coeffs[0] = v
         return ctx._native.plaintext(coeffs)
 
-    def __add__(self, other) -> "Ciphertext":
-        return self._add_sub(other, False, "add")
-
-    def __radd__(self, other) -> "Ciphertext":
-        return self._add_sub(other, False, "add")
-
-    def __sub__(self, other) -> "Ciphertext":
-        return self._add_sub(other, True, "sub")
-
-    def __rsub__(self, other) -> "Ciphertext":
-        return (-self)._add_sub(other, False, "sub")
-
-    def __neg__(self) -> "Ciphertext":
-        return self._new(self._ev().negate(self._ct))
-
     def _add_sub(self, other, sub: bool, op: str) -> "Ciphertext":
         ev = self._ev()
         other = _scalar_of_0d(other)
         if isinstance(other, Ciphertext):
             a, b = self._aligned(other, op)
             ct = ev.sub(a, b) if sub else ev.add(a, b)
-            return self._new(ct, _length_of(self._length, other._length))
+            return self._new(ct, length_of(self._length, other._length))
         if _is_int_scalar(other):
             pt = self._constant_plain(other, op)
             ct = ev.sub_plain(self._ct, pt) if sub else ev.add_plain(self._ct, pt)
@@ -625,7 +584,7 @@ class Ciphertext:
         if isinstance(other, (Plaintext, np.ndarray, list, tuple)):
             pt, n = self._plain_operand(other, op)
             ct = ev.sub_plain(self._ct, pt) if sub else ev.add_plain(self._ct, pt)
-            return self._new(ct, _length_of(self._length, n))
+            return self._new(ct, length_of(self._length, n))
         return NotImplemented
 
     def __mul__(self, other) -> "Ciphertext":
@@ -650,13 +609,13 @@ class Ciphertext:
                 ct = ev.multiply_relin(a, b)
             else:
                 ct = ev.multiply(a, b)
-            return self._new(ct, _length_of(self._length, other._length))
+            return self._new(ct, length_of(self._length, other._length))
         if _is_int_scalar(other):
             return self._new(ev.multiply_plain(self._ct, self._constant_plain(other, "multiply")))
         _refuse_scalar(other, "multiply")
         if isinstance(other, (Plaintext, np.ndarray, list, tuple)):
             pt, n = self._plain_operand(other, "multiply")
-            return self._new(ev.multiply_plain(self._ct, pt), _length_of(self._length, n))
+            return self._new(ev.multiply_plain(self._ct, pt), length_of(self._length, n))
         raise TypeError(f"multiply: cannot multiply a ciphertext by {type(other).__name__}")
 
     def relinearize(self) -> "Ciphertext":
@@ -713,32 +672,6 @@ class Ciphertext:
         self._ctx._require("Galois keys", "_galois", "apply_galois")
         return self._new(self._ev().apply_galois(self._ct, k))
 
-    def copy(self) -> "Ciphertext":
-        """A copy (ciphertexts are immutable; this is for symmetry with numpy)."""
-        return self._new(self._ct.copy())
-
-    # --- bytes and pickle ------------------------------------------------------------------------
-    def serialize(self) -> bytes:
-        """polyhe's binary form (rlwe/serial.hpp: the parts, the level, BGV's plaintext factor);
-        read back with :meth:`Context.load_ciphertext`."""
-        return self._ct.serialize()
-
-    to_bytes = serialize
-
-    def __reduce__(self):
-        ctx = self._ctx
-        return (
-            _unpickle_ciphertext,
-            (
-                ctx._params.serialize(),
-                _encode_settings(ctx._settings()),
-                ctx._key_id or b"",
-                self._ct.serialize(),
-                self._encoding,
-                self._length,
-            ),
-        )
-
     def __repr__(self) -> str:
         return (
             f"polyhe.bgv.Ciphertext({self._ctx.scheme}, level={self.level}, size={self.size}, "
@@ -750,6 +683,9 @@ def _unpickle_ciphertext(params_bytes, settings_bytes, key_id, ct_bytes, encodin
     ctx = context_for(Context, params_bytes, settings_bytes, key_id)
     ct = ctx._native.load_ciphertext(ct_bytes)
     return Ciphertext(ct, ctx, _encoding_arg(encoding), length)
+
+
+Ciphertext._unpickle = _unpickle_ciphertext
 
 
 def _unpickle_plaintext(params_bytes, settings_bytes, key_id, pt_bytes, encoding, length):

@@ -26,7 +26,8 @@ import numpy as np
 
 from polyhe import _polyhe
 from polyhe._checks import byteslike, index
-from polyhe._context import KeyedContext, context_for, _encode_settings
+from polyhe._ciphertext import CiphertextBase, length_of
+from polyhe._context import KeyedContext, context_for
 from polyhe.parameters import Parameters
 
 __all__ = ["Context", "Ciphertext", "Plaintext", "DEFAULT_Q_BITS", "DEFAULT_P_BITS"]
@@ -226,12 +227,6 @@ def _output(native_ctx, pt, real: bool, stored: Optional[int], length: Optional[
     return values if n is None or n == values.shape[0] else values[:n].copy()
 
 
-def _length_of(a: Optional[int], b: Optional[int]) -> Optional[int]:
-    if a is None or b is None:
-        return None
-    return max(a, b)
-
-
 class Plaintext:
     """An encoded vector: a polynomial at a level, with its scale. Made by
     :meth:`Context.encode`."""
@@ -265,47 +260,29 @@ class Plaintext:
         return f"polyhe.ckks.Plaintext(level={self.level}, scale=2^{np.log2(self.scale):.2f})"
 
 
-class Ciphertext:
+class Ciphertext(CiphertextBase):
     """An encrypted vector of up to N/2 real or complex values, at a level and a scale.
     Immutable: every operation returns a new ciphertext. Pickles as its bytes with its parameter
     set and key id (not its keys)."""
 
-    __slots__ = ("_ct", "_ctx", "_real", "_length")
-    __array_ufunc__ = None  # `array + ct` calls ct.__radd__, not numpy's element-wise loop
+    __slots__ = ("_real",)
 
     def __init__(self, ct, ctx: Context, real: bool, length: Optional[int]) -> None:
         self._ct, self._ctx, self._real, self._length = ct, ctx, real, length
 
+    def _flag(self) -> bool:
+        return self._real
+
     # --- what it is ----------------------------------------------------------------------------
-    @property
-    def context(self) -> Context:
-        """The context (parameters and keys) it belongs to."""
-        return self._ctx
-
-    @property
-    def level(self) -> int:
-        """Its level l: l + 1 primes, l rescales left."""
-        return self._ct.level
-
     @property
     def scale(self) -> float:
         """Its scale Δ (values are decoded by dividing by it)."""
         return self._ct.scale
 
     @property
-    def size(self) -> int:
-        """2, or 3 for an unrelinearised product."""
-        return self._ct.size
-
-    @property
     def is_real(self) -> bool:
         """Whether the values are real (decrypt gives float64) rather than complex."""
         return self._real
-
-    @property
-    def length(self) -> Optional[int]:
-        """How many values decrypt returns by default (None: every slot)."""
-        return self._length
 
     def as_real(self) -> "Ciphertext":
         """The same ciphertext, decrypted as real values (the imaginary parts dropped)."""
@@ -321,9 +298,6 @@ class Ciphertext:
             ct, self._ctx, self._real if real is None else real,
             self._length if length is ... else length,
         )
-
-    def _ev(self):
-        return self._ctx._evaluator()
 
     def _aligned(self, other: "Ciphertext", op: str):
         self._ctx._check_same(other._ctx, op)
@@ -349,31 +323,16 @@ class Ciphertext:
         self._ctx._check_same(p._ctx, op)
         return p._pt
 
-    def __add__(self, other) -> "Ciphertext":
-        return self._add_sub(other, False, "add")
-
-    def __radd__(self, other) -> "Ciphertext":
-        return self._add_sub(other, False, "add")
-
-    def __sub__(self, other) -> "Ciphertext":
-        return self._add_sub(other, True, "sub")
-
-    def __rsub__(self, other) -> "Ciphertext":
-        return (-self)._add_sub(other, False, "sub")
-
-    def __neg__(self) -> "Ciphertext":
-        return self._new(self._ev().negate(self._ct))
-
     def _add_sub(self, other, sub: bool, op: str) -> "Ciphertext":
         ev = self._ev()
         if isinstance(other, Ciphertext):
             a, b = self._aligned(other, op)
             ct = ev.sub(a, b) if sub else ev.add(a, b)
-            return self._new(ct, self._real and other._real, _length_of(self._length, other._length))
+            return self._new(ct, self._real and other._real, length_of(self._length, other._length))
         if isinstance(other, Plaintext):
             p = self._plain_operand(other, op)
             ct = ev.sub_plain(self._ct, p) if sub else ev.add_plain(self._ct, p)
-            return self._new(ct, self._real and other._real, _length_of(self._length, other._length))
+            return self._new(ct, self._real and other._real, length_of(self._length, other._length))
         if isinstance(other, numbers.Number) and not isinstance(other, bool):
             c = complex(other)
             if not np.isfinite(c):
@@ -383,7 +342,7 @@ class Ciphertext:
         if isinstance(other, (np.ndarray, list, tuple)):
             pt, real, n = self._plain_for(other, self.scale, op)
             ct = ev.sub_plain(self._ct, pt) if sub else ev.add_plain(self._ct, pt)
-            return self._new(ct, self._real and real, _length_of(self._length, n))
+            return self._new(ct, self._real and real, length_of(self._length, n))
         return NotImplemented
 
     def __mul__(self, other) -> "Ciphertext":
@@ -411,11 +370,11 @@ class Ciphertext:
             else:
                 ct = ev.multiply(a, b)
             real = self._real and other._real
-            length = _length_of(self._length, other._length)
+            length = length_of(self._length, other._length)
         elif isinstance(other, Plaintext):
             ct = ev.multiply_plain(self._ct, self._plain_operand(other, "multiply"))
             real = self._real and other._real
-            length = _length_of(self._length, other._length)
+            length = length_of(self._length, other._length)
         elif isinstance(other, numbers.Number) and not isinstance(other, bool):
             c = complex(other)
             if not np.isfinite(c):
@@ -425,7 +384,7 @@ class Ciphertext:
         elif isinstance(other, (np.ndarray, list, tuple)):
             pt, preal, n = self._plain_for(other, float(self._last_prime()), "multiply")
             ct = ev.multiply_plain(self._ct, pt)
-            real, length = self._real and preal, _length_of(self._length, n)
+            real, length = self._real and preal, length_of(self._length, n)
         else:
             raise TypeError(f"multiply: cannot multiply a ciphertext by {type(other).__name__}")
         if rescale:
@@ -489,32 +448,6 @@ class Ciphertext:
             step <<= 1
         return acc
 
-    def copy(self) -> "Ciphertext":
-        """A copy (ciphertexts are immutable; this is for symmetry with numpy)."""
-        return self._new(self._ct.copy())
-
-    # --- bytes and pickle ------------------------------------------------------------------------
-    def serialize(self) -> bytes:
-        """polyhe's binary form (rlwe/serial.hpp): the parts, level, scale; read back with
-        :meth:`Context.load_ciphertext`."""
-        return self._ct.serialize()
-
-    to_bytes = serialize
-
-    def __reduce__(self):
-        ctx = self._ctx
-        return (
-            _unpickle_ciphertext,
-            (
-                ctx._params.serialize(),
-                _encode_settings(ctx._settings()),
-                ctx._key_id or b"",
-                self._ct.serialize(),
-                self._real,
-                self._length,
-            ),
-        )
-
     def __repr__(self) -> str:
         kind = "real" if self._real else "complex"
         return (
@@ -540,3 +473,6 @@ def _unpickle_ciphertext(params_bytes, settings_bytes, key_id, ct_bytes, real, l
     ctx = context_for(Context, params_bytes, settings_bytes, key_id)
     ct = _native.load_ciphertext(ct_bytes, ctx._params._native)
     return Ciphertext(ct, ctx, bool(real), length)
+
+
+Ciphertext._unpickle = _unpickle_ciphertext

@@ -21,11 +21,14 @@ def public_objects():
                 continue
             yield f"{module.__name__}.{name}", obj
             if inspect.isclass(obj):
-                for attr, member in vars(obj).items():
-                    if attr.startswith("_"):
-                        continue
-                    if isinstance(member, property) or inspect.isfunction(member):
-                        yield f"{module.__name__}.{name}.{attr}", member
+                seen = set()
+                for klass in obj.__mro__[:-1]:  # inherited members too (not object's)
+                    for attr, member in vars(klass).items():
+                        if attr.startswith("_") or attr in seen:
+                            continue
+                        seen.add(attr)
+                        if isinstance(member, property) or inspect.isfunction(member):
+                            yield f"{module.__name__}.{name}.{attr}", member
 
 
 @pytest.mark.parametrize("name,obj", list(public_objects()), ids=lambda v: v if isinstance(v, str) else "")

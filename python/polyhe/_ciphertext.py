@@ -1,0 +1,110 @@
+"""What the CKKS and the BGV/BFV ciphertexts share: the native ciphertext and its context, the
+level and size, the default decrypted length, the operators that only dispatch, copies, bytes and
+pickling. Each scheme's class adds its own flag (CKKS: real or complex values; BGV/BFV: slots or
+coefficients), the operations and the checks of its operands."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from polyhe._context import _encode_settings
+
+
+def length_of(a: Optional[int], b: Optional[int]) -> Optional[int]:
+    """The default decrypted length of a result of two operands (None: every value)."""
+    if a is None or b is None:
+        return None
+    return max(a, b)
+
+
+class CiphertextBase:
+    """The part every polyhe ciphertext shares. Immutable: every operation returns a new
+    ciphertext. Pickles as its bytes with its parameter set, its context's settings, its key id
+    and its scheme's flag, never its keys: ``_unpickle(params_bytes, settings_bytes, key_id,
+    ct_bytes, flag, length)`` (a module-level function of the scheme, so that pickle names it)
+    finds the context again."""
+
+    __slots__ = ("_ct", "_ctx", "_length")
+    __array_ufunc__ = None  # `array ∘ ct` calls the ciphertext's reflected operator, not numpy's
+
+    #: Set by each scheme: the function that rebuilds a ciphertext from its pickled fields.
+    _unpickle: Callable[..., Any]
+
+    # --- the scheme's parts ----------------------------------------------------------------------
+    def _flag(self) -> object:
+        """The scheme's flag, pickled with the bytes (CKKS: real; BGV/BFV: the encoding)."""
+        raise NotImplementedError
+
+    def _new(self, ct, *args: Any, **kwargs: Any) -> "CiphertextBase":
+        raise NotImplementedError
+
+    def _add_sub(self, other, sub: bool, op: str):
+        raise NotImplementedError
+
+    # --- what it is ------------------------------------------------------------------------------
+    @property
+    def context(self):
+        """The context (parameters, settings and keys) it belongs to."""
+        return self._ctx
+
+    @property
+    def level(self) -> int:
+        """Its level l: l + 1 primes (l rescales or modulus switches left)."""
+        return int(self._ct.level)
+
+    @property
+    def size(self) -> int:
+        """2, or 3 for an unrelinearised product."""
+        return int(self._ct.size)
+
+    @property
+    def length(self) -> Optional[int]:
+        """How many values decrypt returns by default (None: all)."""
+        return self._length
+
+    def _ev(self):
+        return self._ctx._evaluator()
+
+    # --- the operators that only dispatch --------------------------------------------------------
+    def __add__(self, other):
+        return self._add_sub(other, False, "add")
+
+    def __radd__(self, other):
+        return self._add_sub(other, False, "add")
+
+    def __sub__(self, other):
+        return self._add_sub(other, True, "sub")
+
+    def __rsub__(self, other):
+        return (-self)._add_sub(other, False, "sub")
+
+    def __neg__(self):
+        return self._new(self._ev().negate(self._ct))
+
+    def copy(self):
+        """A copy (ciphertexts are immutable; this is for symmetry with numpy)."""
+        return self._new(self._ct.copy())
+
+    # --- bytes and pickle ------------------------------------------------------------------------
+    def serialize(self) -> bytes:
+        """polyhe's binary form (rlwe/serial.hpp: the parts, the level, the scale or plaintext
+        factor); read back with the context's ``load_ciphertext``."""
+        return self._ct.serialize()
+
+    def to_bytes(self) -> bytes:
+        """The same as :meth:`serialize`."""
+        return self._ct.serialize()
+
+    def __reduce__(self):
+        ctx = self._ctx
+        return (
+            type(self)._unpickle,
+            (
+                ctx._params.serialize(),
+                _encode_settings(ctx._settings()),
+                ctx._key_id or b"",
+                self._ct.serialize(),
+                self._flag(),
+                self._length,
+            ),
+        )
