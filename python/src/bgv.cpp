@@ -111,30 +111,16 @@ void bind_bgv(nb::module_& parent) {
           "A plaintext from its N coefficients, each < t.")
       .def("decode",
            [](const BgvContext& c, const bgv::Plaintext& pt) {
-             std::vector<std::uint64_t> out;
-             {
-               nb::gil_scoped_release release;
-               out = c.ptr->decode(pt);
-             }
-             return to_numpy(std::move(out));
+             return numpy_without_gil([&] { return c.ptr->decode(pt); });
            })
       .def("decode_signed",
            [](const BgvContext& c, const bgv::Plaintext& pt) {
-             std::vector<std::int64_t> out;
-             {
-               nb::gil_scoped_release release;
-               out = c.ptr->decode_signed(pt);
-             }
-             return to_numpy(std::move(out));
+             return numpy_without_gil([&] { return c.ptr->decode_signed(pt); });
            })
       .def("decode_coefficients_signed",
            [](const BgvContext& c, const bgv::Plaintext& pt) {
-             std::vector<std::int64_t> out;
-             {
-               nb::gil_scoped_release release;
-               out = c.ptr->coefficient_encoder().decode_signed(pt.coeffs);
-             }
-             return to_numpy(std::move(out));
+             return numpy_without_gil(
+                 [&] { return c.ptr->coefficient_encoder().decode_signed(pt.coeffs); });
            })
       .def("serialize_plaintext",
            [](const BgvContext& c, const bgv::Plaintext& pt) {

@@ -60,6 +60,17 @@ template <class T>
   return NumpyArray<T>(owned->data(), 2, shape, owner);
 }
 
+/// f() (a std::vector) computed without the GIL, returned as a numpy array that owns it.
+template <class F>
+[[nodiscard]] auto numpy_without_gil(F&& f) {
+  decltype(f()) out;
+  {
+    nb::gil_scoped_release release;
+    out = f();
+  }
+  return to_numpy(std::move(out));
+}
+
 /// bytes ↔ the byte vectors of serialisation.
 [[nodiscard]] inline nb::bytes to_bytes(const std::vector<std::uint8_t>& v) {
   return nb::bytes(reinterpret_cast<const char*>(v.data()), v.size());

@@ -75,20 +75,10 @@ void bind_ckks(nb::module_& parent) {
           nb::arg("values"), nb::arg("level"), nb::arg("scale"), nb::call_guard<Release>())
       .def("decode",
            [](const CkksContext& c, const ckks::Plaintext& pt) {
-             std::vector<cplx> out;
-             {
-               nb::gil_scoped_release release;
-               out = c.ptr->decode(pt);
-             }
-             return to_numpy(std::move(out));
+             return numpy_without_gil([&] { return c.ptr->decode(pt); });
            })
       .def("decode_real", [](const CkksContext& c, const ckks::Plaintext& pt) {
-        std::vector<double> out;
-        {
-          nb::gil_scoped_release release;
-          out = c.ptr->decode_real(pt);
-        }
-        return to_numpy(std::move(out));
+        return numpy_without_gil([&] { return c.ptr->decode_real(pt); });
       });
 
   m.def(
