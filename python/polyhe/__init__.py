@@ -33,6 +33,7 @@ from polyhe._polyhe import threads
 from polyhe._checks import as_bytes as _as_bytes
 from polyhe._checks import index as _index
 from polyhe.parameters import Parameters
+from polyhe._device import Device, cuda_compiled, device, gpus
 from polyhe import arith, bgv, ckks
 
 __all__ = [
@@ -43,6 +44,10 @@ __all__ = [
     "CorruptData",
     "DeviceError",
     "Parameters",
+    "Device",
+    "device",
+    "gpus",
+    "cuda_compiled",
     "arith",
     "bgv",
     "ckks",

@@ -55,7 +55,8 @@ class KeyedContext:
         self._galois = None
         self._key_id: Optional[bytes] = None
         self._lock = threading.RLock()
-        self._cache: Dict[str, object] = {}
+        self._cache: Dict[object, object] = {}
+        self._device = None  # a native Device, or None: host memory
 
     # --- subclass hooks ----------------------------------------------------------------------
     def _settings(self) -> tuple:
@@ -180,6 +181,7 @@ class KeyedContext:
         other._copy_settings_from(self)
         other._pk, other._relin, other._galois = self._pk, self._relin, self._galois
         other._key_id = self._key_id
+        other._device = self._device
         _register(other, replace=False)
         return other
 
@@ -188,6 +190,32 @@ class KeyedContext:
 
     def _apply_settings(self, settings: tuple) -> None:
         """Subclasses set what _settings() reads that the native context does not hold."""
+
+    # --- the device --------------------------------------------------------------------------
+    @property
+    def device(self):
+        """Where this context's keys and ciphertexts live and its operations run: a
+        :class:`polyhe.Device`, or None for host memory and the CPU kernels. Set at construction
+        (``device=``); a context unpickled elsewhere is on the host there."""
+        return self._device
+
+    def _placed_key(self, name: str):
+        """The key held in attribute ``name`` where this context computes: the host key, or its
+        copy on the device (made once, and again after the keys change)."""
+        key = getattr(self, name)
+        if key is None or self._device is None:
+            return key
+        with self._lock:
+            copy = self._cache.get(("device", name))
+            if copy is None:
+                copy = key.to_device(self._device)
+                self._cache[("device", name)] = copy
+            return copy
+
+    def _place(self, native):
+        """A native ciphertext or CKKS plaintext where this context computes (moved if not)."""
+        dev = self._device
+        return native if native.is_on(dev) else native.to_device(dev)
 
     # --- native helpers ----------------------------------------------------------------------
     def _require(self, what: str, key: str, op: str):
@@ -210,7 +238,7 @@ class KeyedContext:
         with self._lock:
             enc = self._cache.get("encryptor")
             if enc is None:
-                key = self._pk if self._pk is not None else self._sk
+                key = self._placed_key("_pk" if self._pk is not None else "_sk")
                 if key is None:
                     self._require("public key", "_pk", "encrypt")
                 enc = _polyhe.Encryptor(key)
@@ -264,16 +292,21 @@ class KeyedContext:
     to_bytes = serialize
 
     @classmethod
-    def load(cls, data: bytes, minimum_security=128) -> "KeyedContext":
+    def load(cls, data: bytes, minimum_security=128, device=None) -> "KeyedContext":
         """A context from :meth:`serialize`'s bytes, every part checked (CorruptData naming what is
         wrong; the parameters under the ``minimum_security`` policy, InsecureParameters below it).
         The result is a context of its own (unpickling, by contrast, joins the context registered
-        under the key id); it is registered for unpickling only when no context of that key id is."""
+        under the key id); it is registered for unpickling only when no context of that key id is.
+        ``device`` as for the constructor."""
         from polyhe._checks import byteslike, security_name
+        from polyhe._device import resolve
 
+        where = resolve(device)
         parts = _split(byteslike("data", data), cls._scheme)
         params = Parameters.load(parts[0], security_name(minimum_security))
-        return cls._assemble(params, parts, trusted=False)
+        ctx = cls._assemble(params, parts, trusted=False)
+        ctx._device = where
+        return ctx
 
     @classmethod
     def _assemble(cls, params: Parameters, parts: list, trusted: bool) -> "KeyedContext":

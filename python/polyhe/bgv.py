@@ -41,6 +41,7 @@ from polyhe import _polyhe
 from polyhe._checks import byteslike, index
 from polyhe._ciphertext import CiphertextBase, length_of
 from polyhe._context import KeyedContext, context_for, _encode_settings
+from polyhe._device import DeviceArg, resolve
 from polyhe.parameters import Parameters
 
 __all__ = [
@@ -181,7 +182,9 @@ class Context(KeyedContext):
     ``params`` (a :class:`polyhe.Parameters`) or the parameter keywords (``log_n``, ``q_bits``,
     ``p_bits``, ``dnum``, ``hamming_weight``, ``security``). ``t`` must satisfy 2 ≤ t < 2^60 and
     divide no prime of Q; batching (:meth:`encode`) needs t prime with t ≡ 1 mod 2N, any other t
-    serves :meth:`encode_coefficients`. Then :meth:`generate_keys`.
+    serves :meth:`encode_coefficients`. Then :meth:`generate_keys`. ``device`` (``"cuda"``,
+    ``"cuda:N"``, ``"emulated"`` or a :class:`polyhe.Device`; default None, host memory) is where
+    the keys and ciphertexts live and the operations run; plaintexts stay on the host.
     """
 
     _scheme = "bgv"  # BGV and BFV share the class; the scheme is part of the settings
@@ -198,7 +201,9 @@ class Context(KeyedContext):
         dnum: int = 0,
         hamming_weight: int = 0,
         security: Union[int, str] = 128,
+        device: DeviceArg = None,
     ) -> None:
+        where = resolve(device)
         if not isinstance(scheme, str):
             raise TypeError(f"scheme: expected 'bgv' or 'bfv', got {type(scheme).__name__}")
         tv = index("t", t, 0, (1 << 64) - 1)  # the native context checks 2 ≤ t < 2^60
@@ -215,6 +220,7 @@ class Context(KeyedContext):
             raise TypeError(f"params: expected polyhe.Parameters, got {type(params).__name__}")
         native = _native.Context(params._native, tv, scheme)
         self._init_keyed(params, native)
+        self._device = where
 
     # --- KeyedContext hooks --------------------------------------------------------------------
     def _settings(self) -> tuple:
@@ -234,7 +240,9 @@ class Context(KeyedContext):
         return _native.Context(params._native, settings[0], settings[1])
 
     def _make_evaluator(self):
-        return _native.Evaluator(self._native, self._relin, self._galois)
+        return _native.Evaluator(
+            self._native, self._placed_key("_relin"), self._placed_key("_galois")
+        )
 
     def generate_keys(
         self,
@@ -375,7 +383,8 @@ class Context(KeyedContext):
         return Ciphertext(ct, self, pt._encoding, pt._length)
 
     def _decryptor(self, op: str):
-        sk = self._require("secret key", "_sk", op)
+        self._require("secret key", "_sk", op)
+        sk = self._placed_key("_sk")
         with self._lock:
             dec = self._cache.get("decryptor")
             if dec is None:
@@ -511,7 +520,7 @@ class Ciphertext(CiphertextBase):
     __slots__ = ("_encoding",)
 
     def __init__(self, ct, ctx: Context, encoding: str, length: Optional[int]) -> None:
-        self._ct, self._ctx, self._encoding, self._length = ct, ctx, encoding, length
+        self._ct, self._ctx, self._encoding, self._length = ctx._place(ct), ctx, encoding, length
 
     def _flag(self) -> str:
         return self._encoding

@@ -28,6 +28,7 @@ from polyhe import _polyhe
 from polyhe._checks import byteslike, index
 from polyhe._ciphertext import CiphertextBase, length_of
 from polyhe._context import KeyedContext, context_for
+from polyhe._device import DeviceArg, resolve
 from polyhe.parameters import Parameters
 
 __all__ = ["Context", "Ciphertext", "Plaintext", "DEFAULT_Q_BITS", "DEFAULT_P_BITS"]
@@ -79,7 +80,9 @@ class Context(KeyedContext):
     Δ = 2^40 (128-bit secure). Pass ``params`` (a :class:`polyhe.Parameters`) or the parameter
     keywords (``log_n``, ``q_bits``, ``p_bits``, ``dnum``, ``hamming_weight``, ``security``), and
     ``scale`` or ``scale_bits`` (default: the size of the top prime, the one the first rescale
-    divides by). Then :meth:`generate_keys`.
+    divides by). Then :meth:`generate_keys`. ``device`` (``"cuda"``, ``"cuda:N"``,
+    ``"emulated"`` or a :class:`polyhe.Device`; default None, host memory) is where the keys and
+    ciphertexts live and the operations run; encoding and decoding run on the host.
     """
 
     _scheme = "ckks"
@@ -96,7 +99,9 @@ class Context(KeyedContext):
         dnum: int = 0,
         hamming_weight: int = 0,
         security: Union[int, str] = 128,
+        device: DeviceArg = None,
     ) -> None:
+        where = resolve(device)
         if params is None:
             params = Parameters(
                 log_n=log_n,
@@ -118,6 +123,7 @@ class Context(KeyedContext):
             raise _polyhe.InvalidParameter(f"scale = {scale!r}: expected a positive number")
         native = _native.Context(params._native, 0.0 if scale is None else float(scale))
         self._init_keyed(params, native)
+        self._device = where
 
     # --- KeyedContext hooks --------------------------------------------------------------------
     def _settings(self) -> tuple:
@@ -130,7 +136,9 @@ class Context(KeyedContext):
         return _native.Context(params._native, settings[0])
 
     def _make_evaluator(self):
-        return _native.Evaluator(self._native, self._relin, self._galois)
+        return _native.Evaluator(
+            self._native, self._placed_key("_relin"), self._placed_key("_galois")
+        )
 
     # --- what it is ----------------------------------------------------------------------------
     @property
@@ -190,7 +198,8 @@ class Context(KeyedContext):
         if not isinstance(ciphertext, Ciphertext):
             raise TypeError(f"expected a ckks.Ciphertext, got {type(ciphertext).__name__}")
         self._check_same(ciphertext._ctx, "decrypt")
-        sk = self._require("secret key", "_sk", "decrypt")
+        self._require("secret key", "_sk", "decrypt")
+        sk = self._placed_key("_sk")
         bits = index("flooding_bits", flooding_bits, 0, 1000)
         with self._lock:
             key = ("decryptor", bits)
@@ -235,7 +244,7 @@ class Plaintext:
     __array_ufunc__ = None  # numpy operands on the left defer to our operators
 
     def __init__(self, pt, ctx: Context, real: bool, length: Optional[int]) -> None:
-        self._pt, self._ctx, self._real, self._length = pt, ctx, real, length
+        self._pt, self._ctx, self._real, self._length = ctx._place(pt), ctx, real, length
 
     @property
     def level(self) -> int:
@@ -268,7 +277,7 @@ class Ciphertext(CiphertextBase):
     __slots__ = ("_real",)
 
     def __init__(self, ct, ctx: Context, real: bool, length: Optional[int]) -> None:
-        self._ct, self._ctx, self._real, self._length = ct, ctx, real, length
+        self._ct, self._ctx, self._real, self._length = ctx._place(ct), ctx, real, length
 
     def _flag(self) -> bool:
         return self._real
@@ -317,7 +326,7 @@ class Ciphertext(CiphertextBase):
             if a.dtype == np.float64
             else self._ctx._native.encode_complex(a, lvl, scale)
         )
-        return pt, a.dtype == np.float64, a.shape[0]
+        return self._ctx._place(pt), a.dtype == np.float64, a.shape[0]
 
     def _plain_operand(self, p: Plaintext, op: str):
         self._ctx._check_same(p._ctx, op)

@@ -124,5 +124,6 @@ void bind_parameters(nb::module_& m);  // parameters.cpp: rlwe::Parameters
 void bind_keys(nb::module_& m);        // keys.cpp: keys, key generation, encryptor, ciphertext
 void bind_ckks(nb::module_& m);        // ckks.cpp: submodule ckks
 void bind_bgv(nb::module_& m);         // bgv.cpp: submodule bgv (BGV and BFV)
+void bind_device(nb::module_& m);      // device.cpp: devices (CUDA, emulated)
 
 }  // namespace polyhe::python

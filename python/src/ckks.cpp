@@ -36,6 +36,16 @@ void bind_ckks(nb::module_& parent) {
       .def_prop_ro("scale", [](const ckks::Plaintext& p) { return p.scale; })
       .def_prop_ro("params", [](const ckks::Plaintext& p) { return Params{p.params}; })
       .def("serialize", [](const ckks::Plaintext& p) { return to_bytes(ckks::serialize(p)); })
+      .def(
+          "to_device",
+          [](const ckks::Plaintext& p, const DeviceHandle* d) { return p.to_device(device_of(d)); },
+          nb::arg("device").none(), nb::call_guard<Release>())
+      .def(
+          "is_on",
+          [](const ckks::Plaintext& p, const DeviceHandle* d) {
+            return p.poly.device() == device_of(d);
+          },
+          nb::arg("device").none())
       .def_static(
           "load",
           [](nb::handle data, const Params& params) {

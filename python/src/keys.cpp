@@ -67,13 +67,26 @@ void bind_keys(nb::module_& m) {
           "serialize", [](const SecretKey& k) { return to_bytes(rlwe::serialize(*k.ptr)); },
           "The secret key's bytes: the secret itself (the caller owns them).")
       .def_static("load", loader<SecretKey>(rlwe::load_secret_key), nb::arg("data"),
-                  nb::arg("params"));
+                  nb::arg("params"))
+      .def(
+          "to_device",
+          [](const SecretKey& k, const DeviceHandle* d) {
+            return SecretKey{rlwe::share(k.ptr->to_device(device_of(d)))};
+          },
+          nb::arg("device").none(), nb::call_guard<Release>(),
+          "A copy on `device` (None: host memory).");
 
   nb::class_<PublicKey>(m, "PublicKey", "(b, a) = (−a·s + e, a) over Q ∪ P.")
       .def_prop_ro("params", [](const PublicKey& k) { return Params{k.ptr->params}; })
       .def("serialize", [](const PublicKey& k) { return to_bytes(rlwe::serialize(*k.ptr)); })
       .def_static("load", loader<PublicKey>(rlwe::load_public_key), nb::arg("data"),
-                  nb::arg("params"));
+                  nb::arg("params"))
+      .def(
+          "to_device",
+          [](const PublicKey& k, const DeviceHandle* d) {
+            return PublicKey{rlwe::share(k.ptr->to_device(device_of(d)))};
+          },
+          nb::arg("device").none(), nb::call_guard<Release>());
 
   nb::class_<KeySwitchKey>(m, "KeySwitchKey",
                            "A hybrid key-switching key: relinearisation (galois_element 0) or "
@@ -82,7 +95,13 @@ void bind_keys(nb::module_& m) {
       .def_prop_ro("galois_element", [](const KeySwitchKey& k) { return k.ptr->galois_element; })
       .def("serialize", [](const KeySwitchKey& k) { return to_bytes(rlwe::serialize(*k.ptr)); })
       .def_static("load", loader<KeySwitchKey>(rlwe::load_key_switch_key), nb::arg("data"),
-                  nb::arg("params"));
+                  nb::arg("params"))
+      .def(
+          "to_device",
+          [](const KeySwitchKey& k, const DeviceHandle* d) {
+            return KeySwitchKey{rlwe::share(k.ptr->to_device(device_of(d)))};
+          },
+          nb::arg("device").none(), nb::call_guard<Release>());
 
   nb::class_<GaloisKeys>(m, "GaloisKeys", "Key-switching keys by Galois element.")
       .def_prop_ro("params", [](const GaloisKeys& k) { return Params{k.ptr->params}; })
@@ -104,7 +123,13 @@ void bind_keys(nb::module_& m) {
           "The keys of both (the same parameters), for every element of either.")
       .def("serialize", [](const GaloisKeys& k) { return to_bytes(rlwe::serialize(*k.ptr)); })
       .def_static("load", loader<GaloisKeys>(rlwe::load_galois_keys), nb::arg("data"),
-                  nb::arg("params"));
+                  nb::arg("params"))
+      .def(
+          "to_device",
+          [](const GaloisKeys& k, const DeviceHandle* d) {
+            return GaloisKeys{rlwe::share(k.ptr->to_device(device_of(d)))};
+          },
+          nb::arg("device").none(), nb::call_guard<Release>());
 
   m.def("galois_element_for_rotation", &rlwe::galois_element_for_rotation, nb::arg("n"),
         nb::arg("step"));
@@ -179,6 +204,19 @@ void bind_keys(nb::module_& m) {
       .def_prop_ro("factor", &rlwe::Ciphertext::factor)
       .def_prop_ro("seeded", [](const rlwe::Ciphertext& c) { return c.seed().has_value(); })
       .def("copy", [](const rlwe::Ciphertext& c) { return rlwe::Ciphertext(c); })
+      .def(
+          "to_device",
+          [](const rlwe::Ciphertext& c, const DeviceHandle* d) {
+            return c.to_device(device_of(d));
+          },
+          nb::arg("device").none(), nb::call_guard<Release>(),
+          "A copy on `device` (None: host memory).")
+      .def(
+          "is_on",
+          [](const rlwe::Ciphertext& c, const DeviceHandle* d) {
+            return c.device() == device_of(d);
+          },
+          nb::arg("device").none(), "Whether it lives on `device` (None: host memory).")
       .def("serialize", [](const rlwe::Ciphertext& c) {
         std::vector<std::uint8_t> out;
         {

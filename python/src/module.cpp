@@ -58,6 +58,7 @@ NB_MODULE(_polyhe, m) {
       "you pass; this module takes exact types.";
   bind_errors(m);
   bind_system(m);
+  bind_device(m);
   bind_arith(m);
   bind_parameters(m);
   bind_keys(m);

@@ -3,6 +3,7 @@
 // copied, nothing dangles); ciphertexts are bound as the value type rlwe::Ciphertext.
 #pragma once
 
+#include <polyhe/ring/device.hpp>
 #include <polyhe/rlwe/ciphertext.hpp>
 #include <polyhe/rlwe/keys.hpp>
 #include <polyhe/rlwe/parameters.hpp>
@@ -29,6 +30,14 @@ struct KeySwitchKey {
 struct GaloisKeys {
   std::shared_ptr<const rlwe::GaloisKeys> ptr;
 };
+
+/// A device (ring/device.hpp); None in Python where an argument takes one: host memory.
+struct DeviceHandle {
+  std::shared_ptr<Device> ptr;
+};
+[[nodiscard]] inline std::shared_ptr<Device> device_of(const DeviceHandle* d) {
+  return d == nullptr ? nullptr : d->ptr;
+}
 
 /// "128", "192", "256" or "none" → the level (InvalidParameter naming the value otherwise).
 [[nodiscard]] rlwe::SecurityLevel parse_security(const std::string& s);
