@@ -223,8 +223,11 @@ class _Worker:
     """The actor: holds the public context (unpickled here first, so that it is in this
     process's registry before any ciphertext arrives) and runs ``fn`` over chunks of items."""
 
-    def __init__(self, context: KeyedContext, threads: int, rank: int) -> None:
+    def __init__(
+        self, context: KeyedContext, threads: int, rank: int, device: Optional[str] = None
+    ) -> None:
         import polyhe
+        from polyhe._device import resolve
 
         polyhe.set_threads(threads)
         _register_fast_pickling()
@@ -232,14 +235,19 @@ class _Worker:
             raise RuntimeError(
                 "polyhe.distributed: a worker received a context with the secret key"
             )
+        if device is not None:
+            # The context this process unpickled, which its ciphertexts find: on the device from
+            # now on (nothing has been computed with it yet).
+            context._device = resolve(device.replace("{rank}", str(rank)))
+            context._cache.clear()
         self._context = context
         self._rank = rank
         self._fn_id: Optional[bytes] = None
         self._fn: Optional[Callable] = None
 
     def info(self) -> Dict[str, Any]:
-        """What the worker holds: its process, rank, polyhe's thread count and its context's
-        key id and keys."""
+        """What the worker holds: its process, rank, polyhe's thread count, its device and its
+        context's key id and keys."""
         import polyhe
 
         c = self._context
@@ -247,6 +255,7 @@ class _Worker:
             "pid": os.getpid(),
             "rank": self._rank,
             "threads": polyhe.threads(),
+            "device": c.device.name if c.device is not None else None,
             "key_id": c.key_id,
             "has_secret_key": c.has_secret_key,
             "has_public_key": c.has_public_key,
@@ -325,8 +334,11 @@ class Pool:
     least 1); each asks Ray for ``threads_per_worker`` CPUs and sizes polyhe's thread pool to
     ``threads_per_worker`` (:func:`polyhe.set_threads`). ``runtime_env`` goes to the actors
     (e.g. ``{"env_vars": {"PYTHONPATH": ...}}`` where the workers cannot import polyhe
-    otherwise). ``in_flight``: chunks queued on each actor at a time (2: one running, the next
-    arriving). ``start_timeout``: seconds to wait for the actors to start (a cluster without the
+    otherwise). ``device``: where each worker computes — None (its CPUs), ``"cuda"``,
+    ``"cuda:{rank}"`` (worker r on GPU r: ``{rank}`` is replaced by the worker's rank) or
+    ``"emulated"``; a worker that cannot open it fails to start (RuntimeError). The ciphertexts
+    sent to it are moved there, and its results come back as bytes like any other.
+    ``in_flight``: chunks queued on each actor at a time (2: one running, the next arriving). ``start_timeout``: seconds to wait for the actors to start (a cluster without the
     CPUs asked for never starts them: RuntimeError). ``task_events``: whether Ray records the
     actors' calls for its state API and dashboard (off: less overhead per call).
 
@@ -340,6 +352,7 @@ class Pool:
         threads_per_worker: int = 1,
         *,
         runtime_env: Optional[Dict[str, Any]] = None,
+        device: Optional[str] = None,
         in_flight: int = 2,
         start_timeout: float = 300.0,
         task_events: bool = False,
@@ -382,7 +395,8 @@ class Pool:
             options["runtime_env"] = runtime_env
         cls = _actor()
         self._actors = [
-            cls.options(**options).remote(self._context_ref, threads, rank) for rank in range(n)
+            cls.options(**options).remote(self._context_ref, threads, rank, device)
+            for rank in range(n)
         ]
         try:
             ray.get([a.info.remote() for a in self._actors], timeout=start_timeout)
@@ -425,8 +439,9 @@ class Pool:
         return self._closed
 
     def worker_info(self) -> List[Dict[str, Any]]:
-        """For each actor: its process id, rank, polyhe thread count, and what its context holds
-        (``key_id``, ``has_secret_key``, ``has_public_key``, ``has_relinearization_key``)."""
+        """For each actor: its process id, rank, polyhe thread count, device name (None: its
+        CPUs), and what its context holds (``key_id``, ``has_secret_key``, ``has_public_key``,
+        ``has_relinearization_key``)."""
         self._check_open()
         ray = _ray()
         return ray.get([a.info.remote() for a in self._actors])

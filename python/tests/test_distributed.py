@@ -264,6 +264,26 @@ def test_bgv_ciphertexts(all_cpus):
         np.testing.assert_array_equal(ctx.decrypt(ct)[:8], v * v + 5)
 
 
+def _square_where(c, x):
+    y = x * x
+    return y, y._ct.is_on(c.device)
+
+
+def test_workers_on_a_device(all_cpus, ctx):
+    # Each worker moves its context, and the ciphertexts it receives, to the emulated device (the
+    # CUDA code path on the host); the results come home as bytes and decrypt here.
+    x = np.linspace(-1, 1, 16)
+    cts = [ctx.encrypt(x + i) for i in range(3)]
+    with Pool(ctx, workers=2, device="emulated") as p:
+        assert [w["device"] for w in p.worker_info()] == ["cuda-emulated"] * 2
+        out = p.map(_square_where, cts, chunksize=1)
+    for i, (y, on_device) in enumerate(out):
+        assert on_device
+        np.testing.assert_allclose(ctx.decrypt(y), (x + i) ** 2, atol=1e-3)
+    with pytest.raises(RuntimeError, match="failed to start"):
+        Pool(ctx, workers=1, device="gpu")  # not a device name: the worker refuses to start
+
+
 def test_shutdown_frees_the_workers(all_cpus, ctx):
     before = ray.available_resources().get("CPU", 0)
     pool = Pool(ctx, workers=1, threads_per_worker=2)
