@@ -401,7 +401,7 @@ class Context(KeyedContext):
         if not isinstance(ciphertext, Ciphertext):
             raise TypeError(f"expected a bgv.Ciphertext, got {type(ciphertext).__name__}")
         self._check_same(ciphertext._ctx, "decrypt")
-        pt = self._decryptor("decrypt").decrypt(ciphertext._ct)
+        pt = self._decryptor("decrypt").decrypt(self._place(ciphertext._ct))
         return self._output(pt, ciphertext._encoding, ciphertext._length, length, signed)
 
     def decrypt_plaintext(self, ciphertext: "Ciphertext") -> "Plaintext":
@@ -409,7 +409,7 @@ class Context(KeyedContext):
         if not isinstance(ciphertext, Ciphertext):
             raise TypeError(f"expected a bgv.Ciphertext, got {type(ciphertext).__name__}")
         self._check_same(ciphertext._ctx, "decrypt")
-        pt = self._decryptor("decrypt").decrypt(ciphertext._ct)
+        pt = self._decryptor("decrypt").decrypt(self._place(ciphertext._ct))
         return Plaintext(pt, self, ciphertext._encoding, ciphertext._length)
 
     def noise_budget(self, ciphertext: "Ciphertext") -> int:
@@ -419,7 +419,7 @@ class Context(KeyedContext):
         if not isinstance(ciphertext, Ciphertext):
             raise TypeError(f"expected a bgv.Ciphertext, got {type(ciphertext).__name__}")
         self._check_same(ciphertext._ctx, "noise_budget")
-        return int(self._decryptor("noise_budget").noise_budget(ciphertext._ct))
+        return int(self._decryptor("noise_budget").noise_budget(self._place(ciphertext._ct)))
 
     # --- bytes -----------------------------------------------------------------------------------
     def load_ciphertext(
@@ -545,7 +545,8 @@ class Ciphertext(CiphertextBase):
     def _aligned(self, other: "Ciphertext", op: str):
         self._ctx._check_same(other._ctx, op)
         self._check_encoding(other._encoding, op)
-        a, b = self._ct, other._ct
+        # The other operand where this one lives (a context of the same keys on another device).
+        a, b = self._ct, self._ctx._place(other._ct)
         if a.level != b.level:  # BFV needs one level; BGV would switch the same way in C++
             ev = self._ev()
             if a.level > b.level:

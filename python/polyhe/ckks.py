@@ -186,7 +186,7 @@ class Context(KeyedContext):
         pt = values if isinstance(values, Plaintext) else self.encode(values, level, scale)
         if pt._ctx is not self:
             self._check_same(pt._ctx, "encrypt")
-        ct = _native.encrypt(self._encryptor(), pt._pt)
+        ct = _native.encrypt(self._encryptor(), self._place(pt._pt))
         return Ciphertext(ct, self, pt._real, pt._length)
 
     def decrypt(
@@ -207,7 +207,7 @@ class Context(KeyedContext):
             if dec is None:
                 dec = _native.Decryptor(sk, bits)
                 self._cache[key] = dec
-        pt = dec.decrypt(ciphertext._ct)
+        pt = dec.decrypt(self._place(ciphertext._ct))
         return _output(self._native, pt, ciphertext._real, ciphertext._length, length)
 
     # --- bytes -----------------------------------------------------------------------------------
@@ -310,7 +310,8 @@ class Ciphertext(CiphertextBase):
 
     def _aligned(self, other: "Ciphertext", op: str):
         self._ctx._check_same(other._ctx, op)
-        a, b = self._ct, other._ct
+        # The other operand where this one lives (a context of the same keys on another device).
+        a, b = self._ct, self._ctx._place(other._ct)
         ev = self._ev()
         if a.level > b.level:
             a = ev.drop_to_level(a, b.level)
@@ -330,7 +331,7 @@ class Ciphertext(CiphertextBase):
 
     def _plain_operand(self, p: Plaintext, op: str):
         self._ctx._check_same(p._ctx, op)
-        return p._pt
+        return self._ctx._place(p._pt)
 
     def _add_sub(self, other, sub: bool, op: str) -> "Ciphertext":
         ev = self._ev()

@@ -100,6 +100,12 @@ def test_ckks_device_and_host_agree(place):
     r_host = host.decrypt(host.load_ciphertext((moved * moved).serialize()).as_real())
     np.testing.assert_allclose(r_dev[:31], (x * x)[1:32], atol=2e-3)
     np.testing.assert_allclose(r_host[:32], x * x, atol=2e-3)
+    # Operands of the two contexts (one key set) combine where the left one lives, and each
+    # context decrypts the other's ciphertexts.
+    b = host.encrypt(x)
+    assert on(moved + b, dev.device) and on(b + moved, None)
+    np.testing.assert_allclose(host.decrypt(moved + b)[:32], 2 * x, atol=1e-3)
+    np.testing.assert_allclose(dev.decrypt(b)[:32], x, atol=1e-3)
 
 
 @pytest.mark.parametrize("place", places())
