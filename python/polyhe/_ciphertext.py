@@ -91,9 +91,7 @@ class CiphertextBase:
         factor); read back with the context's ``load_ciphertext``."""
         return self._ct.serialize()
 
-    def to_bytes(self) -> bytes:
-        """The same as :meth:`serialize`."""
-        return self._ct.serialize()
+    to_bytes = serialize
 
     def __reduce__(self):
         ctx = self._ctx

@@ -58,6 +58,15 @@ auto loader(Load load) {
   };
 }
 
+/// to_device(device) bound on a key wrapper: a copy on the device (None: host memory), the GIL
+/// released while it moves.
+template <class Wrapper>
+auto mover() {
+  return [](const Wrapper& k, const DeviceHandle* d) {
+    return Wrapper{rlwe::share(k.ptr->to_device(device_of(d)))};
+  };
+}
+
 }  // namespace
 
 void bind_keys(nb::module_& m) {
@@ -68,25 +77,15 @@ void bind_keys(nb::module_& m) {
           "The secret key's bytes: the secret itself (the caller owns them).")
       .def_static("load", loader<SecretKey>(rlwe::load_secret_key), nb::arg("data"),
                   nb::arg("params"))
-      .def(
-          "to_device",
-          [](const SecretKey& k, const DeviceHandle* d) {
-            return SecretKey{rlwe::share(k.ptr->to_device(device_of(d)))};
-          },
-          nb::arg("device").none(), nb::call_guard<Release>(),
-          "A copy on `device` (None: host memory).");
+      .def("to_device", mover<SecretKey>(), nb::arg("device").none(), nb::call_guard<Release>(),
+           "A copy on `device` (None: host memory).");
 
   nb::class_<PublicKey>(m, "PublicKey", "(b, a) = (−a·s + e, a) over Q ∪ P.")
       .def_prop_ro("params", [](const PublicKey& k) { return Params{k.ptr->params}; })
       .def("serialize", [](const PublicKey& k) { return to_bytes(rlwe::serialize(*k.ptr)); })
       .def_static("load", loader<PublicKey>(rlwe::load_public_key), nb::arg("data"),
                   nb::arg("params"))
-      .def(
-          "to_device",
-          [](const PublicKey& k, const DeviceHandle* d) {
-            return PublicKey{rlwe::share(k.ptr->to_device(device_of(d)))};
-          },
-          nb::arg("device").none(), nb::call_guard<Release>());
+      .def("to_device", mover<PublicKey>(), nb::arg("device").none(), nb::call_guard<Release>());
 
   nb::class_<KeySwitchKey>(m, "KeySwitchKey",
                            "A hybrid key-switching key: relinearisation (galois_element 0) or "
@@ -96,12 +95,7 @@ void bind_keys(nb::module_& m) {
       .def("serialize", [](const KeySwitchKey& k) { return to_bytes(rlwe::serialize(*k.ptr)); })
       .def_static("load", loader<KeySwitchKey>(rlwe::load_key_switch_key), nb::arg("data"),
                   nb::arg("params"))
-      .def(
-          "to_device",
-          [](const KeySwitchKey& k, const DeviceHandle* d) {
-            return KeySwitchKey{rlwe::share(k.ptr->to_device(device_of(d)))};
-          },
-          nb::arg("device").none(), nb::call_guard<Release>());
+      .def("to_device", mover<KeySwitchKey>(), nb::arg("device").none(), nb::call_guard<Release>());
 
   nb::class_<GaloisKeys>(m, "GaloisKeys", "Key-switching keys by Galois element.")
       .def_prop_ro("params", [](const GaloisKeys& k) { return Params{k.ptr->params}; })
@@ -124,12 +118,7 @@ void bind_keys(nb::module_& m) {
       .def("serialize", [](const GaloisKeys& k) { return to_bytes(rlwe::serialize(*k.ptr)); })
       .def_static("load", loader<GaloisKeys>(rlwe::load_galois_keys), nb::arg("data"),
                   nb::arg("params"))
-      .def(
-          "to_device",
-          [](const GaloisKeys& k, const DeviceHandle* d) {
-            return GaloisKeys{rlwe::share(k.ptr->to_device(device_of(d)))};
-          },
-          nb::arg("device").none(), nb::call_guard<Release>());
+      .def("to_device", mover<GaloisKeys>(), nb::arg("device").none(), nb::call_guard<Release>());
 
   m.def("galois_element_for_rotation", &rlwe::galois_element_for_rotation, nb::arg("n"),
         nb::arg("step"));
