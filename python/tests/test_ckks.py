@@ -154,6 +154,26 @@ def test_bytes_round_trips(ctx, rng):
         polyhe.Parameters.load(ctx.params.serialize())  # the caller's default policy: 128 bits
 
 
+def test_serialize_reuses_its_buffer_without_mixing_ciphertexts(ctx, rng):
+    # serialize() writes into one buffer per thread, reused from call to call: a large ciphertext,
+    # then a smaller one, then the large one again give each its own bytes, of its own length.
+    x = rng.uniform(-1, 1, 16)
+    big = ctx.encrypt(x)
+    small = big * big  # rescaled: one level down
+    assert small.level < big.level
+    first = big.serialize()
+    small_bytes = small.serialize()
+    assert len(small_bytes) < len(first)
+    assert big.serialize() == first
+    assert small.serialize() == small_bytes
+    close(ctx.decrypt(ctx.load_ciphertext(small_bytes))[:16], x * x, tol=1e-4)
+    close(ctx.decrypt(ctx.load_ciphertext(first))[:16], x)
+    # A bytes object already handed out is not touched by later calls.
+    kept = small.serialize()
+    big.serialize()
+    assert kept == small_bytes
+
+
 def test_loaders_take_bytes_like_objects(ctx, rng):
     x = rng.uniform(-1, 1, 16)
     data = ctx.encrypt(x).serialize()

@@ -461,27 +461,37 @@ GaloisKeys load_galois_keys(std::span<const std::uint8_t> bytes, const Parameter
 // ---- ciphertexts -----------------------------------------------------------------------------
 
 std::vector<std::uint8_t> serialize(const Ciphertext& ct) {
+  std::vector<std::uint8_t> out;
+  serialize(ct, out);
+  return out;
+}
+
+void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out) {
   require_params(ct.params(), "ciphertext");
   const Parameters& params = *ct.params();
   const std::size_t limbs = ct.limbs();
   const bool seeded = ct.seed().has_value() && ct.size() == 2;
   const std::size_t stored_parts = seeded ? 1 : ct.size();
-  std::vector<std::uint8_t> out;
-  out.reserve(serial::kHeaderBytes + 33 + (seeded ? kSeedBytes : 0) +
+  out.reserve(out.size() + serial::kHeaderBytes + 33 + (seeded ? kSeedBytes : 0) +
               stored_parts * poly_bytes(params, limbs));
-  Writer w(out);
-  begin(w, Kind::ciphertext, params);
-  w.u64(ct.level());
-  w.u64(ct.size());
-  w.f64(ct.scale());
-  w.u64(ct.factor());
-  w.u8(seeded ? 1 : 0);
-  if (seeded) write_seed(w, *ct.seed());
-  for (std::size_t i = 0; i < stored_parts; ++i) {
-    write_poly(w, ct[i], params, limbs, "ciphertext part");
+  const std::size_t start = out.size();
+  try {
+    Writer w(out);
+    begin(w, Kind::ciphertext, params);
+    w.u64(ct.level());
+    w.u64(ct.size());
+    w.f64(ct.scale());
+    w.u64(ct.factor());
+    w.u8(seeded ? 1 : 0);
+    if (seeded) write_seed(w, *ct.seed());
+    for (std::size_t i = 0; i < stored_parts; ++i) {
+      write_poly(w, ct[i], params, limbs, "ciphertext part");
+    }
+    w.finish();
+  } catch (...) {
+    out.resize(start);  // what was there before, and nothing of this one
+    throw;
   }
-  w.finish();
-  return out;
 }
 
 Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {

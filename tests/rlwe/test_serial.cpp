@@ -322,6 +322,32 @@ TEST(RlweSerial, CiphertextsRoundTrip) {
   EXPECT_TRUE(same_ciphertext(rlwe::load_ciphertext(rlwe::serialize(touched), params), touched));
 }
 
+// serialize(ct, out) appends the bytes serialize(ct) returns, and leaves `out` as it was when it
+// throws (here at the second part, after the header and the first part were written).
+TEST(RlweSerial, CiphertextsAppendToABuffer) {
+  POLYHE_SEEDED_RNG(rng);
+  const ParametersPtr params = make_params(10);
+  const Objects o = Objects::make(params, rng);
+  const Bytes a = rlwe::serialize(o.ct_public);
+  const Bytes b = rlwe::serialize(o.ct_seeded);
+  Bytes out = {1, 2, 3};
+  rlwe::serialize(o.ct_public, out);
+  rlwe::serialize(o.ct_seeded, out);
+  ASSERT_EQ(out.size(), 3 + a.size() + b.size());
+  EXPECT_EQ(Bytes(out.begin(), out.begin() + 3), (Bytes{1, 2, 3}));
+  const Bytes first(out.begin() + 3, out.begin() + 3 + static_cast<std::ptrdiff_t>(a.size()));
+  const Bytes second(out.begin() + 3 + static_cast<std::ptrdiff_t>(a.size()), out.end());
+  EXPECT_EQ(first, a);
+  EXPECT_EQ(second, b);
+  EXPECT_TRUE(same_ciphertext(rlwe::load_ciphertext(second, params), o.ct_seeded));
+
+  Ciphertext broken = o.ct_public;
+  broken[1].to_coefficient();
+  const Bytes before = out;
+  EXPECT_THROW(rlwe::serialize(broken, out), InvalidParameter);
+  EXPECT_EQ(out, before);
+}
+
 // The coefficients of limb 0 of p (either form), centred mod q_0.
 std::vector<std::int64_t> centred_limb0(RnsPoly p) {
   if (p.form() == PolyForm::kEvaluation) p.to_coefficient();

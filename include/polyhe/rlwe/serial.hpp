@@ -101,6 +101,10 @@ inline constexpr std::size_t kMaxSerialPrimes = kMaxPrimes;
 /// A seeded ciphertext (fresh symmetric encryption) stores c_0 and the seed of c_1: half size;
 /// it loads seeded again. Any other ciphertext stores every part.
 [[nodiscard]] std::vector<std::uint8_t> serialize(const Ciphertext& ct);
+/// The same bytes appended to `out`: a caller that serialises many ciphertexts reuses one buffer
+/// (a fresh vector of megabytes per call costs its page faults again whenever the allocator has
+/// given the last one back to the system). On an exception `out` is left as it was.
+void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out);
 [[nodiscard]] Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes,
                                          const ParametersPtr& params);
 
