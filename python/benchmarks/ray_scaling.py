@@ -141,7 +141,7 @@ def main() -> int:
           f"{pair:.2f}x (median of the pairs); load only {m(loads[1]) / m(loads[2]):.2f}x")
     if args.ceiling_pairs > 0:
         c = ceiling(args.ceiling_pairs)
-        print(f"machine ceiling (Python integer loop, 2 processes vs 1, {len(c)} pairs): median "
+        print(f"machine ceiling (Python integer loop, 2 processes vs 1, pairs: {len(c)}): median "
               f"{m(c):.2f}x, range {min(c):.2f}-{max(c):.2f}x")
     return 0
 

@@ -25,7 +25,7 @@ def test_ray_scaling_runs():
     out = run.stdout
     assert "| 1 |" in out and "| 2 |" in out, out
     assert "speedup 2 vs 1 workers:" in out and "(median of the pairs)" in out, out
-    assert "machine ceiling (Python integer loop, 2 processes vs 1, 1 pairs)" in out, out
+    assert "machine ceiling (Python integer loop, 2 processes vs 1, pairs: 1)" in out, out
 
 
 def test_ray_scaling_refuses_bad_sizes():
