@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -472,8 +473,12 @@ void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out) {
   const std::size_t limbs = ct.limbs();
   const bool seeded = ct.seed().has_value() && ct.size() == 2;
   const std::size_t stored_parts = seeded ? 1 : ct.size();
-  out.reserve(out.size() + serial::kHeaderBytes + 33 + (seeded ? kSeedBytes : 0) +
-              stored_parts * poly_bytes(params, limbs));
+  const std::size_t need = serial::kHeaderBytes + 33 + (seeded ? kSeedBytes : 0) +
+                           stored_parts * poly_bytes(params, limbs);
+  if (out.capacity() - out.size() < need) {
+    // Geometric growth, so that appending many ciphertexts to one buffer copies it O(log n) times.
+    out.reserve(std::max(out.size() + need, 2 * out.capacity()));
+  }
   const std::size_t start = out.size();
   try {
     Writer w(out);

@@ -322,8 +322,9 @@ TEST(RlweSerial, CiphertextsRoundTrip) {
   EXPECT_TRUE(same_ciphertext(rlwe::load_ciphertext(rlwe::serialize(touched), params), touched));
 }
 
-// serialize(ct, out) appends the bytes serialize(ct) returns, and leaves `out` as it was when it
-// throws (here at the second part, after the header and the first part were written).
+// serialize(ct, out) appends the bytes serialize(ct) returns, growing `out` geometrically, and
+// leaves `out` as it was when it throws (here at the second part, after the header and the first
+// part were written).
 TEST(RlweSerial, CiphertextsAppendToABuffer) {
   POLYHE_SEEDED_RNG(rng);
   const ParametersPtr params = make_params(10);
@@ -340,6 +341,18 @@ TEST(RlweSerial, CiphertextsAppendToABuffer) {
   EXPECT_EQ(first, a);
   EXPECT_EQ(second, b);
   EXPECT_TRUE(same_ciphertext(rlwe::load_ciphertext(second, params), o.ct_seeded));
+
+  // Appending many grows the buffer geometrically: a handful of reallocations, not one each.
+  Bytes many;
+  int reallocations = 0;
+  for (int i = 0; i < 64; ++i) {
+    const std::size_t capacity = many.capacity();
+    rlwe::serialize(o.ct_public, many);
+    reallocations += many.capacity() != capacity ? 1 : 0;
+  }
+  EXPECT_EQ(many.size(), 64 * a.size());
+  EXPECT_LE(reallocations, 8);
+  EXPECT_EQ(Bytes(many.end() - static_cast<std::ptrdiff_t>(a.size()), many.end()), a);
 
   Ciphertext broken = o.ct_public;
   broken[1].to_coefficient();
