@@ -2,17 +2,21 @@
 // doubles holding integers, every product exact by FMA. Compiled with -mavx2 -mfma (this file
 // only) and chosen by make_avx2_ntt_kernel for q < 2^50.
 //
-// Product (y·ω mod q, signed): h = fl(y·ω), l = y·ω − h exactly (one FMA), Q = round(y·(ω/q)),
-// r = fl(h − Q·q) + l (one FMA, one add). With |y| ≤ 2^52 and q < 2^50:
-//   y·ω/q is within |y|·2^−52 ≤ 1 of its computed value, so |Q − y·ω/q| ≤ 1.5 and
-//   r_true = y·ω − Q·q has |r_true| ≤ 1.5q;
-//   h − Q·q = r_true − l with |l| ≤ ulp(h)/2 ≤ |y|·q·2^−53 ≤ 2^49: an integer below 2^53, so
-//   the FMA's result is exact, and so is r = r_true (|r| ≤ 1.5q < 2^51).
-// Six floating-point operations per product, against nine vpmuludq and nine shifts and adds in
-// the integer kernel (ntt_avx2.cpp).
+// Product (y·ω mod q, signed), the twiddle centred (|ω| < q/2, stored so): h = fl(y·ω),
+// l = y·ω − h exactly (one FMA), Q = round(fl(y·fl(ω/q))), r = fl(h − Q·q) + l (one FMA, one
+// add). With |y| < 2^52 and q < 2^50:
+//   |y·ω/q| < 2^51 and fl(y·fl(ω/q)) is within |y·ω/q|·2^−52 < 1/2 of it, so it is below 2^51
+//   and rounded by two additions (round_small), and |Q − y·ω/q| < 1: r_true = y·ω − Q·q has
+//   |r_true| < q;
+//   h − Q·q = r_true − l with |l| ≤ ulp(h)/2 ≤ |y·ω|·2^−53 < 2^48: an integer below 2^53, so
+//   the FMA's result is exact, and so is r = r_true (|r| < q).
+// Four floating-point multiplies (two FMAs) and three additions per product, against nine vpmuludq
+// and nine shifts and adds in the integer kernel (ntt_avx2.cpp). With ω in [0, q) the quotient
+// could reach 2^52 and needed vroundpd, two µops on the multiply ports of Intel's cores, and |r|
+// was bounded by 1.5q only.
 //
-// Ranges: values are signed integers. A CT butterfly adds at most 1.5q to |x|; starting from
-// |x| ≤ q, two stages give 4q < 2^52 (q < 2^50), so every second stage ends with a centred
+// Ranges: values are signed integers. A CT butterfly adds less than q to |x|; starting from
+// |x| ≤ q, two stages give 3q < 2^52 (q < 2^50), so every second stage ends with a centred
 // reduction x − round(x/q)·q (|·| ≤ q/2 + 1). GS: x + y doubles the bound, (x − y)·ω is a
 // product; the sums are reduced every second stage as well. Inputs [0, q) are converted exactly
 // (2^52 trick), outputs reduced to [0, q) and converted back: every word equals the scalar
@@ -42,7 +46,7 @@ using D = __m256d;
 
 constexpr double kTwo52 = 4503599627370496.0;  // 2^52
 
-/// A twiddle as doubles: ω (exact, < 2^50) and fl(ω/q).
+/// A twiddle as doubles: ω centred (exact, |ω| < q/2) and fl(ω/q).
 struct TwD {
   double w, wq;
 };
@@ -72,9 +76,6 @@ struct VTwD {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_sub_epi64(bits, magic));
 }
 
-[[gnu::always_inline]] inline D round_nearest(D x) {
-  return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-}
 /// The same for |x| < 2^51, by two additions: x + 1.5·2^52 lies in [2^52, 2^53), where the
 /// doubles are the integers, so the sum is rounded to the nearest (ties to even, as vroundpd),
 /// and subtracting 1.5·2^52 again is exact. vroundpd is two µops on the two multiply ports of
@@ -92,11 +93,12 @@ struct FmaArith {
         q_inv(_mm256_set1_pd(1.0 / static_cast<double>(modulus))),
         zero(_mm256_setzero_pd()) {}
 
-  /// y·ω mod q as a signed integer in [−1.5q, 1.5q], for |y| ≤ 2^52 (file comment).
+  /// y·ω mod q as a signed integer in (−q, q), for |y| < 2^52 and a centred twiddle (file
+  /// comment).
   [[gnu::always_inline]] D mul(D y, const VTwD& t) const {
     const D h = _mm256_mul_pd(y, t.w);
     const D l = _mm256_fmsub_pd(y, t.w, h);
-    const D quot = round_nearest(_mm256_mul_pd(y, t.wq));
+    const D quot = round_small(_mm256_mul_pd(y, t.wq));
     return _mm256_add_pd(_mm256_fnmadd_pd(quot, q, h), l);
   }
   /// x − round(x/q)·q: |result| ≤ q/2 + 1 for |x| < 2^52 (the quotient estimate is within 1/2 +
@@ -145,8 +147,9 @@ class Avx2FmaNttKernel final : public NttKernel64 {
         barrett_(Modulus<u64>(t.q).barrett_alg4()),
         ar_(t.q) {
     const double qd = static_cast<double>(q_);
-    const auto tw = [qd](u64 w) {
-      return TwD{static_cast<double>(w), static_cast<double>(w) / qd};
+    const auto tw = [this, qd](u64 w) {  // centred: ω or ω − q, |·| < q/2
+      const double c = w > q_ / 2 ? -static_cast<double>(q_ - w) : static_cast<double>(w);
+      return TwD{c, c / qd};
     };
     fwd_.resize(n_);
     inv_.resize(n_);
