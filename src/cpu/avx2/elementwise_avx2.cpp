@@ -355,11 +355,14 @@ void weighted_sum_fma(const u64* const* x, std::size_t terms, const u64* w, u64*
   thread_local std::vector<double> weights;
   weights.resize(terms);
   for (std::size_t i = 0; i < terms; ++i) weights[i] = static_cast<double>(w[i]);
+  // Through a local pointer: the thread-local itself, named in the loop, is looked up again on
+  // every k (a __tls_get_addr call in position-independent code, the vectors spilled around it).
+  const double* wd = weights.data();
   std::size_t k = 0;
   for (; k + avx2::kLanes <= n; k += avx2::kLanes) {
     D s = _mm256_setzero_pd();
     for (std::size_t i = 0; i < terms; ++i) {
-      s = _mm256_add_pd(s, fm.mul(to_double(load(x[i] + k)), _mm256_broadcast_sd(&weights[i])));
+      s = _mm256_add_pd(s, fm.mul(to_double(load(x[i] + k)), _mm256_broadcast_sd(wd + i)));
       if (i % 8 == 7) s = fm.centre(s);
     }
     avx2::store(out + k, to_words(fm.canonical(fm.centre(s))));
