@@ -88,7 +88,8 @@ class FmaMod {
   [[nodiscard]] D mul(D a, D b) const {
     const D h = _mm256_mul_pd(a, b);
     const D l = _mm256_fmsub_pd(a, b, h);
-    const D quot = round_small(_mm256_mul_pd(h, q_inv_));  // below q < 2^50
+    // h/q < a for b < q: below 2^50 for every caller (the weighted sums' x too, x ≤ 2^50).
+    const D quot = round_small(_mm256_mul_pd(h, q_inv_));
     return _mm256_add_pd(_mm256_fnmadd_pd(quot, q_, h), l);
   }
   /// x − round(x/q)·q: |·| ≤ q/2 + 1 for |x| < 2^53 and |x| < 2^51·q (round_small's range; the
