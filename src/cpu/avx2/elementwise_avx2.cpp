@@ -27,6 +27,7 @@ using avx2::mul_hi;
 using avx2::mul_wide;
 using avx2::mullo;
 using avx2::reduce_once;
+using avx2::round_small;
 using avx2::set1;
 using avx2::V;
 using u64 = std::uint64_t;
@@ -67,14 +68,6 @@ constexpr double kTwo52 = 4503599627370496.0;
 [[gnu::always_inline]] inline V to_words(D x) {  // x an integer in [0, 2^52)
   return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(x, _mm256_set1_pd(kTwo52))),
                           set1(0x4330000000000000ULL));
-}
-
-/// x rounded to the nearest integer (ties to even, as vroundpd) for |x| < 2^51: x + 1.5·2^52 lies
-/// in [2^52, 2^53), where the doubles are the integers, and subtracting 1.5·2^52 is exact. Two
-/// additions instead of vroundpd, which is two µops on the multiply ports of Intel's cores.
-[[gnu::always_inline]] inline D round_small(D x) {
-  const D magic = _mm256_set1_pd(0x1.8p52);
-  return _mm256_sub_pd(_mm256_add_pd(x, magic), magic);
 }
 
 /// The double-precision products mod q < 2^50 (file comment).

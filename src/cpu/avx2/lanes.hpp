@@ -1,6 +1,7 @@
 // Four 64-bit lanes on AVX2 (internal): loads, the 64×64-bit products AVX2 lacks (assembled
 // from the 32×32 → 64 partial products of vpmuludq), conditional subtraction for words below
-// 2^63 (AVX2 compares signed only), and the map over n words with the n mod 4 tail. Include only
+// 2^63 (AVX2 compares signed only), the rounding of the FMA kernels' quotients, and the map over
+// n words with the n mod 4 tail. Include only
 // from translation units compiled with -mavx2; internal linkage, as src/cpu/avx512/lanes.hpp.
 #pragma once
 
@@ -29,6 +30,16 @@ inline constexpr std::size_t kLanes = 4;
 /// x − m where x ≥ m, else x; x and m below 2^63.
 [[gnu::always_inline]] inline V reduce_once(V x, V m) {
   return _mm256_blendv_epi8(_mm256_sub_epi64(x, m), x, _mm256_cmpgt_epi64(m, x));
+}
+
+/// x rounded to the nearest integer (ties to even, as vroundpd) for |x| ≤ 2^51: x + 1.5·2^52 lies
+/// in [2^52, 2^53], where the doubles are the integers, so the sum is rounded to the nearest, and
+/// subtracting 1.5·2^52 again is exact. Two additions instead of vroundpd, which is two µops on
+/// the two multiply ports of Intel's cores (Golden Cove) that the products need; additions also
+/// issue on port 5. The FMA kernels' quotients (ntt_avx2_fma.cpp, elementwise_avx2.cpp) use it.
+[[gnu::always_inline]] inline __m256d round_small(__m256d x) {
+  const __m256d magic = _mm256_set1_pd(0x1.8p52);
+  return _mm256_sub_pd(_mm256_add_pd(x, magic), magic);
 }
 
 /// a·b mod 2^64 for a constant b with b1 = ⌊b / 2^32⌋ (three partial products).

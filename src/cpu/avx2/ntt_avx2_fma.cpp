@@ -29,6 +29,7 @@
 
 #include "cpu/elementwise_kernel.hpp"
 #include "cpu/ntt_kernel.hpp"
+#include "lanes.hpp"
 #include "ntt_tables.hpp"
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
@@ -43,6 +44,7 @@ namespace {
 
 using u64 = std::uint64_t;
 using D = __m256d;
+using avx2::round_small;
 
 constexpr double kTwo52 = 4503599627370496.0;  // 2^52
 
@@ -74,15 +76,6 @@ struct VTwD {
   const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL);
   const __m256i bits = _mm256_castpd_si256(_mm256_add_pd(x, _mm256_set1_pd(kTwo52)));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_sub_epi64(bits, magic));
-}
-
-/// The same for |x| < 2^51, by two additions: x + 1.5·2^52 lies in [2^52, 2^53), where the
-/// doubles are the integers, so the sum is rounded to the nearest (ties to even, as vroundpd),
-/// and subtracting 1.5·2^52 again is exact. vroundpd is two µops on the two multiply ports of
-/// Intel's cores (Golden Cove), which the products need; the additions also run on port 5.
-[[gnu::always_inline]] inline D round_small(D x) {
-  const D magic = _mm256_set1_pd(0x1.8p52);
-  return _mm256_sub_pd(_mm256_add_pd(x, magic), magic);
 }
 
 struct FmaArith {
