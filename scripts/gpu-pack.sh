@@ -8,6 +8,11 @@
 # is missing from the run order, a library would not resolve, or the pack is too large to carry.
 #
 #   scripts/gpu-pack.sh [BUILD_DIR]      # default build/gpu-pack
+#   POLYHE_PACK_PYTHON=/path/to/python3.12 scripts/gpu-pack.sh
+# With a Python of the device's minor version (3.12 on the lent machines) that has nanobind —
+# POLYHE_PACK_PYTHON, else python3.12 on PATH or under ~/.pyenv — the module is built for it and
+# the package goes into the pack (python/polyhe, with python/tests/test_device.py): gpu-run.sh then
+# runs the Python device tests with the machine's own python3 (numpy and pytest are there).
 # The pack's build links polyhe's own libraries shared (BUILD_SHARED_LIBS): the CUDA kernels are
 # then carried once (libpolyhe_cuda.so) instead of once per binary, and everything is stripped.
 # then, with the device tool: carry ["gpu-pack"], command `bash gpu-pack/gpu-run.sh "$OUT"`
@@ -44,11 +49,50 @@ benches=(
   "bench-bfv-2p14 60 bench bfv --backend cuda --json --min-time 0.1"
   "bench-bgv-2p14 60 bench bgv --backend cuda --json --min-time 0.1"
   "bench-cuda 200 bench --backend cuda --json --min-time 0.05"
+  # The batch pipeline's host staging copies run on the library's pool: 1 thread above, all 16
+  # cores of the lent machine here (perf.md §11: per item 38x the transfer floor with 1 thread).
+  "bench-ckks-2p16-batch-t16 60 bench ckks --backend cuda --json --min-time 0.1 --log-n 16 --primes $anchor16 --ops batch_add,batch_multiply --threads 16"
+)
+# compute-sanitizer, after the benchmarks: "TOOL BINARY TIMEOUT_S [GTEST_FILTER]". Seconds seen on
+# the H200 (2026-11-26): memcheck, synccheck and initcheck take 1-9 s per binary; racecheck is
+# slower (ckks 39 s, bgv 36 s) and the cluster NTT tests did not finish under it in 45 s, so
+# those are filtered out (distributed shared memory is checked by the emulation's barrier tests).
+sanitizers=()
+for tool in memcheck synccheck initcheck; do
+  for b in test_elementwise_device test_ntt_device test_ring_poly_cuda test_ckks_cuda \
+    test_bgv_cuda test_batch_cuda; do
+    sanitizers+=("$tool $b 40")
+  done
+done
+sanitizers+=(
+  "racecheck test_elementwise_device 30"
+  "racecheck test_ring_poly_cuda 30"
+  "racecheck test_batch_cuda 40"
+  "racecheck test_ntt_device 120 -*ClusterOnePass*"
+  "racecheck test_ckks_cuda 80"
+  "racecheck test_bgv_cuda 80"
 )
 
 scripts/deps.sh
+# The device's python3 is 3.12: find an interpreter of that version with nanobind unless named.
+if [[ -z "${POLYHE_PACK_PYTHON:-}" ]]; then
+  for c in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+    if "$c" -c 'import nanobind' >/dev/null 2>&1; then
+      POLYHE_PACK_PYTHON=$(command -v "$c")
+      break
+    fi
+  done
+fi
+if [[ -z "${POLYHE_PACK_PYTHON:-}" ]]; then
+  echo "gpu-pack: no Python 3.12 with nanobind here (pip install nanobind into one, or set" \
+    "POLYHE_PACK_PYTHON): the pack will not test the Python package on the device" >&2
+fi
+python_args=()
+if [[ -n "${POLYHE_PACK_PYTHON:-}" ]]; then
+  python_args=(-DPOLYHE_PYTHON=ON "-DPython_EXECUTABLE=$POLYHE_PACK_PYTHON")
+fi
 cmake --preset release -B "$build" -DPOLYHE_CUDA=ON -DBUILD_SHARED_LIBS=ON \
-  -DPOLYHE_BUILD_BENCH=OFF >/dev/null
+  -DPOLYHE_BUILD_BENCH=OFF "${python_args[@]}" >/dev/null
 names=()
 for line in "${tests[@]}"; do names+=("${line%% *}"); done
 cmake --build "$build" -j "$(nproc)"
@@ -76,20 +120,29 @@ for t in "${names[@]}"; do
   cp "$f" "$pack/bin/"
 done
 cp "$build/tools/polyhe/polyhe" "$pack/bin/"
+if [[ -n "${POLYHE_PACK_PYTHON:-}" ]]; then
+  mkdir -p "$pack/python/tests"
+  cp -rL "$build/python/polyhe" "$pack/python/"
+  rm -rf "$pack/python/polyhe/__pycache__"
+  cp python/tests/test_device.py "$pack/python/tests/"
+fi
 
 # Libraries: everything ldd resolves except the driver (libcuda, on the device) and glibc's own.
 system='^(linux-vdso\.so|ld-linux-x86-64\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libcuda\.so)'
-for f in "$pack"/bin/*; do
+for f in "$pack"/bin/* "$pack"/python/polyhe/*.so; do
+  [[ -e "$f" ]] || continue
   ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r soname path; do
   if [[ ! "$soname" =~ $system ]]; then cp -L "$path" "$pack/lib/$soname"; fi
 done
 
 strip --strip-unneeded "$pack"/bin/* "$pack"/lib/*
+if [[ -n "${POLYHE_PACK_PYTHON:-}" ]]; then strip --strip-unneeded "$pack"/python/polyhe/*.so; fi
 
 # Check: with only lib/ added, every dependency resolves to lib/ or to the system set.
 bad=0
-for f in "$pack"/bin/*; do
+for f in "$pack"/bin/* "$pack"/python/polyhe/*.so; do
+  [[ -e "$f" ]] || continue
   while read -r soname arrow path _; do
     [[ "$arrow" == "=>" ]] || continue
     if [[ "$path" == "not" ]]; then
@@ -105,11 +158,13 @@ done
 
 printf '%s\n' "${tests[@]}" >"$pack/tests.txt"
 printf '%s\n' "${benches[@]}" >"$pack/bench.txt"
+printf '%s\n' "${sanitizers[@]}" >"$pack/sanitizers.txt"
 cp scripts/gpu-run.sh "$pack/"
 {
   echo "polyhe $(git describe --always --dirty) ($(git log -1 --format=%cs)), $build, packed $(date -u +%FT%TZ)"
   echo "nvcc: $(nvcc --version | tail -1)"
   echo "libraries: $(ls "$pack/lib" | tr '\n' ' ')"
+  echo "python: ${POLYHE_PACK_PYTHON:-not packed (no Python 3.12 with nanobind)}"
 } >"$pack/manifest.txt"
 
 bytes=$(du -sb "$pack" | cut -f1)

@@ -16,6 +16,12 @@
 #
 # tests.txt: lines "BINARY TIMEOUT_S" (binaries in bin/). bench.txt: lines
 # "NAME TIMEOUT_S ARGS..." (runs bin/polyhe ARGS..., stdout to NAME.jsonl).
+# python/ (packed with POLYHE_PACK_PYTHON): after the test binaries, the machine's python3 runs
+# python/tests with pytest against the packed module; a skip, a failure, or no test run on "cuda"
+# fails the step.
+# sanitizers.txt: lines "TOOL BINARY TIMEOUT_S [GTEST_FILTER]", run last: compute-sanitizer
+# --tool TOOL over bin/BINARY; passes only when the binary's tests pass and the tool reports no
+# error or hazard (its summary line goes into summary.txt).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-gpu-out}
@@ -52,7 +58,8 @@ note "pack: $(cat "$here/manifest.txt" 2>/dev/null | head -1)"
 
 # Every library every binary needs must resolve (from lib/ or the machine's driver and libc).
 missing=0
-for f in "$here"/bin/*; do
+for f in "$here"/bin/* "$here"/python/polyhe/*.so; do
+  [[ -e "$f" ]] || continue
   echo "== $(basename "$f")"
   ldd "$f" 2>&1
 done >"$raw/ldd.txt"
@@ -115,6 +122,36 @@ if ((missing == 0)); then
     fi
   done <"$here/tests.txt"
 
+  if [[ -d "$here/python/polyhe" ]]; then
+    log="$raw/python-device.txt"
+    run python-device 120 "$log" "$log" env PYTHONPATH="$here/python" PYTHONDONTWRITEBYTECODE=1 \
+      python3 -m pytest -p no:cacheprovider -v -rs "$here/python/tests"
+    if ((rc == -1)); then
+      status=1
+    else
+      # pytest -v: "path::test_name[cuda-bgv] PASSED [ 50%]".
+      passed=$(grep -c ' PASSED' "$log")
+      on_cuda=$(grep -c '\[[^]]*cuda[^]]*\] PASSED' "$log")
+      skipped=$(grep -c ' SKIPPED' "$log")
+      failed=$(grep -c ' FAILED\| ERROR' "$log")
+      if ((rc == 124 || rc == 137)); then
+        note "TIMEOUT python-device after ${took} s ($passed passed before)"
+        status=1
+      elif ((skipped > 0)); then
+        note "SKIPPED python-device: $skipped skipped (a failure on a GPU): $(grep -m1 '^SKIPPED' "$log")"
+        status=1
+      elif ((rc != 0 || failed > 0)); then
+        note "FAIL python-device: exit $rc, $passed passed, $failed failed: $(grep -m3 ' FAILED\| ERROR' "$log" | tr '\n' ' ')"
+        status=1
+      elif ((on_cuda == 0)); then
+        note "FAIL python-device: $passed passed, none on \"cuda\" (polyhe.gpus() empty or no CUDA backend in the module)"
+        status=1
+      else
+        note "PASS python-device: $passed tests ($on_cuda on cuda) in ${took} s"
+      fi
+    fi
+  fi
+
   if [[ -f "$here/bench.txt" ]]; then
     while read -r name limit args; do
       [[ -z "$name" || "$name" == \#* ]] && continue
@@ -132,6 +169,33 @@ if ((missing == 0)); then
         note "PASS bench $name: $rows rows in ${took} s"
       fi
     done <"$here/bench.txt"
+  fi
+
+  if [[ -f "$here/sanitizers.txt" ]]; then
+    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    while read -r tool name limit filter; do
+      [[ -z "$tool" || "$tool" == \#* ]] && continue
+      step="$tool $name${filter:+ ($filter)}"
+      if [[ ! -x "$sanitizer" ]]; then
+        note "FAIL sanitize $step: compute-sanitizer not found"
+        status=1
+        continue
+      fi
+      log="$raw/sanitize-$tool-$name.txt"
+      run "sanitize $step" "$limit" "$log" "$log" "$sanitizer" --tool "$tool" --error-exitcode 9 \
+        "$here/bin/$name" --gtest_color=no --gtest_brief=1 ${filter:+"--gtest_filter=$filter"}
+      ((rc == -1)) && { status=1; continue; }
+      said=$(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$log" | sed 's/^=* *//')
+      if ((rc == 124 || rc == 137)); then
+        note "TIMEOUT sanitize $step after ${took} s"
+        status=1
+      elif ((rc != 0)) || ! grep -q -E 'SUMMARY: 0 (errors|hazards)' "$log"; then
+        note "FAIL sanitize $step: exit $rc: ${said:-no summary}"
+        status=1
+      else
+        note "PASS sanitize $step: $said in ${took} s"
+      fi
+    done <"$here/sanitizers.txt"
   fi
 fi
 

@@ -136,6 +136,85 @@ else
   failures=$((failures + 1))
 fi
 
+# 5. The Python step (a pack with python/): passes only when tests ran on "cuda" and none
+#    skipped or failed.
+for mode in good host-only skip; do
+  p="$work/py-$mode"
+  make_pack "$p"
+  printf 'test_pass 20\n' >"$p/tests.txt"
+  mkdir -p "$p/python/polyhe" "$p/python/tests"
+  touch "$p/python/polyhe/__init__.py" "$p/python/tests/test_device.py"
+  cat >"$p/fakebin/python3" <<EOF
+#!/bin/sh
+case "\$PYTHONPATH" in "$p/python") ;; *) echo "PYTHONPATH=\$PYTHONPATH"; exit 5;; esac
+echo "tests/test_device.py::test_device_names PASSED [ 25%]"
+echo "tests/test_device.py::test_ckks_on_a_device[emulated] PASSED [ 50%]"
+case $mode in
+  good) echo "tests/test_device.py::test_bgv_bfv_on_a_device[cuda-bgv] PASSED [ 75%]";;
+  skip) echo "tests/test_device.py::test_ckks_on_a_device[cuda] SKIPPED (no GPU) [ 75%]"
+        echo "SKIPPED [1] tests/test_device.py:60: no GPU";;
+esac
+EOF
+  chmod +x "$p/fakebin/python3"
+  PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out-py-$mode" >"$work/log-py-$mode" 2>&1
+  rc=$?
+  s="$work/out-py-$mode/summary.txt"
+  case $mode in
+    good)
+      check "python: passes with its cuda count" grep -q '^PASS python-device: 3 tests (1 on cuda)' "$s"
+      check "python: the run exits 0" test "$rc" -eq 0
+      ;;
+    host-only)
+      check "python: no test on cuda is a failure" grep -q '^FAIL python-device: 2 passed, none on' "$s"
+      check "python: host-only run fails" test "$rc" -ne 0
+      ;;
+    skip)
+      check "python: a skip is a failure" grep -q '^SKIPPED python-device: 1 skipped' "$s"
+      check "python: skipping run fails" test "$rc" -ne 0
+      ;;
+  esac
+done
+
+# 6. compute-sanitizer steps: a clean report passes, a reported error or a failing test fails,
+#    the gtest filter reaches the binary.
+p="$work/san"
+make_pack "$p"
+printf 'test_pass 20\n' >"$p/tests.txt"
+cp "$p/bin/test_pass" "$p/bin/test_racy"
+cat >"$p/fakebin/compute-sanitizer" <<'EOF'
+#!/bin/sh
+# compute-sanitizer --tool TOOL --error-exitcode N BINARY ARGS...
+tool=$2 code=$4
+shift 4
+echo "$tool $*" >>"$(dirname "$0")/calls.txt"
+"$@"
+rc=$?
+case "$1" in
+  *test_racy) echo "========= ERROR SUMMARY: 3 errors"; exit "$code" ;;
+esac
+if [ "$tool" = racecheck ]; then
+  echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+else
+  echo "========= ERROR SUMMARY: 0 errors"
+fi
+exit $rc
+EOF
+chmod +x "$p/bin/test_racy" "$p/fakebin/compute-sanitizer"
+printf 'memcheck test_pass 20\nracecheck test_pass 20 -*Cluster*\ninitcheck test_racy 20\nmemcheck test_fail 20\n' \
+  >"$p/sanitizers.txt"
+PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out6" >"$work/log6" 2>&1
+rc=$?
+s="$work/out6/summary.txt"
+check "sanitizer: a clean report passes" grep -q '^PASS sanitize memcheck test_pass: ERROR SUMMARY: 0 errors' "$s"
+check "sanitizer: racecheck with its filter passes" \
+  grep -q '^PASS sanitize racecheck test_pass (-\*Cluster\*): RACECHECK SUMMARY: 0 hazards' "$s"
+check "sanitizer: the filter reaches the binary" grep -q -- '--gtest_filter=-\*Cluster\*' "$p/fakebin/calls.txt"
+check "sanitizer: a reported error fails" grep -q '^FAIL sanitize initcheck test_racy: exit 9: ERROR SUMMARY: 3 errors' "$s"
+check "sanitizer: a failing test fails" grep -q '^FAIL sanitize memcheck test_fail: exit 1' "$s"
+check "sanitizer: the run fails" test "$rc" -ne 0
+mkdir "$work/x6" && tar -C "$work/x6" -xzf "$work/out6/gpu-results.tar.gz"
+check "sanitizer: its log is in the tarball" test -s "$work/x6/sanitize-initcheck-test_racy.txt"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed"
   for f in "$work"/log*; do echo "--- $f"; cat "$f"; done
