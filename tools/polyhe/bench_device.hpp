@@ -3,10 +3,13 @@
 // small N, its times are host times of the emulation, not device times).
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "polyhe/ring/device.hpp"
+#include "timing.hpp"
 
 namespace polyhe::cli {
 
@@ -18,6 +21,21 @@ struct BenchBackend {
     if (device) device->synchronize();
   }
 };
+
+/// On a device backend, the host's share of an op: the median per call of calls enqueued back to
+/// back with nothing waited for, the device's work waited for untimed between batches (nullopt on
+/// the CPU). Set beside median_ns, which waits for each call's results, it tells an op bound by
+/// the host's launches (enqueue_ns ≈ median_ns) from one bound by the device (enqueue_ns ≪
+/// median_ns). An op that waits for the device itself shows the wait here too.
+template <class F>
+std::optional<double> enqueue_median(const BenchBackend& backend, F&& call,
+                                     const TimingOptions& timing) {
+  if (!backend.device) return std::nullopt;
+  const TimingStats stats = measure_prepared([&](std::size_t) { backend.synchronize(); },
+                                             [&](std::size_t) { call(); }, timing);
+  backend.synchronize();
+  return stats.median_ns;
+}
 
 /// Host↔device copy rates from and to page-locked memory (32 MiB, the median of 9 after a
 /// warm-up), through the Device's own asynchronous copies: the floor of the batch ops.

@@ -116,16 +116,19 @@ void measure_noise(const Inputs& in, IntegerMeasurement& im,
 
 /// Times one op (see run_bench_integer in bench_integer.hpp for what a call includes).
 TimingStats time_op(IntegerOp op, const Inputs& in, rlwe::Encryptor& encryptor,
-                    const BenchIntegerConfig& config) {
+                    const BenchIntegerConfig& config, std::optional<double>& enqueue_ns) {
   const TimingOptions& timing = config.timing;
-  // A call ends when its results exist: the device's work is waited for.
+  // A call ends when its results exist: the device's work is waited for. On a device, the
+  // host's share is timed too (enqueue_median).
   const auto measure = [&](auto&& call, const TimingOptions& options) {
-    return cli::measure(
+    const TimingStats stats = cli::measure(
         [&] {
           call();
           config.backend.synchronize();
         },
         options);
+    enqueue_ns = enqueue_median(config.backend, call, options);
+    return stats;
   };
   switch (op) {
     case IntegerOp::encode: {
@@ -229,7 +232,7 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
     im.m = base;
     im.m.op = std::string(to_string(op));
     im.level = top;
-    im.m.stats = time_op(op, in, encryptor, config);
+    im.m.stats = time_op(op, in, encryptor, config, im.m.enqueue_ns);
     if (op == IntegerOp::multiply_relin) measure_noise(in, im, note);
     sink(im);
   }

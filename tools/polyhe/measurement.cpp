@@ -18,20 +18,21 @@ double tenth(double ns) {
 
 std::string measurement_json(const Measurement& m) {
   // nlohmann::ordered_json keeps the fields in the order of docs/design.md ("Benchmark JSON").
-  const nlohmann::ordered_json j = {{"op", m.op},
-                                    {"backend", m.backend},
-                                    {"device", m.device},
-                                    {"log_n", m.log_n},
-                                    {"bits", m.bits},
-                                    {"limbs", m.limbs},
-                                    {"variant", m.variant},
-                                    {"median_ns", tenth(m.stats.median_ns)},
-                                    {"p10_ns", tenth(m.stats.p10_ns)},
-                                    {"p90_ns", tenth(m.stats.p90_ns)},
-                                    {"reps", m.stats.reps},
-                                    {"threads", m.threads},
-                                    {"path", m.path},
-                                    {"unit", "ns"}};
+  nlohmann::ordered_json j = {{"op", m.op},
+                              {"backend", m.backend},
+                              {"device", m.device},
+                              {"log_n", m.log_n},
+                              {"bits", m.bits},
+                              {"limbs", m.limbs},
+                              {"variant", m.variant},
+                              {"median_ns", tenth(m.stats.median_ns)},
+                              {"p10_ns", tenth(m.stats.p10_ns)},
+                              {"p90_ns", tenth(m.stats.p90_ns)},
+                              {"reps", m.stats.reps},
+                              {"threads", m.threads},
+                              {"path", m.path},
+                              {"unit", "ns"}};
+  if (m.enqueue_ns) j["enqueue_ns"] = tenth(*m.enqueue_ns);
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

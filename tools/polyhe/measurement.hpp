@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "timing.hpp"
@@ -20,10 +21,12 @@ struct Measurement {
   std::string path = "scalar";  // the CPU kernel path that ran (scalar, avx512, ifma)
   TimingStats stats;            // per call
   unsigned threads = 1;
+  /// Device backends: the host's share per call (enqueue_median in bench_device.hpp).
+  std::optional<double> enqueue_ns;
 };
 
 /// {"op", "backend", "device", "log_n", "bits", "limbs", "variant", "median_ns", "p10_ns",
-/// "p90_ns", "reps", "threads", "path", "unit"} on one line, without the newline.
+/// "p90_ns", "reps", "threads", "path", "unit"[, "enqueue_ns"]} on one line, without the newline.
 std::string measurement_json(const Measurement& m);
 
 /// "| op | log N | bits | variant | path | median µs | p10 µs | p90 µs | reps |" and its rule line,
