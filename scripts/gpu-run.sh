@@ -92,6 +92,28 @@ run() {
   took=$(($(date +%s) - t0))
 }
 
+# verdict NAME PASSED SKIPPED FAILED REQUIRED SKIP_DETAIL FAIL_DETAIL NONE_MESSAGE PASS_DETAIL:
+# the summary line of a test step that has run (rc, took set by `run`): a timeout, a skip, a
+# failure, or REQUIRED = 0 (none of the tests that must run did) fails it (status=1).
+verdict() {
+  local name=$1 passed=$2 skipped=$3 failed=$4 required=$5
+  if ((rc == 124 || rc == 137)); then
+    note "TIMEOUT $name after ${took} s ($passed passed before)"
+    status=1
+  elif ((skipped > 0)); then
+    note "SKIPPED $name: $skipped skipped (a failure on a GPU)$6"
+    status=1
+  elif ((rc != 0 || failed > 0)); then
+    note "FAIL $name: exit $rc, $passed passed, $failed failed: $7"
+    status=1
+  elif ((required == 0)); then
+    note "FAIL $name: $8"
+    status=1
+  else
+    note "PASS $name: $passed tests$9 in ${took} s"
+  fi
+}
+
 if ((missing == 0)); then
   while read -r name limit; do
     [[ -z "$name" || "$name" == \#* ]] && continue
@@ -101,25 +123,12 @@ if ((missing == 0)); then
     ((rc == -1)) && { status=1; continue; }
     # Per-test lines end with the test's time: "[  SKIPPED ] Suite.Name (0 ms)".
     passed=$(grep -c '^\[       OK \] .* ms)$' "$log")
-    skipped=$(grep -c '^\[  SKIPPED \] .* ms)$' "$log")
-    failed=$(grep -c '^\[  FAILED  \] .* ms)$' "$log")
-    if ((rc == 124 || rc == 137)); then
-      note "TIMEOUT $name after ${took} s ($passed passed before)"
-      status=1
-    elif ((skipped > 0)); then
-      first=$(grep -m1 '^\[  SKIPPED \] .* ms)$' "$log" | sed 's/^\[  SKIPPED \] //')
-      why=$(grep -m1 -A1 ': Skipped$' "$log" | tail -1)
-      note "SKIPPED $name: $skipped skipped (a failure on a GPU), first $first: $why"
-      status=1
-    elif ((rc != 0 || failed > 0)); then
-      note "FAIL $name: exit $rc, $passed passed, $failed failed: $(grep -m3 '^\[  FAILED  \] .* ms)$' "$log" | sed 's/^\[  FAILED  \] //' | tr '\n' ' ')"
-      status=1
-    elif ((passed == 0)); then
-      note "FAIL $name: no test ran"
-      status=1
-    else
-      note "PASS $name: $passed tests in ${took} s"
-    fi
+    first=$(grep -m1 '^\[  SKIPPED \] .* ms)$' "$log" | sed 's/^\[  SKIPPED \] //')
+    why=$(grep -m1 -A1 ': Skipped$' "$log" | tail -1)
+    verdict "$name" "$passed" "$(grep -c '^\[  SKIPPED \] .* ms)$' "$log")" \
+      "$(grep -c '^\[  FAILED  \] .* ms)$' "$log")" "$passed" ", first $first: $why" \
+      "$(grep -m3 '^\[  FAILED  \] .* ms)$' "$log" | sed 's/^\[  FAILED  \] //' | tr '\n' ' ')" \
+      "no test ran" ""
   done <"$here/tests.txt"
 
   if [[ -d "$here/python/polyhe" ]]; then
@@ -132,23 +141,11 @@ if ((missing == 0)); then
       # pytest -v: "path::test_name[cuda-bgv] PASSED [ 50%]".
       passed=$(grep -c ' PASSED' "$log")
       on_cuda=$(grep -c '\[[^]]*cuda[^]]*\] PASSED' "$log")
-      skipped=$(grep -c ' SKIPPED' "$log")
-      failed=$(grep -c ' FAILED\| ERROR' "$log")
-      if ((rc == 124 || rc == 137)); then
-        note "TIMEOUT python-device after ${took} s ($passed passed before)"
-        status=1
-      elif ((skipped > 0)); then
-        note "SKIPPED python-device: $skipped skipped (a failure on a GPU): $(grep -m1 '^SKIPPED' "$log")"
-        status=1
-      elif ((rc != 0 || failed > 0)); then
-        note "FAIL python-device: exit $rc, $passed passed, $failed failed: $(grep -m3 ' FAILED\| ERROR' "$log" | tr '\n' ' ')"
-        status=1
-      elif ((on_cuda == 0)); then
-        note "FAIL python-device: $passed passed, none on \"cuda\" (polyhe.gpus() empty or no CUDA backend in the module)"
-        status=1
-      else
-        note "PASS python-device: $passed tests ($on_cuda on cuda) in ${took} s"
-      fi
+      verdict python-device "$passed" "$(grep -c ' SKIPPED' "$log")" \
+        "$(grep -c ' FAILED\| ERROR' "$log")" "$on_cuda" ": $(grep -m1 '^SKIPPED' "$log")" \
+        "$(grep -m3 ' FAILED\| ERROR' "$log" | tr '\n' ' ')" \
+        "$passed passed, none on \"cuda\" (polyhe.gpus() empty or no CUDA backend in the module)" \
+        " ($on_cuda on cuda)"
     fi
   fi
 
