@@ -53,6 +53,10 @@ constexpr int kMaxHornerBits = 1000;
 // Coefficients per block of the mixed-radix reconstruction.
 constexpr std::size_t kGarnerBlock = 64;
 
+// Levels whose Q_l has at most this many bits compose their digits exactly in 128-bit integers:
+// every partial value is below Q_l/2 < 2^125.
+constexpr int kMaxExactBits = 126;
+
 // exp(2πi·e/m), computed in long double so the double result is within ~0.5 ulp.
 Complex unit_root(std::uint64_t e, std::uint64_t m) {
   const long double angle = 2.0L * std::numbers::pi_v<long double> *
@@ -137,6 +141,12 @@ Encoder::Encoder(std::shared_ptr<const RingContext> context)
       mpz_invert(inv.get_mpz_t(), qj.get_mpz_t(), qi.get_mpz_t());
       garner_.push_back(make_shoup<std::uint64_t>(inv.get_ui(), basis.prime(i)));
     }
+    if (bits <= kMaxExactBits) prefix_limbs_ = i + 1;
+    const std::uint64_t q = basis.prime(i);
+    wrap_.push_back(make_shoup<std::uint64_t>((0 - q) % q, q));  // 2^64 mod q
+    one_.push_back(make_shoup<std::uint64_t>(1, q));
+    const mpz_class pow126 = mpz_class(1) << 126;
+    pow126_.push_back(mpz_class(pow126 % mpz_class(q)).get_ui());
   }
 }
 
@@ -431,40 +441,96 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
     }
     return;
   }
+  // First every block through the first `prefix` primes (balanced mixed radix, Garner, in
+  // blocks of coefficients so the limb steps of different coefficients overlap instead of
+  // forming one long dependency chain): the candidate x' is the centred value mod
+  // Q' = q_0⋯q_{prefix−1} < 2^126, exact in 128 bits. With every prime in the prefix x' is x.
+  // Otherwise x' is x exactly when x' ≡ x_i (mod q_i) for every other prime: then x' ≡ x mod
+  // Q_l, and both lie in (−Q_l/2, Q_l/2] (|x'| ≤ Q'/2 ≤ Q_l/2), where the representative is
+  // unique. That check costs one or two word products per prime, against i for prime i in
+  // Garner's steps. A block with a coefficient that fails (|x| > Q'/2) takes every prime below.
+  const std::size_t prefix = std::min(prefix_limbs_, limbs);
+  std::vector<std::int64_t> digits(limbs * kGarnerBlock);
+  std::vector<std::size_t> full;  // the first coefficient of each block that needs every prime
+  const std::uint64_t* words = p.data().data();
+  for (std::size_t c0 = 0; c0 < big_n; c0 += kGarnerBlock) {
+    const std::size_t count = std::min(kGarnerBlock, big_n - c0);
+    garner_digits(words + c0, big_n, count, moduli.first(prefix), garner_, digits.data());
+    __extension__ __int128 x[kGarnerBlock];
+    for (std::size_t c = 0; c < count; ++c) {
+      __extension__ __int128 acc = digits[(prefix - 1) * kGarnerBlock + c];
+      for (std::size_t j = prefix - 1; j-- > 0;) {
+        acc = acc * moduli[j].value() + digits[j * kGarnerBlock + c];
+      }
+      x[c] = acc;
+    }
+    // x' mod q_i, branch-free (the signs are random): where every x' of the block fits in 64
+    // bits, |x'| by one Shoup product and the sign applied after; otherwise from
+    // x' = lo + (hi + 2^62)·2^64 − 2^126 (hi the signed high word, |hi| < 2^61).
+    bool narrow = true;
+    for (std::size_t c = 0; c < count; ++c) {
+      narrow &= static_cast<std::int64_t>(x[c] >> 64) ==
+                (static_cast<std::int64_t>(static_cast<std::uint64_t>(x[c])) >> 63);
+    }
+    bool same = true;
+    for (std::size_t i = prefix; i < limbs && same; ++i) {
+      const std::uint64_t q = moduli[i].value();
+      const std::uint64_t* xi = words + i * big_n + c0;
+      if (narrow) {
+        for (std::size_t c = 0; c < count; ++c) {
+          const auto v = static_cast<std::int64_t>(x[c]);
+          const auto sign = static_cast<std::uint64_t>(v >> 63);  // all ones where v < 0
+          const std::uint64_t r =
+              mul_shoup((static_cast<std::uint64_t>(v) ^ sign) - sign, one_[i], q);
+          same &= (sign != 0 ? neg_mod(r, q) : r) == xi[c];
+        }
+      } else {
+        for (std::size_t c = 0; c < count; ++c) {
+          const auto hi = static_cast<std::uint64_t>(static_cast<std::int64_t>(x[c] >> 64) +
+                                                     (std::int64_t{1} << 62));
+          const std::uint64_t r = add_mod(mul_shoup(static_cast<std::uint64_t>(x[c]), one_[i], q),
+                                          mul_shoup(hi, wrap_[i], q), q);
+          same &= sub_mod(r, pow126_[i], q) == xi[c];
+        }
+      }
+    }
+    if (!same) {
+      full.push_back(c0);
+      continue;
+    }
+    for (std::size_t c = 0; c < count; ++c) coeffs[c0 + c] = static_cast<double>(x[c]) / scale;
+  }
+  if (full.empty()) return;
   if (bits > kMaxHornerBits) {
     // GMP: the centred value as d·2^e, then d·2^e / scale without overflowing on the way.
-    const std::vector<mpz_class> big = to_bigint_centred(p.data(), context_->basis().prefix(limbs));
+    const RnsBasis basis = context_->basis().prefix(limbs);
+    const mpz_class& big_q = big_product(basis);
     int scale_exp = 0;
     const double scale_frac = std::frexp(scale, &scale_exp);
-    for (std::size_t c = 0; c < big_n; ++c) {
-      long e = 0;
-      const double d = mpz_get_d_2exp(&e, big[c].get_mpz_t());
-      coeffs[c] = std::ldexp(d / scale_frac, static_cast<int>(e) - scale_exp);
+    for (const std::size_t c0 : full) {
+      for (std::size_t c = c0; c < std::min(c0 + kGarnerBlock, big_n); ++c) {
+        const mpz_class v = centre(to_bigint(p.data(), basis, c), big_q);
+        long e = 0;
+        const double d = mpz_get_d_2exp(&e, v.get_mpz_t());
+        coeffs[c] = std::ldexp(d / scale_frac, static_cast<int>(e) - scale_exp);
+      }
     }
     return;
   }
-  // Balanced mixed radix (Garner), in blocks of coefficients so the limb steps of different
-  // coefficients overlap instead of forming one long dependency chain.
-  std::vector<std::int64_t> digits(limbs * kGarnerBlock);
-  const std::uint64_t* words = p.data().data();
-  for (std::size_t c0 = 0; c0 < big_n; c0 += kGarnerBlock) {
+  // Double Horner over every prime's digit (here Q_l has more than 126 bits, since a block
+  // fails only with primes beyond the prefix). Exact while |acc| < 2^53; beyond, each step adds
+  // ~3 ulp relative (no cancellation: the lower digit is at most half of q_j·|acc|), so
+  // ≤ ~3·limbs ulp in all.
+  for (const std::size_t c0 : full) {
     const std::size_t count = std::min(kGarnerBlock, big_n - c0);
     garner_digits(words + c0, big_n, count, moduli, garner_, digits.data());
     for (std::size_t c = 0; c < count; ++c) {
       const auto v = [&](std::size_t i) { return digits[i * kGarnerBlock + c]; };
-      if (bits <= 126) {  // exact: every partial value is below Q_l/2 < 2^125
-        __extension__ __int128 acc = v(limbs - 1);
-        for (std::size_t j = limbs - 1; j-- > 0;) acc = acc * moduli[j].value() + v(j);
-        coeffs[c0 + c] = static_cast<double>(acc) / scale;
-      } else {
-        // Exact while |acc| < 2^53; beyond, each step adds ~3 ulp relative (no cancellation: the
-        // lower digit is at most half of q_j·|acc|), so ≤ ~3·limbs ulp in all.
-        double acc = static_cast<double>(v(limbs - 1));
-        for (std::size_t j = limbs - 1; j-- > 0;) {
-          acc = acc * static_cast<double>(moduli[j].value()) + static_cast<double>(v(j));
-        }
-        coeffs[c0 + c] = acc / scale;
+      double acc = static_cast<double>(v(limbs - 1));
+      for (std::size_t j = limbs - 1; j-- > 0;) {
+        acc = acc * static_cast<double>(moduli[j].value()) + static_cast<double>(v(j));
       }
+      coeffs[c0 + c] = acc / scale;
     }
   }
 }

@@ -298,6 +298,73 @@ TEST(EncoderTest, DecodeReconstructsLikeGmpAtEveryWidth) {
   }
 }
 
+// decode's short reconstruction: each coefficient from the first primes (their product Q' the
+// largest below 2^126), accepted only where it agrees with every other prime; elsewhere the full
+// reconstruction. Coefficients below 2^62 (the check's 64-bit form; with 0, ±(2^63 − 1) and
+// −q_i for a prime beyond the prefix, a zero residue of a negative value; and Q' + 5, whose
+// candidate 5 is wrong), below 2^100 (its
+// 128-bit form; all accepted), and the boundary: ±(Q' − 1)/2 lie in
+// the prefix's range, ±(Q' + 1)/2 just beyond it (the prefix alone would give ∓(Q' − 1)/2, off by
+// Q', twice the largest value here). Those sit in the first of two blocks of 64 coefficients,
+// so accepted and recomputed blocks meet in one polynomial; through GMP (60-bit primes, 18 limbs:
+// 1080 bits) and through the double Horner (40-bit primes).
+TEST(EncoderTest, DecodeChecksTheShortReconstructionAgainstEveryPrime) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t n = 128;
+  const double scale = 0x1p60;
+  for (const auto& [bits, ring_limbs, levels] :
+       {std::tuple<int, std::size_t, std::vector<std::size_t>>{60, 18, {2, 3, 9, 18}},
+        std::tuple<int, std::size_t, std::vector<std::size_t>>{40, 9, {3, 4, 9}}}) {
+    const auto ctx = test::make_ring(n, ring_limbs, bits);
+    const Encoder enc(ctx);
+    for (const std::size_t limbs : levels) {
+      const RnsBasis basis = ctx->basis().prefix(limbs);
+      mpz_class prefix = 1;  // Q'
+      for (std::size_t i = 0; i < limbs; ++i) {
+        const mpz_class next = prefix * basis.prime(i);
+        if (mpz_sizeinbase(next.get_mpz_t(), 2) > 126) break;
+        prefix = next;
+      }
+      for (const int kind : {0, 1, 2}) {  // 64-bit, 128-bit, boundary
+        const bool boundary = kind == 2;
+        if (boundary && prefix == big_product(basis)) continue;  // nothing lies beyond
+        SCOPED_TRACE(std::to_string(bits) + "-bit primes, limbs = " + std::to_string(limbs) +
+                     ", kind " + std::to_string(kind));
+        std::vector<mpz_class> m(n);
+        for (mpz_class& x : m) {
+          mpz_class hi = kind == 0 ? 0 : rng.uniform(0, (std::uint64_t{1} << 36) - 1);
+          mpz_class lo = rng.uniform(0, kind == 0 ? (std::uint64_t{1} << 62) : ~std::uint64_t{0});
+          x = (hi << 64) + lo;
+          if (rng.uniform(0, 1) != 0) x = -x;
+        }
+        if (kind == 0) {
+          const mpz_class max64 = (mpz_class(1) << 63) - 1;
+          m[1] = 0;
+          m[2] = max64;
+          m[3] = -max64;
+          if (limbs > 3) m[4] = -mpz_class(basis.prime(limbs - 1));
+          // Q' + 5: the prefix alone gives 5, a 64-bit candidate the other primes refuse.
+          if (prefix != big_product(basis)) m[9] = prefix + 5;
+        }
+        if (boundary) {
+          const mpz_class inside = (prefix - 1) / 2;
+          m[5] = inside + 1;
+          m[6] = inside;
+          m[7] = -inside;
+          m[40] = -inside - 1;
+        }
+        RnsPoly p(ctx, limbs);
+        from_bigint(m, basis, p.data());
+        std::vector<Complex> expected(n / 2);
+        const auto scaled = [&](const mpz_class& x) { return x.get_d() / scale; };
+        for (std::size_t k = 0; k < n / 2; ++k) expected[k] = {scaled(m[k]), scaled(m[k + n / 2])};
+        enc.special_fft(expected);
+        EXPECT_LT(max_error(enc.decode(p, scale), expected), 1e-13 * max_abs(expected));
+      }
+    }
+  }
+}
+
 // σ_5 rotates left by one, σ_{5^r} by r (r < 0 as 5^{r mod N/2}), σ_{2N−1} conjugates, in
 // either form.
 TEST(EncoderTest, AutomorphismsRotateAndConjugateTheSlots) {

@@ -49,8 +49,11 @@ class Encoder {
   void encode(std::span<const double> values, double scale, RnsPoly& out) const;
 
   /// The slots of p / scale (p in either form, of this context; it is not modified). Each
-  /// coefficient is reconstructed centred mod Q_l exactly (balanced mixed-radix digits), then
-  /// rounded to double; scale > 0 and finite.
+  /// coefficient is reconstructed centred mod Q_l exactly, then rounded to double; scale > 0 and
+  /// finite. A coefficient below 2^125 or so in magnitude (every coefficient of a
+  /// decryption that has not overflowed, in practice) costs O(L) word products: it is
+  /// reconstructed from the first primes and checked against every other one; larger ones take
+  /// the full O(L²) reconstruction.
   [[nodiscard]] std::vector<std::complex<double>> decode(const RnsPoly& p, double scale) const;
   /// The real parts of decode(p, scale).
   [[nodiscard]] std::vector<double> decode_real(const RnsPoly& p, double scale) const;
@@ -86,6 +89,12 @@ class Encoder {
   std::vector<Level> levels_;
   // Garner constants: garner_[i·(i−1)/2 + j] = q_j^{−1} mod q_i, for j < i.
   std::vector<ShoupOperand<std::uint64_t>> garner_;
+  // The short reconstruction: the first prefix_limbs_ primes (their product below 2^126), and
+  // per prime 2^64 mod q_i and 1, as Shoup operands, and 2^126 mod q_i (to reduce a signed
+  // 128-bit value mod q_i).
+  std::size_t prefix_limbs_ = 1;
+  std::vector<ShoupOperand<std::uint64_t>> wrap_, one_;
+  std::vector<std::uint64_t> pow126_;
 };
 
 }  // namespace polyhe::ckks
