@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # polyhe beside TenSEAL (SEAL inside) and OpenFHE, installed from PyPI into a private virtual
 # environment, on the same ops and parameters (polyhe's `bench ckks` and `bench bfv` defaults),
-# one thread each, pinned to one core, in one run; prints the machine and a table of ratios.
+# one thread each, pinned to one core, in one run; prints the machine and a table of ratios, then
+# polyhe's NTT on every kernel path this CPU has (N = 2^12..2^17, 50- and 60-bit primes) and the
+# verdict on issue 17's targets (which applies to the avx2 path on an AVX2-only CPU).
 #
 #   scripts/compare.sh [min-time-seconds]      (default 0.5)
 #
@@ -69,18 +71,20 @@ echo "- $("$polyhe" info | grep -m1 'cpu kernels' | sed 's/  */ /g')"
 echo "- peers: $("$venv/bin/python" -m pip list 2>/dev/null | grep -i -E '^(tenseal|openfhe) ' | tr -s ' ' | paste -sd ',' -) under $("$venv/bin/python" --version)"
 echo "- one thread each (OMP_NUM_THREADS=1, TenSEAL n_threads=1, polyhe --threads 1), ${pin[*]:-unpinned}, min-time $min_time s per op, $rounds round(s) alternating"
 
-lists=("" "" "" "")
+lists=("" "" "" "" "")
 for ((r = 1; r <= rounds; r++)); do
   echo "compare: round $r of $rounds" >&2
   f=("$out/polyhe-ckks.r$r.jsonl" "$out/polyhe-bfv.r$r.jsonl"
-    "$out/polyhe-bfv-openfhe-sizes.r$r.jsonl" "$out/peers.r$r.jsonl")
+    "$out/polyhe-bfv-openfhe-sizes.r$r.jsonl" "$out/peers.r$r.jsonl" "$out/polyhe-ntt.r$r.jsonl")
   "${pin[@]}" "$polyhe" bench ckks --threads 1 --min-time "$min_time" --json >"${f[0]}"
   "${pin[@]}" "$polyhe" bench bfv --threads 1 --min-time "$min_time" --json >"${f[1]}"
   "${pin[@]}" "$polyhe" bench bfv --threads 1 --min-time "$min_time" --primes 49,49,49,49,49,49,49 \
     --json >"${f[2]}"
   OMP_NUM_THREADS=1 "${pin[@]}" "$venv/bin/python" "$repo/bench/peers/he_peers.py" \
     --min-time "$min_time" --libraries "$libraries" >"${f[3]}"
-  for i in 0 1 2 3; do lists[i]+="${lists[i]:+,}${f[i]}"; done
+  "${pin[@]}" "$polyhe" bench ntt --cpu all --threads 1 --log-n 12-17 --bits 50,60 \
+    --ops ntt_forward,ntt_inverse --min-time "$min_time" --json >"${f[4]}"
+  for i in 0 1 2 3 4; do lists[i]+="${lists[i]:+,}${f[i]}"; done
 done
 python3 "$repo/bench/peers/compare_table.py" "${lists[@]}"
 echo

@@ -2,8 +2,13 @@
 """The table of scripts/compare.sh: polyhe's bench JSON beside he_peers.py's, as ratios.
 
 Usage: compare_table.py POLYHE_CKKS.jsonl POLYHE_BFV.jsonl POLYHE_BFV_OPENFHE_SIZES.jsonl PEERS.jsonl
+                        [POLYHE_NTT.jsonl]
 Each argument may be a comma-separated list of the same file from several rounds: each side's
 median per op is then the fastest of the rounds' medians (a shared machine slows whole rounds).
+POLYHE_NTT.jsonl is `polyhe bench ntt --cpu all --json`: every kernel path this CPU has, so its
+paths also say whether the CPU is AVX2-only. Last, the verdict on issue 17's targets (every op
+at least 2x both peers; the avx2 NTT at least 2x the scalar one), stated as applying only where
+polyhe ran its avx2 path on a CPU without AVX-512.
 A row whose polyhe side is a sum (encode+encrypt, multiply_relin+rescale, decrypt+decode) adds
 the medians of polyhe's separate ops of one round; the peers' composite rows are one call (TenSEAL) or timed
 together (OpenFHE's multiply_relin+rescale) or summed the same way (OpenFHE's encode+encrypt).
@@ -55,7 +60,7 @@ def ratio(peer, ours):
     return "—" if peer is None or ours is None else f"{peer / ours:.2f}×"
 
 
-def table(title, ours, peers, ops, out):
+def table(title, ours, peers, ops, out, shortfalls=None):
     out.append(f"\n### {title}\n")
     names = list(peers.keys())
     out.append("| op | polyhe ms | " + " | ".join(f"{n} ms" for n in names) + " | " +
@@ -68,10 +73,41 @@ def table(title, ours, peers, ops, out):
             continue
         out.append(f"| {op} | {fmt(mine)} | " + " | ".join(fmt(t) for t in theirs) + " | " +
                    " | ".join(ratio(t, mine) for t in theirs) + " |")
+        if shortfalls is not None and mine is not None:
+            shortfalls += [f"{title.split(',')[0]} {op}: {t / mine:.2f}× {n}"
+                           for n, t in zip(names, theirs) if t is not None and t / mine < TARGET]
+
+
+TARGET = 2.0  # issue 17: every op, and the avx2 NTT over the scalar one
+
+
+def ntt_table(rounds, out):
+    """avx2 against scalar (and the AVX-512 paths against avx2 where the CPU has them) per N, prime
+    size and direction, fastest median of the rounds. Returns (the paths seen, shortfalls)."""
+    fast = fastest(((r["op"], r["log_n"], r["bits"], r["path"]), r["median_ns"] / 1e3)
+                   for rows in rounds for r in rows)
+    paths = sorted({k[3] for k in fast}, key=["scalar", "avx2", "avx512", "ifma"].index)
+    cases = sorted({k[:3] for k in fast}, key=lambda k: (k[0] != "ntt_forward", k[2], k[1]))
+    wide = [p for p in ("avx512", "ifma") if p in paths]
+    out.append("\n### NTT, one prime, shoup-lazy (`polyhe bench ntt --cpu all`), µs\n")
+    out.append("| " + " | ".join(["op", "bits", "N", *paths, "avx2 / scalar",
+                                    *(f"{p} / avx2" for p in wide)]) + " |")
+    out.append("|---|---:|---:|" + "---:|" * (len(paths) + 1 + len(wide)))
+    shortfalls = []
+    for op, log_n, bits in cases:
+        t = {p: fast.get((op, log_n, bits, p)) for p in paths}
+        speedup = (t["scalar"] / t["avx2"]) if t.get("scalar") and t.get("avx2") else None
+        if speedup is not None and speedup < TARGET:
+            shortfalls.append(f"NTT {op} 2^{log_n} {bits}-bit: {speedup:.2f}× scalar")
+        cells = [op, str(bits), f"2^{log_n}", *(fmt(t[p]) for p in paths),
+                 "—" if speedup is None else f"{speedup:.2f}×",
+                 *(ratio(t.get("avx2"), t[p]) for p in wide)]
+        out.append("| " + " | ".join(cells) + " |")
+    return paths, shortfalls
 
 
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) not in (5, 6):
         sys.exit(__doc__)
     ckks, bfv, bfv_small, peers = (load(p) for p in sys.argv[1:5])
     rounds = len(sys.argv[4].split(","))
@@ -92,17 +128,39 @@ def main():
                "(above 1: polyhe faster)")
     ckks_ops = ["encode", "encrypt", "encode+encrypt", "add", "multiply_relin", "rescale",
                 "multiply_relin+rescale", "rotate", "decrypt+decode"]
+    shortfalls = []
     table("CKKS, N = 2^14, Q = 50 + 8 × 40, P = 50 (OpenFHE: its primes for depth 8, dnum 9)",
           polyhe_ms(ckks),
           {"TenSEAL": peer.get(("tenseal", "ckks"), {}), "OpenFHE": peer.get(("openfhe", "ckks"), {})},
-          ckks_ops, out)
+          ckks_ops, out, shortfalls)
     bfv_ops = ["encode", "encrypt", "encode+encrypt", "add", "multiply_relin", "rotate",
                "decrypt+decode"]
     table("BFV, N = 2^14, t = 65537, Q = 48,48,48,49,49,49,49,49 + P = 49 (TenSEAL's same primes)",
-          polyhe_ms(bfv), {"TenSEAL": peer.get(("tenseal", "bfv"), {})}, bfv_ops, out)
+          polyhe_ms(bfv), {"TenSEAL": peer.get(("tenseal", "bfv"), {})}, bfv_ops, out, shortfalls)
     table("BFV, N = 2^14, t = 65537, Q = 6 × 49 bits (OpenFHE's largest set for depth 7), P = 49",
           polyhe_ms(bfv_small), {"OpenFHE": peer.get(("openfhe", "bfv"), {})}, bfv_ops,
-          out)
+          out, shortfalls)
+    applies = path == "avx2"
+    why = [] if applies else [f"polyhe ran its {path} path, not avx2"]
+    verdicts = [f"- every op at least {TARGET:g}× each peer: " +
+                ("met" if not shortfalls else "missed: " + "; ".join(shortfalls))]
+    if len(sys.argv) == 6:
+        paths, ntt_short = ntt_table(load(sys.argv[5]), out)
+        verdicts.append(f"- the avx2 NTT at least {TARGET:g}× the scalar one: " +
+                        ("no avx2 and scalar rows" if not {"avx2", "scalar"} <= set(paths) else
+                         "met" if not ntt_short else "missed: " + "; ".join(ntt_short)))
+        wide = [p for p in paths if p in ("avx512", "ifma")]
+        if wide:
+            applies = False
+            why.append("this CPU has " + " and ".join(wide))
+    else:
+        applies = False
+        why.append("no NTT rows, so whether the CPU is AVX2-only is not known")
+    out.append("\n### Issue 17's targets\n")
+    out += verdicts
+    out.append("- the verdict " + ("applies: polyhe's avx2 path on an AVX2-only CPU" if applies
+                                   else "does not apply (it needs polyhe's avx2 path on an "
+                                   "AVX2-only CPU): " + "; ".join(why)))
     print("\n".join(out))
 
 

@@ -43,6 +43,35 @@ python3 "$table" "$work/ckks.r1" "$work/bfv.r1" "$work/bfv6.r1" "$work/peers.r1"
 check "one round: plain medians" has "one thread each, medians," "$work/one"
 check "one round: its own numbers (22 against 24)" has "| multiply_relin+rescale | 22.0 | 24.0 | — | 1.09× |" "$work/one"
 
+check "no NTT rows: the verdict does not apply" has "does not apply (it needs polyhe's avx2 path on an AVX2-only CPU): no NTT rows" "$work/two"
+check "ops below 2x are listed with their ratio" has "missed: CKKS multiply_relin+rescale: 1.71× TenSEAL" "$work/two"
+check "an op at 2x exactly is not a shortfall" sh -c "! grep -q 'multiply_relin: 2.00× OpenFHE' '$work/two'"
+
+# NTT rows: ntt NAME LOG_N BITS PATH MICROSECONDS
+ntt() {
+  printf '{"op":"%s","log_n":%s,"bits":%s,"path":"%s","median_ns":%s}\n' "$1" "$2" "$3" "$4" \
+    "$(python3 -c "print($5 * 1e3)")"
+}
+{ ntt ntt_forward 12 50 scalar 30; ntt ntt_forward 12 50 avx2 15
+  ntt ntt_forward 12 60 scalar 30; ntt ntt_forward 12 60 avx2 20; } >"$work/ntt.r1"
+{ ntt ntt_forward 12 50 scalar 36; ntt ntt_forward 12 50 avx2 12
+  ntt ntt_forward 12 60 scalar 33; ntt ntt_forward 12 60 avx2 22; } >"$work/ntt.r2"
+# Every op at least 2x: polyhe fast in both rounds.
+{ row multiply_relin 5; row rescale 1; row add 0.2; } >"$work/fast.ckks"
+{ row multiply_relin 20; } >"$work/fast.bfv"
+python3 "$table" "$work/fast.ckks" "$work/fast.bfv" "$work/fast.bfv" "$work/peers.r1" \
+  "$work/ntt.r1,$work/ntt.r2" >"$work/ntt" 2>&1
+cat "$work/ntt"
+check "NTT: fastest of each path (30 against 12), 2.50x" has "| ntt_forward | 50 | 2^12 | 30.0 | 12.0 | 2.50× |" "$work/ntt"
+check "NTT below 2x listed" has "missed: NTT ntt_forward 2^12 60-bit: 1.50× scalar" "$work/ntt"
+check "every op at least 2x: met" has "every op at least 2× each peer: met" "$work/ntt"
+check "avx2 path, scalar and avx2 only: the verdict applies" has "the verdict applies: polyhe's avx2 path on an AVX2-only CPU" "$work/ntt"
+{ cat "$work/ntt.r1"; ntt ntt_forward 12 50 ifma 6; } >"$work/ntt.wide"
+python3 "$table" "$work/fast.ckks" "$work/fast.bfv" "$work/fast.bfv" "$work/peers.r1" \
+  "$work/ntt.wide" >"$work/wide" 2>&1
+check "a CPU with IFMA: the verdict does not apply" has "does not apply (it needs polyhe's avx2 path on an AVX2-only CPU): this CPU has ifma" "$work/wide"
+check "a CPU with IFMA: ifma / avx2 reported" has "| ntt_forward | 50 | 2^12 | 30.0 | 15.0 | 6.000 | 2.00× | 2.50× |" "$work/wide"
+
 python3 "$table" "$work/ckks.r1" >"$work/bad" 2>&1
 rc=$?
 check "three files missing: refused" test "$rc" -ne 0
