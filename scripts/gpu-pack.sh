@@ -72,6 +72,18 @@ sanitizers+=(
   "racecheck test_ckks_cuda 80"
   "racecheck test_bgv_cuda 80"
 )
+# Nsight Compute over a few calls, for where the device time goes (perf.md §10-11): "NAME TIMEOUT_S
+# LAUNCHES FILTER ARGS...", FILTER `region` (the benchmark's timed calls only: cudaProfilerStart/
+# Stop around them, ncu --profile-from-start off) or a regex over the demangled kernel names.
+# Rescale and BFV multiply_relin miss their targets by a fixed cost per op: device time per kernel
+# against the call's latency tells launch gaps from kernel time. The two-pass NTT kernels run at
+# 3.5x their memory floor: their DRAM and SM throughput say which bound they are nearer.
+profiles=(
+  "profile-ckks-rescale-2p16 90 36 region bench ckks --backend cuda --min-time 0.02 --log-n 16 --primes $anchor16 --ops rescale"
+  "profile-ckks-multiply-2p16 90 40 region bench ckks --backend cuda --min-time 0.02 --log-n 16 --primes $anchor16 --ops multiply_relin"
+  "profile-bfv-multiply-2p14 90 120 region bench bfv --backend cuda --min-time 0.02 --ops multiply_relin"
+  "profile-ntt-two-pass-2p16 120 8 RowNtt|ColumnNtt bench --backend cuda --min-time 0.01 --log-n 16"
+)
 
 scripts/deps.sh
 # The device's python3 is 3.12: find an interpreter of that version with nanobind unless named.
@@ -159,7 +171,8 @@ done
 printf '%s\n' "${tests[@]}" >"$pack/tests.txt"
 printf '%s\n' "${benches[@]}" >"$pack/bench.txt"
 printf '%s\n' "${sanitizers[@]}" >"$pack/sanitizers.txt"
-cp scripts/gpu-run.sh "$pack/"
+printf '%s\n' "${profiles[@]}" >"$pack/profiles.txt"
+cp scripts/gpu-run.sh scripts/ncu_summary.py "$pack/"
 {
   echo "polyhe $(git describe --always --dirty) ($(git log -1 --format=%cs)), $build, packed $(date -u +%FT%TZ)"
   echo "nvcc: $(nvcc --version | tail -1)"

@@ -22,6 +22,12 @@
 # sanitizers.txt: lines "TOOL BINARY TIMEOUT_S [GTEST_FILTER]", run last: compute-sanitizer
 # --tool TOOL over bin/BINARY; passes only when the binary's tests pass and the tool reports no
 # error or hazard (its summary line goes into summary.txt).
+# profiles.txt: lines "NAME TIMEOUT_S LAUNCHES FILTER ARGS...", run after the sanitizers: Nsight
+# Compute (ncu, clocks left alone) over bin/polyhe ARGS..., at most LAUNCHES kernels: with FILTER
+# `region` those of the benchmark's timed calls (--profile-from-start off; the benchmark marks
+# them), else those whose demangled name matches the regex FILTER. The report's per-kernel CSV
+# and ncu_summary.py's table go into the tarball; summary.txt gets the kernel count, their device
+# time and the kernels that took most of it. No kernel profiled fails the step.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-gpu-out}
@@ -193,6 +199,46 @@ if ((missing == 0)); then
         note "PASS sanitize $step: $said in ${took} s"
       fi
     done <"$here/sanitizers.txt"
+  fi
+
+  if [[ -f "$here/profiles.txt" ]]; then
+    ncu=$(command -v ncu || ls -d /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null |
+      tail -1)
+    while read -r name limit launches filter args; do
+      [[ -z "$name" || "$name" == \#* ]] && continue
+      if [[ -z "$ncu" || ! -x "$ncu" ]]; then
+        note "FAIL profile $name: ncu not found"
+        status=1
+        continue
+      fi
+      if [[ "$filter" == region ]]; then
+        select=(--profile-from-start off)
+      else
+        select=(--kernel-name-base demangled --kernel-name "regex:$filter")
+      fi
+      log="$raw/$name.txt"
+      # shellcheck disable=SC2086  # args is a word list by design
+      run "profile $name" "$limit" "$log" "$log" "$ncu" --clock-control none --launch-count \
+        "$launches" "${select[@]}" --section SpeedOfLight --section LaunchStats \
+        --section Occupancy --export "$raw/$name" --force-overwrite "$here/bin/polyhe" $args
+      ((rc == -1)) && { status=1; continue; }
+      if ((rc == 124 || rc == 137)); then
+        note "TIMEOUT profile $name after ${took} s"
+        status=1
+        continue
+      fi
+      "$ncu" --import "$raw/$name.ncu-rep" --csv --page details >"$raw/$name.csv" 2>>"$log"
+      said=$(python3 "$here/ncu_summary.py" "$raw/$name.csv" "$raw/$name.md" 2>&1)
+      summarised=$?
+      # The report is large (the tarball comes back only under 16 MiB): the CSV keeps its values.
+      rm -f "$raw/$name.ncu-rep"
+      if ((rc != 0 || summarised != 0)); then
+        note "FAIL profile $name: exit $rc: $said: $(grep -m1 -i 'error' "$log")"
+        status=1
+      else
+        note "PASS profile $name: $said in ${took} s"
+      fi
+    done <"$here/profiles.txt"
   fi
 fi
 

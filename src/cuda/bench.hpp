@@ -62,6 +62,13 @@ Samples time_multiply(const std::shared_ptr<const Context>& ctx, unsigned word_b
 /// blocks on a full queue cannot release, so the kernel gives up after `timeout_s` and
 /// timed_out() tells. One gate holds one stream at a time (hold after the previous hold's
 /// kernel has finished, e.g. after synchronising s). Device errors throw DeviceError.
+/// Starts (true) or stops (false) the profiler's collection: cudaProfilerStart/Stop, so that
+/// `ncu --profile-from-start off` profiles only what runs in between (the runbook's profiles.txt
+/// marks a benchmark's timed calls this way). Without a profiler attached it does nothing.
+/// Never throws: a benchmark must not fail for want of a profiler. Returns whether the call
+/// succeeded (its error, if any, is cleared so that no later call reports it).
+bool profiler(bool start);
+
 class StreamGate {
  public:
   explicit StreamGate(std::shared_ptr<const Context> ctx);

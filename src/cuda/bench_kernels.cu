@@ -1,5 +1,6 @@
 // The floors of backend/cuda/bench.hpp: copy bandwidths, the integer multiply rate and the
 // stream gate. Every CUDA call is checked (cuda/check.hpp).
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -272,6 +273,12 @@ void StreamGate::release() {
 
 bool StreamGate::timed_out() const {
   return host_[1] != 0;
+}
+
+bool profiler(bool start) {
+  const cudaError_t err = start ? cudaProfilerStart() : cudaProfilerStop();
+  if (err != cudaSuccess) (void)cudaGetLastError();
+  return err == cudaSuccess;
 }
 
 }  // namespace polyhe::cuda::bench

@@ -215,6 +215,77 @@ check "sanitizer: the run fails" test "$rc" -ne 0
 mkdir "$work/x6" && tar -C "$work/x6" -xzf "$work/out6/gpu-results.tar.gz"
 check "sanitizer: its log is in the tarball" test -s "$work/x6/sanitize-initcheck-test_racy.txt"
 
+# 7. Nsight Compute profiles: the benchmark's marked region (--profile-from-start off) or a kernel
+#    regex, the clocks left alone; the per-kernel CSV summed into one line; nothing profiled, an
+#    exit status or a missing ncu fails the step; the CSV and the table are in the tarball, the
+#    report itself is not.
+p="$work/prof"
+make_pack "$p"
+cp "$(dirname "$runner")/ncu_summary.py" "$p/"
+printf 'test_pass 20\n' >"$p/tests.txt"
+cat >"$p/fakebin/ncu" <<'NCU'
+#!/bin/bash
+# Profiling: ncu OPTIONS... --export BASE --force-overwrite APP ARGS...; reading: ncu --import
+# REPORT --csv --page details (prints what the profiling run left in REPORT).
+dir=$(dirname "$0")
+if [[ $1 == --import ]]; then cat "$2"; exit 0; fi
+echo "$*" >>"$dir/calls.txt"
+filter=
+while [[ $# -gt 0 && $1 != --export ]]; do
+  [[ $1 == --kernel-name ]] && filter=$2
+  shift
+done
+base=$2
+shift 3
+"$@" >/dev/null
+h='"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+k='"void polyhe::cuda::detail::program_kernel<polyhe::cuda::detail::RowNtt<unsigned long, 3>>(T1)","1","13","(256, 1, 1)","(64, 9, 1)","0","9.0"'
+if [[ $filter == regex:Nothing ]]; then
+  echo "$h" >"$base.ncu-rep"
+else
+  { echo "$h"
+    echo "\"0\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"Duration\",\"usecond\",\"6.00\""
+    echo "\"0\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"DRAM Throughput\",\"%\",\"60\""
+    echo "\"1\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"Duration\",\"nsecond\",\"4,000\""
+    echo "\"1\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"DRAM Throughput\",\"%\",\"30\""
+  } >"$base.ncu-rep"
+fi
+[[ $filter == regex:Crash ]] && exit 3
+exit 0
+NCU
+chmod +x "$p/fakebin/ncu"
+printf '%s\n' 'profile-region 20 36 region bench ckks --backend cuda --ops rescale' \
+  'profile-ntt 20 8 RowNtt|ColumnNtt bench --backend cuda --log-n 16' \
+  'profile-none 20 8 Nothing bench --backend cuda' 'profile-crash 20 8 Crash bench --backend cuda' \
+  >"$p/profiles.txt"
+PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out7" >"$work/log7" 2>&1
+rc=$?
+s="$work/out7/summary.txt"
+c="$p/fakebin/calls.txt"
+check "profile: the region's kernels summed" \
+  grep -q '^PASS profile profile-region: 2 kernels, 10.0 us of device time; most: RowNtt x2 10.0 us (DRAM 48 %)' "$s"
+check "profile: region means --profile-from-start off" grep -q -- '--profile-from-start off' "$c"
+check "profile: the clocks are left alone" grep -q -- '--clock-control none --launch-count 36' "$c"
+check "profile: the regex reaches ncu whole" \
+  grep -q -- '--kernel-name-base demangled --kernel-name regex:RowNtt|ColumnNtt' "$c"
+check "profile: the benchmark's arguments reach polyhe" \
+  grep -q -- 'bin/polyhe bench ckks --backend cuda --ops rescale$' "$c"
+check "profile: nothing profiled fails" \
+  grep -q '^FAIL profile profile-none: exit 0: no kernel in the report' "$s"
+check "profile: an exit status fails" grep -q '^FAIL profile profile-crash: exit 3' "$s"
+check "profile: the run fails" test "$rc" -ne 0
+mkdir "$work/x7" && tar -C "$work/x7" -xzf "$work/out7/gpu-results.tar.gz"
+check "profile: the CSV and the table are in the tarball" \
+  test -s "$work/x7/profile-ntt.csv" -a -s "$work/x7/profile-ntt.md"
+check "profile: the report is not" test ! -e "$work/x7/profile-ntt.ncu-rep"
+p="$work/prof2"
+make_pack "$p"
+printf 'test_pass 20\n' >"$p/tests.txt"
+printf 'profile-x 20 8 region bench\n' >"$p/profiles.txt"
+PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out8" >"$work/log8" 2>&1
+check "profile: no ncu fails the step" \
+  grep -q '^FAIL profile profile-x: ncu not found' "$work/out8/summary.txt"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed"
   for f in "$work"/log*; do echo "--- $f"; cat "$f"; done

@@ -200,12 +200,15 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   // A call ends when its results exist: the device's work is waited for. On a device, the
   // host's share is timed too (enqueue_median).
   const auto timed = [&](Measurement& m, auto&& call) {
-    m.stats = measure(
-        [&] {
-          call();
-          config.backend.synchronize();
-        },
-        config.timing);
+    {
+      const ProfiledRegion profiled(config.backend);
+      m.stats = measure(
+          [&] {
+            call();
+            config.backend.synchronize();
+          },
+          config.timing);
+    }
     m.enqueue_ns = enqueue_median(config.backend, call, config.timing);
   };
 

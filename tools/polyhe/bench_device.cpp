@@ -27,6 +27,14 @@ std::string bench_title(const std::string& scheme, const BenchBackend& backend, 
          " (each call timed to the completion of its device work): host work on " + host;
 }
 
+ProfiledRegion::ProfiledRegion(const BenchBackend& backend) : active_(backend.name == "cuda") {
+  if (active_) cuda_profiler(true);
+}
+
+ProfiledRegion::~ProfiledRegion() {
+  if (active_) cuda_profiler(false);
+}
+
 TransferRates measure_transfer_rates(Device& device) {
   constexpr std::size_t kWords = std::size_t{4} << 20;  // 32 MiB
   std::uint64_t* pinned = device.pinned_allocate(kWords);

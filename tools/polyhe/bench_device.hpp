@@ -37,6 +37,26 @@ std::optional<double> enqueue_median(const BenchBackend& backend, F&& call,
   return stats.median_ns;
 }
 
+/// The timed calls of a device benchmark, marked for a profiler: on the CUDA backend
+/// cudaProfilerStart() when made and cudaProfilerStop() when destroyed, so that `ncu
+/// --profile-from-start off` sees exactly the kernels of the measured calls (the runbook's
+/// profiles.txt, docs/bench/gpu-status.md); nothing on the CPU or the emulated device.
+class ProfiledRegion {
+ public:
+  explicit ProfiledRegion(const BenchBackend& backend);
+  ~ProfiledRegion();
+  ProfiledRegion(const ProfiledRegion&) = delete;
+  ProfiledRegion& operator=(const ProfiledRegion&) = delete;
+
+ private:
+  bool active_ = false;
+};
+
+/// cudaProfilerStart (true) or Stop (false) on the CUDA backend, errors ignored: profiling is
+/// optional (bench_device_cuda.cpp; a build without CUDA has no such backend, and
+/// bench_device_none.cpp's does nothing). Never throws.
+void cuda_profiler(bool start);
+
 /// Host↔device copy rates from and to page-locked memory (32 MiB, the median of 9 after a
 /// warm-up), through the Device's own asynchronous copies: the floor of the batch ops.
 struct TransferRates {

@@ -8,4 +8,6 @@ std::shared_ptr<Device> make_cuda_bench_device() {
       "--backend cuda: this polyhe was built without CUDA (POLYHE_CUDA=OFF or nvcc not found)");
 }
 
+void cuda_profiler(bool /*start*/) {}
+
 }  // namespace polyhe::cli

@@ -121,12 +121,16 @@ TimingStats time_op(IntegerOp op, const Inputs& in, rlwe::Encryptor& encryptor,
   // A call ends when its results exist: the device's work is waited for. On a device, the
   // host's share is timed too (enqueue_median).
   const auto measure = [&](auto&& call, const TimingOptions& options) {
-    const TimingStats stats = cli::measure(
-        [&] {
-          call();
-          config.backend.synchronize();
-        },
-        options);
+    TimingStats stats;
+    {
+      const ProfiledRegion profiled(config.backend);
+      stats = cli::measure(
+          [&] {
+            call();
+            config.backend.synchronize();
+          },
+          options);
+    }
     enqueue_ns = enqueue_median(config.backend, call, options);
     return stats;
   };
