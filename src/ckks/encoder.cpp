@@ -38,6 +38,7 @@
 
 #include "polyhe/arith/add.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
 #include "polyhe/rns/bigint.hpp"
 
 namespace polyhe::ckks {
@@ -544,12 +545,15 @@ std::vector<Complex> Encoder::decode(const RnsPoly& p, double scale) const {
     if (coefficients.form() == PolyForm::kEvaluation) coefficients.to_coefficient();
     return decode(coefficients.to_host(), scale);
   }
-  std::optional<RnsPoly> copy;
+  std::optional<RnsPoly> coefficients;
   const RnsPoly* src = &p;
   if (p.form() == PolyForm::kEvaluation) {
-    copy.emplace(p);
-    copy->to_coefficient();
-    src = &*copy;
+    // The inverse transforms read p's limbs and write the coefficients: no pass copying p first.
+    coefficients.emplace(p.context(), p.limbs(), PolyForm::kCoefficient, RnsPoly::kForOverwrite);
+    const RingContext& ring = *p.context();
+    parallel_for(p.limbs(),
+                 [&](std::size_t i) { ring.inverse(i, p.limb(i), coefficients->limb(i)); });
+    src = &*coefficients;
   }
   const std::size_t n = slots_;
   std::vector<double> coeffs(2 * n);

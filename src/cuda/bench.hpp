@@ -55,13 +55,6 @@ Samples time_bidirectional(const std::shared_ptr<const Context>& ctx, std::size_
 Samples time_multiply(const std::shared_ptr<const Context>& ctx, unsigned word_bits,
                       std::size_t reps);
 
-/// Holds a stream on the device until the host releases it: hold(s) enqueues a one-thread
-/// kernel that spins on a flag in page-locked, device-mapped host memory; release() sets the
-/// flag. Work enqueued on s between the two then starts back to back, whatever the host's
-/// launch rate — as long as it fits the launch queue (a few hundred launches): a host that
-/// blocks on a full queue cannot release, so the kernel gives up after `timeout_s` and
-/// timed_out() tells. One gate holds one stream at a time (hold after the previous hold's
-/// kernel has finished, e.g. after synchronising s). Device errors throw DeviceError.
 /// Starts (true) or stops (false) the profiler's collection: cudaProfilerStart/Stop, so that
 /// `ncu --profile-from-start off` profiles only what runs in between (the runbook's profiles.txt
 /// marks a benchmark's timed calls this way). Without a profiler attached it does nothing.
@@ -69,6 +62,13 @@ Samples time_multiply(const std::shared_ptr<const Context>& ctx, unsigned word_b
 /// succeeded (its error, if any, is cleared so that no later call reports it).
 bool profiler(bool start);
 
+/// Holds a stream on the device until the host releases it: hold(s) enqueues a one-thread
+/// kernel that spins on a flag in page-locked, device-mapped host memory; release() sets the
+/// flag. Work enqueued on s between the two then starts back to back, whatever the host's
+/// launch rate — as long as it fits the launch queue (a few hundred launches): a host that
+/// blocks on a full queue cannot release, so the kernel gives up after `timeout_s` and
+/// timed_out() tells. One gate holds one stream at a time (hold after the previous hold's
+/// kernel has finished, e.g. after synchronising s). Device errors throw DeviceError.
 class StreamGate {
  public:
   explicit StreamGate(std::shared_ptr<const Context> ctx);
