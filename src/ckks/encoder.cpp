@@ -40,6 +40,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/rns/bigint.hpp"
+#include "polyhe/rns/wide_reduce.hpp"
 
 namespace polyhe::ckks {
 
@@ -144,10 +145,8 @@ Encoder::Encoder(std::shared_ptr<const RingContext> context)
     }
     if (bits <= kMaxExactBits) prefix_limbs_ = i + 1;
     const std::uint64_t q = basis.prime(i);
-    wrap_.push_back(make_shoup<std::uint64_t>((0 - q) % q, q));  // 2^64 mod q
     one_.push_back(make_shoup<std::uint64_t>(1, q));
-    const mpz_class pow126 = mpz_class(1) << 126;
-    pow126_.push_back(mpz_class(pow126 % mpz_class(q)).get_ui());
+    wide_.push_back(make_wide_barrett(q));
   }
 }
 
@@ -465,9 +464,8 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
       }
       x[c] = acc;
     }
-    // x' mod q_i, branch-free (the signs are random): where every x' of the block fits in 64
-    // bits, |x'| by one Shoup product and the sign applied after; otherwise from
-    // x' = lo + (hi + 2^62)·2^64 − 2^126 (hi the signed high word, |hi| < 2^61).
+    // x' mod q_i: where every x' of the block fits in 64 bits, by one Shoup product
+    // (reduce_signed); otherwise |x'| < 2^125 by the 128-bit Barrett reduction, the sign after.
     bool narrow = true;
     for (std::size_t c = 0; c < count; ++c) {
       narrow &= static_cast<std::int64_t>(x[c] >> 64) ==
@@ -479,19 +477,14 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
       const std::uint64_t* xi = words + i * big_n + c0;
       if (narrow) {
         for (std::size_t c = 0; c < count; ++c) {
-          const auto v = static_cast<std::int64_t>(x[c]);
-          const auto sign = static_cast<std::uint64_t>(v >> 63);  // all ones where v < 0
-          const std::uint64_t r =
-              mul_shoup((static_cast<std::uint64_t>(v) ^ sign) - sign, one_[i], q);
-          same &= (sign != 0 ? neg_mod(r, q) : r) == xi[c];
+          same &= reduce_signed(static_cast<std::int64_t>(x[c]), one_[i], q) == xi[c];
         }
       } else {
         for (std::size_t c = 0; c < count; ++c) {
-          const auto hi = static_cast<std::uint64_t>(static_cast<std::int64_t>(x[c] >> 64) +
-                                                     (std::int64_t{1} << 62));
-          const std::uint64_t r = add_mod(mul_shoup(static_cast<std::uint64_t>(x[c]), one_[i], q),
-                                          mul_shoup(hi, wrap_[i], q), q);
-          same &= sub_mod(r, pow126_[i], q) == xi[c];
+          const bool negative = x[c] < 0;
+          const u128 mag = negative ? 0 - static_cast<u128>(x[c]) : static_cast<u128>(x[c]);
+          const std::uint64_t r = wide_reduce(mag, wide_[i]);
+          same &= (negative ? neg_mod(r, q) : r) == xi[c];
         }
       }
     }

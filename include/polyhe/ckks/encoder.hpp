@@ -12,6 +12,7 @@
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ring/context.hpp"
 #include "polyhe/ring/poly.hpp"
+#include "polyhe/rns/wide_reduce.hpp"
 
 namespace polyhe::ckks {
 
@@ -90,11 +91,10 @@ class Encoder {
   // Garner constants: garner_[i·(i−1)/2 + j] = q_j^{−1} mod q_i, for j < i.
   std::vector<ShoupOperand<std::uint64_t>> garner_;
   // The short reconstruction: the first prefix_limbs_ primes (their product below 2^126), and
-  // per prime 2^64 mod q_i and 1, as Shoup operands, and 2^126 mod q_i (to reduce a signed
-  // 128-bit value mod q_i).
+  // per prime 1 as a Shoup operand and the 128-bit Barrett constants (to reduce the candidate).
   std::size_t prefix_limbs_ = 1;
-  std::vector<ShoupOperand<std::uint64_t>> wrap_, one_;
-  std::vector<std::uint64_t> pow126_;
+  std::vector<ShoupOperand<std::uint64_t>> one_;
+  std::vector<WideBarrett> wide_;
 };
 
 }  // namespace polyhe::ckks
