@@ -30,6 +30,11 @@ def number(text):
         return None
 
 
+def column(row, cols, name):
+    i = cols.get(name)
+    return row[i] if i is not None and i < len(row) else ""
+
+
 def short_name(name):
     """The block program or body a generic launcher ran (program_kernel<polyhe::...::RowNtt<...>>
     → RowNtt), else the function's own name."""
@@ -50,12 +55,15 @@ def kernels(path):
         return out
     cols = {name: i for i, name in enumerate(rows[header])}
     ident = cols.get("ID", cols.get("Id"))
+    # A metric row may end before the rule columns the header names (ncu 2025 leaves them out when
+    # no rule applies): only the columns read here must be present.
+    needed = max(cols[c] for c in ("Kernel Name", "Metric Name", "Metric Unit", "Metric Value"))
     for r in rows[header + 1:]:
-        if len(r) < len(cols):
+        if len(r) <= max(needed, ident):
             continue
         k = out.setdefault(r[ident], {"name": r[cols["Kernel Name"]],
-                                      "grid": r[cols["Grid Size"]] if "Grid Size" in cols else "",
-                                      "block": r[cols["Block Size"]] if "Block Size" in cols else ""})
+                                      "grid": column(r, cols, "Grid Size"),
+                                      "block": column(r, cols, "Block Size")})
         metric, unit, value = r[cols["Metric Name"]], r[cols["Metric Unit"]], r[cols["Metric Value"]]
         v = number(value)
         if metric == "Duration" and v is not None and unit in UNIT_US:

@@ -238,16 +238,21 @@ done
 base=$2
 shift 3
 "$@" >/dev/null
-h='"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+# The shape of Nsight Compute 2025.3's details CSV (H200, 2026-11-27): the header names five rule
+# columns after the value, which a metric row leaves out (it ends in an empty field); a rule row
+# fills them. Units "us"/"ns" there, "usecond"/"nsecond" in older versions.
+h='"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value","Rule Name","Rule Type","Rule Description","Estimated Speedup Type","Estimated Speedup"'
 k='"void polyhe::cuda::detail::program_kernel<polyhe::cuda::detail::RowNtt<unsigned long, 3>>(T1)","1","13","(256, 1, 1)","(64, 9, 1)","0","9.0"'
 if [[ $filter == regex:Nothing ]]; then
   echo "$h" >"$base.ncu-rep"
 else
   { echo "$h"
-    echo "\"0\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"Duration\",\"usecond\",\"6.00\""
-    echo "\"0\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"DRAM Throughput\",\"%\",\"60\""
-    echo "\"1\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"Duration\",\"nsecond\",\"4,000\""
-    echo "\"1\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"DRAM Throughput\",\"%\",\"30\""
+    echo "\"0\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"Duration\",\"us\",\"6.00\","
+    echo "\"0\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"DRAM Throughput\",\"%\",\"60\","
+    echo "\"0\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"\",\"\",\"\",\"SOLBottleneck\",\"OPT\",\"Low throughput\",\"global\",\"50\""
+    echo "\"1\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"Duration\",\"ns\",\"4,000\","
+    echo "\"1\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"DRAM Throughput\",\"%\",\"30\","
+    echo "\"2\",\"1\",\"polyhe\",\"h\",$k,\"SOL\",\"Duration\",\"usecond\",\"2.00\""
   } >"$base.ncu-rep"
 fi
 [[ $filter == regex:Crash ]] && exit 3
@@ -263,7 +268,7 @@ rc=$?
 s="$work/out7/summary.txt"
 c="$p/fakebin/calls.txt"
 check "profile: the region's kernels summed" \
-  grep -q '^PASS profile profile-region: 2 kernels, 10.0 us of device time; most: RowNtt x2 10.0 us (DRAM 48 %)' "$s"
+  grep -q '^PASS profile profile-region: 3 kernels, 12.0 us of device time; most: RowNtt x3 12.0 us (DRAM 40 %)' "$s"
 check "profile: region means --profile-from-start off" grep -q -- '--profile-from-start off' "$c"
 check "profile: the clocks are left alone" grep -q -- '--clock-control none --launch-count 36' "$c"
 check "profile: the regex reaches ncu whole" \
