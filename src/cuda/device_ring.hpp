@@ -190,10 +190,12 @@ class DeviceRing final : public Device {
     });
   }
 
-  void lift_centred(const RingContext& ring, LimbRange r, const u64* x, u64 p, u64* c) override {
+  void lift_centred(const RingContext& ring, LimbRange r, const u64* x, u64 p, u64* c,
+                    std::size_t parts) override {
     const Tables& t = tables(ring);
-    exec_.for_each(LiftCentredBody{t.wide.data() + r.first, x, p, c, ring.log_n()},
-                   r.count * ring.n());
+    exec_.for_each(LiftCentredBody{t.wide.data() + r.first, x, p, c, ring.log_n(),
+                                   static_cast<std::uint32_t>(r.count)},
+                   parts * r.count * ring.n());
   }
 
   void lift_signed(const RingContext& ring, LimbRange r, std::span<const std::int64_t> small,

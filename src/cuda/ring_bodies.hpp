@@ -126,17 +126,22 @@ POLYHE_HD inline std::uint64_t lift_centred_word(std::uint64_t v, std::uint64_t 
   return v > p / 2 ? neg_mod(wide_reduce(u128{p - v}, w), w.q) : wide_reduce(u128{v}, w);
 }
 
-/// Limb l of c = the centred lift of x (one limb of N words modulo p) to q_l: x − p where
-/// x > ⌊p/2⌋, else x, reduced modulo q_l exactly (wide_reduce takes any x < 2^128).
+/// Limb l of buffer j of c (`limbs` limbs each) = the centred lift of x's limb j (N words
+/// modulo p) to q_l: x − p where x > ⌊p/2⌋, else x, reduced modulo q_l exactly (wide_reduce takes
+/// any x < 2^128). One buffer per part of a ciphertext: their rescales share the launch.
 struct LiftCentredBody {
   const WideBarrett* wide;
   const std::uint64_t* x;
   std::uint64_t p;
   std::uint64_t* c;
   int log_n;
+  std::uint32_t limbs;  // of one buffer of c
   POLYHE_HD void operator()(std::size_t i) const {
-    const std::size_t limb = i >> log_n;
-    c[i] = lift_centred_word(x[i & ((std::size_t{1} << log_n) - 1)], p, wide[limb]);
+    const auto row = static_cast<std::uint32_t>(i >> log_n);  // limb of c, over every buffer
+    const std::uint32_t part = row / limbs;
+    const std::size_t k = i & ((std::size_t{1} << log_n) - 1);
+    c[i] = lift_centred_word(x[(static_cast<std::size_t>(part) << log_n) | k], p,
+                             wide[row - part * limbs]);
   }
 };
 

@@ -12,6 +12,7 @@
 
 #include "polyhe/backend/emulated.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly.hpp"
 #include "ring/ring_cases.hpp"
 #include "support/test_device.hpp"
@@ -97,6 +98,53 @@ TEST_P(DevicePolyTest, TransformsMatchTheCpu) {
   host.to_coefficient();
   dev.to_coefficient();
   EXPECT_EQ(words(dev), words(host)) << "inverse";
+}
+
+// The device rescales every polynomial of a call in the same launches (the last limbs gathered
+// side by side, one lift into a buffer per polynomial): 1, 2 and 3 polynomials, out of place and
+// in place, μ = 1 (CKKS) and μ = 65537 (BGV's modulus switch), each the CPU's words.
+TEST_P(DevicePolyTest, RescaleByLastPrimeMatchesTheCpuForEveryCount) {
+  POLYHE_SEEDED_RNG(rng);
+  for (const std::uint64_t mu : {std::uint64_t{1}, std::uint64_t{65537}}) {
+    for (std::size_t count = 1; count <= 3; ++count) {
+      const std::string what = std::to_string(count) + " polynomials, mu " + std::to_string(mu);
+      std::vector<RnsPoly> host, dev;
+      for (std::size_t j = 0; j < count; ++j) {
+        host.push_back(random_poly(rng, ctx_, kLimbs));
+        host.back().to_evaluation();
+        dev.push_back(host.back().to_device(device_));
+      }
+      std::vector<const RnsPoly*> host_in, dev_in;
+      std::vector<RnsPoly*> host_io, dev_io;
+      for (std::size_t j = 0; j < count; ++j) {
+        host_in.push_back(&host[j]);
+        dev_in.push_back(&dev[j]);
+        host_io.push_back(&host[j]);
+        dev_io.push_back(&dev[j]);
+      }
+      // Placeholders: rescale_by_last_prime replaces each with its result.
+      std::vector<RnsPoly> host_out(count, RnsPoly(ctx_, 1)), dev_out(count, RnsPoly(ctx_, 1));
+      std::vector<RnsPoly*> host_outs, dev_outs;
+      for (std::size_t j = 0; j < count; ++j) {
+        host_outs.push_back(&host_out[j]);
+        dev_outs.push_back(&dev_out[j]);
+      }
+      rescale_by_last_prime(host_in, host_outs, mu);
+      rescale_by_last_prime(dev_in, dev_outs, mu);
+      for (std::size_t j = 0; j < count; ++j) {
+        EXPECT_TRUE(dev_out[j].on_device()) << what;
+        EXPECT_EQ(dev_out[j].level(), kLimbs - 2) << what;
+        EXPECT_EQ(words(dev_out[j]), words(host_out[j])) << what << ", out of place, part " << j;
+      }
+      rescale_by_last_prime_inplace(host_io, mu);
+      rescale_by_last_prime_inplace(dev_io, mu);
+      for (std::size_t j = 0; j < count; ++j) {
+        EXPECT_EQ(dev[j].level(), kLimbs - 2) << what;
+        EXPECT_EQ(words(dev[j]), words(host[j])) << what << ", in place, part " << j;
+        EXPECT_EQ(words(dev[j]), words(dev_out[j])) << what << ", in place against out of place";
+      }
+    }
+  }
 }
 
 TEST_P(DevicePolyTest, ElementWiseOperationsMatchTheCpu) {

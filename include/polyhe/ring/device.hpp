@@ -141,9 +141,11 @@ class Device {
                                    std::uint64_t* c) = 0;
   /// Limb j of c = the centred lift of x (N words modulo p, every word < p, 2 ≤ p < 2^62) to the
   /// prime of limb j: x − p where x > ⌊p/2⌋, x elsewhere, reduced modulo q (vec::lift_centred).
+  /// With `parts` > 1, x holds that many such limbs one after another and c as many buffers of
+  /// r.count limbs, buffer i the lift of x's limb i (the parts of a ciphertext in one launch).
   /// c disjoint from x.
   virtual void lift_centred(const RingContext& ring, LimbRange r, const std::uint64_t* x,
-                            std::uint64_t p, std::uint64_t* c) = 0;
+                            std::uint64_t p, std::uint64_t* c, std::size_t parts) = 0;
   /// ModUp of one-prime digits in one launch: x holds `digits` limbs (limb j modulo q_j, ring
   /// limbs 0 … digits − 1); c receives `digits` buffers of the Q_l ∪ P layout (q_limbs limbs of
   /// Q, then p_limbs from ring limb p_first), limb t of buffer j the centred lift of x's limb j to
