@@ -223,11 +223,12 @@ class DeviceRing final : public Device {
                    conv.to().size() * n);
   }
 
-  void scale_round(const ScaleRounder& rounder, std::size_t n, const u64* x, u64* c) override {
+  void scale_round(const ScaleRounder& rounder, std::size_t n, const u64* x_q, const u64* x_p,
+                   u64* c) override {
     const Rounder& t = rounder_tables(rounder);
     exec_.for_each(
-        ScaleRoundBody{x, rounder.q_basis().size(), t.mu.data(), t.lambda.data(), t.rho.data(),
-                       t.omega.data(), t.wide.data(), c, std::countr_zero(n)},
+        ScaleRoundBody{x_q, x_p, rounder.q_basis().size(), t.mu.data(), t.lambda.data(),
+                       t.rho.data(), t.omega.data(), t.wide.data(), c, std::countr_zero(n)},
         rounder.p_basis().size() * n);
   }
 

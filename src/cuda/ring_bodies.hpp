@@ -237,7 +237,8 @@ struct ConvertBody {
 /// start + Σ_i x_i·[ω_i]_{p_j} + y_j·[t·θ_j·P/p_j]_{p_j} reduced mod p_j (the 128-bit sum reduced
 /// every 8 products).
 struct ScaleRoundBody {
-  const std::uint64_t* x;  // Q's limbs, then P's
+  const std::uint64_t* x;   // Q's limbs
+  const std::uint64_t* xp;  // P's limbs
   std::size_t q_limbs;
   const std::uint64_t* mu;
   const double* lambda;
@@ -268,7 +269,7 @@ struct ScaleRoundBody {
       acc += mul_wide(x[i * n + k], row[i]);
       if ((i & 7) == 7) acc = wide_reduce(acc, w);
     }
-    acc += mul_wide(x[(q_limbs + j) * n + k], row[q_limbs]);
+    acc += mul_wide(xp[j * n + k], row[q_limbs]);
     out[idx] = wide_reduce(acc, w);
   }
 };

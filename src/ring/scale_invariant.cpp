@@ -81,6 +81,13 @@ TensorProduct cpu_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, const
   return out;
 }
 
+// The CPU's steps on device operations, each over every polynomial of its stage in one set of
+// launches: the two-pass transforms are latency-bound at these sizes (perf.md §11, H200, N = 2^14:
+// 12.7 + 4.8 µs for 8 limbs, about the same for 32), so the four inputs share one inverse over
+// Q_l and one forward over R_l, and the three products one inverse over each and one forward.
+// Layout: the inputs' coefficients and R_l parts side by side (4·|Q_l| and 4·|R_l| limbs), the
+// products' Q_l and R_l limbs apart (3·|Q_l|, 3·|R_l|); the tensor over Q_l reads the inputs
+// where they are. 27 launches and 7 copies where one polynomial at a time took 44 and 4.
 TensorProduct device_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, const RnsPoly& a1,
                             const RnsPoly& b0, const RnsPoly& b1) {
   const std::shared_ptr<Device>& device = a0.device();
@@ -90,41 +97,46 @@ TensorProduct device_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, co
   const std::size_t n = ring.n();
   const std::size_t ql = a0.limbs();
   const std::size_t kr = t.aux_limbs;
-  const std::size_t ext = ql + kr;
+  const std::size_t wq = ql * n, wr = kr * n;  // words of one polynomial over Q_l, over R_l
   const LimbRange q{0, ql}, r{0, kr};
-  std::vector<std::size_t> to_r(kr), to_q(ql);
-  std::iota(to_r.begin(), to_r.end(), std::size_t{0});
-  std::iota(to_q.begin(), to_q.end(), std::size_t{0});
-  DeviceWords coef(device, ql * n);
-  const auto extend = [&](const RnsPoly& p) {
-    DeviceWords e(device, ext * n);
-    dev.copy(p.device_words(), e.data(), ql * n);
-    dev.ntt(ring, q, p.device_words(), coef.data(), true);
-    dev.convert(*t.q_to_r, n, coef.data(), e.data() + ql * n, to_r, true);
-    dev.ntt(aux, r, e.data() + ql * n, e.data() + ql * n, false);
-    return e;
-  };
-  const DeviceWords e0 = extend(a0), e1 = extend(a1), f0 = extend(b0), f1 = extend(b1);
-  DeviceWords d[3] = {DeviceWords(device, ext * n), DeviceWords(device, ext * n),
-                      DeviceWords(device, ext * n)};
-  dev.tensor(ring, q, e0.data(), e1.data(), f0.data(), f1.data(), d[0].data(), d[1].data(),
-             d[2].data());
-  const std::size_t at = ql * n;
-  dev.tensor(aux, r, e0.data() + at, e1.data() + at, f0.data() + at, f1.data() + at,
-             d[0].data() + at, d[1].data() + at, d[2].data() + at);
+  std::vector<std::size_t> q_limbs(ql), r_limbs(kr);
+  std::iota(q_limbs.begin(), q_limbs.end(), std::size_t{0});
+  std::iota(r_limbs.begin(), r_limbs.end(), std::size_t{0});
+
+  // Each input over R_l in evaluation form, from the exact (centred) conversion of its
+  // coefficients.
+  const RnsPoly* inputs[] = {&a0, &a1, &b0, &b1};
+  DeviceWords coef(device, 4 * wq), ext_r(device, 4 * wr);
+  for (std::size_t j = 0; j < 4; ++j) {
+    dev.copy(inputs[j]->device_words(), coef.data() + j * wq, wq);
+  }
+  dev.ntt_mapped(ring, q_limbs, 4, coef.data(), coef.data(), true);
+  for (std::size_t j = 0; j < 4; ++j) {
+    dev.convert(*t.q_to_r, n, coef.data() + j * wq, ext_r.data() + j * wr, r_limbs, true);
+  }
+  dev.ntt_mapped(aux, r_limbs, 4, ext_r.data(), ext_r.data(), false);
+
+  // The degree-2 product over Q_l ∪ R_l, then round(t·d/Q_l) over R_l and back to Q_l.
+  DeviceWords dq(device, 3 * wq), dr(device, 3 * wr);
+  dev.tensor(ring, q, a0.device_words(), a1.device_words(), b0.device_words(), b1.device_words(),
+             dq.data(), dq.data() + wq, dq.data() + 2 * wq);
+  const u64* e = ext_r.data();
+  dev.tensor(aux, r, e, e + wr, e + 2 * wr, e + 3 * wr, dr.data(), dr.data() + wr,
+             dr.data() + 2 * wr);
+  dev.ntt_mapped(ring, q_limbs, 3, dq.data(), dq.data(), true);
+  dev.ntt_mapped(aux, r_limbs, 3, dr.data(), dr.data(), true);
+  DeviceWords scaled(device, wr), back(device, 3 * wq);
+  for (std::size_t j = 0; j < 3; ++j) {
+    dev.scale_round(*t.scale, n, dq.data() + j * wq, dr.data() + j * wr, scaled.data());
+    dev.convert(*t.r_to_q, n, scaled.data(), back.data() + j * wq, q_limbs, true);
+  }
+  dev.ntt_mapped(ring, q_limbs, 3, back.data(), back.data(), false);
   TensorProduct out{
       RnsPoly(a0.context(), ql, PolyForm::kEvaluation, RnsPoly::kForOverwrite, device),
       RnsPoly(a0.context(), ql, PolyForm::kEvaluation, RnsPoly::kForOverwrite, device),
       RnsPoly(a0.context(), ql, PolyForm::kEvaluation, RnsPoly::kForOverwrite, device)};
   RnsPoly* parts[] = {&out.c0, &out.c1, &out.c2};
-  DeviceWords scaled(device, kr * n);
-  for (std::size_t j = 0; j < 3; ++j) {
-    dev.ntt(ring, q, d[j].data(), d[j].data(), true);
-    dev.ntt(aux, r, d[j].data() + at, d[j].data() + at, true);
-    dev.scale_round(*t.scale, n, d[j].data(), scaled.data());
-    dev.convert(*t.r_to_q, n, scaled.data(), parts[j]->device_words(), to_q, true);
-    dev.ntt(ring, q, parts[j]->device_words(), parts[j]->device_words(), false);
-  }
+  for (std::size_t j = 0; j < 3; ++j) dev.copy(back.data() + j * wq, parts[j]->device_words(), wq);
   return out;
 }
 

@@ -161,10 +161,11 @@ class Device {
   /// the same words as the CPU's. c disjoint from x.
   virtual void convert(const BaseConverter& conv, std::size_t n, const std::uint64_t* x,
                        std::uint64_t* c, std::span<const std::size_t> out_limbs, bool exact) = 0;
-  /// ScaleRounder::round: x over Q ∪ P (the rounder's bases, n words per limb) to
-  /// round(t·x/Q) over P in c; the same words as the CPU's. c disjoint from x.
-  virtual void scale_round(const ScaleRounder& rounder, std::size_t n, const std::uint64_t* x,
-                           std::uint64_t* c) = 0;
+  /// ScaleRounder::round: x over Q ∪ P (the rounder's bases, n words per limb; Q's limbs at
+  /// x_q, P's at x_p, which may but need not follow them) to round(t·x/Q) over P in c; the same
+  /// words as the CPU's. c disjoint from x.
+  virtual void scale_round(const ScaleRounder& rounder, std::size_t n, const std::uint64_t* x_q,
+                           const std::uint64_t* x_p, std::uint64_t* c) = 0;
   /// The key-switching inner product over Q_l ∪ P (ring/key_switching.hpp's layout: q_limbs
   /// limbs of Q_l, then p_limbs of P numbered from p_first in the ring): with up holding
   /// `digits` such buffers one after another (each (q_limbs + p_limbs)·N words, evaluation
