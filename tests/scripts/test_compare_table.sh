@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/peers/compare_table.py (the table of scripts/compare.sh) on made-up rounds: each side's
 # median per op is its fastest round's, composite rows add polyhe's fastest parts, one round says
-# "medians", a wrong argument count is refused. Exit 0 iff every check holds.
+# "medians", a peer that did not run leaves the ops verdict unjudged, a wrong argument count is
+# refused. Exit 0 iff every check holds.
 set -uo pipefail
 table=$(cd "$(dirname "$0")/../../bench/peers" && pwd)/compare_table.py
 work=$(mktemp -d)
@@ -24,8 +25,10 @@ peer() {  # peer LIBRARY SCHEME OP MEDIAN_MS
 { row multiply_relin 30; } >"$work/bfv6.r1"
 { row multiply_relin 35; } >"$work/bfv6.r2"
 { peer tenseal ckks multiply_relin+rescale 24; peer tenseal ckks add 1.0
+  peer openfhe ckks rescale 10
   peer tenseal bfv multiply_relin 80; peer openfhe bfv multiply_relin 60; } >"$work/peers.r1"
 { peer tenseal ckks multiply_relin+rescale 48; peer tenseal ckks add 0.9
+  peer openfhe ckks rescale 12
   peer tenseal bfv multiply_relin 70; peer openfhe bfv multiply_relin 66; } >"$work/peers.r2"
 python3 "$table" "$work/ckks.r1,$work/ckks.r2" "$work/bfv.r1,$work/bfv.r2" \
   "$work/bfv6.r1,$work/bfv6.r2" "$work/peers.r1,$work/peers.r2" >"$work/two" 2>&1
@@ -71,6 +74,15 @@ python3 "$table" "$work/fast.ckks" "$work/fast.bfv" "$work/fast.bfv" "$work/peer
   "$work/ntt.wide" >"$work/wide" 2>&1
 check "a CPU with IFMA: the verdict does not apply" has "does not apply (it needs polyhe's avx2 path on an AVX2-only CPU): this CPU has ifma" "$work/wide"
 check "a CPU with IFMA: ifma / avx2 reported" has "| ntt_forward | 50 | 2^12 | 30.0 | 15.0 | 6.000 | 2.00× | 2.50× |" "$work/wide"
+
+# A peer that did not run at all (OpenFHE without Python 3.10) leaves the ops verdict unjudged.
+grep -v openfhe "$work/peers.r1" >"$work/tenseal-only"
+python3 "$table" "$work/fast.ckks" "$work/fast.bfv" "$work/fast.bfv" "$work/tenseal-only" \
+  "$work/ntt.r1,$work/ntt.r2" >"$work/no-openfhe" 2>&1
+check "a peer that did not run: not judged, named per table" has \
+  "every op at least 2× each peer: not judged, a peer did not run: OpenFHE (CKKS), OpenFHE (BFV)" \
+  "$work/no-openfhe"
+check "a peer that did not run: not called met" sh -c "! grep -q 'each peer: met' '$work/no-openfhe'"
 
 python3 "$table" "$work/ckks.r1" >"$work/bad" 2>&1
 rc=$?
