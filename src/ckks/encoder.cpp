@@ -394,13 +394,6 @@ void write_residues(std::span<const Complex> buf, double max,
 }  // namespace
 
 void Encoder::encode_buffer(std::vector<Complex>& buf, double scale, RnsPoly& out) const {
-  if (out.on_device()) {
-    // Encoding runs on the host; the plaintext then moves to out's device.
-    RnsPoly host(out.context(), out.limbs(), out.form());
-    encode_buffer(buf, scale, host);
-    out = host.to_device(out.device());
-    return;
-  }
   const std::size_t n = slots_;
   const std::size_t limbs = out.limbs();
   transform<true>(buf);
@@ -416,6 +409,29 @@ void Encoder::encode_buffer(std::vector<Complex>& buf, double scale, RnsPoly& ou
       << ": the values times the scale exceed the modulus at this level; use a smaller scale, "
          "smaller values, or encode at a higher level (more limbs)";
     throw InvalidParameter(s.str());
+  }
+  if (out.on_device()) {
+    // The special FFT and the rounding run on the host; with coefficients below 2^63 the device
+    // takes one limb of them as int64 and makes every residue and transform itself, so neither
+    // the L limbs of residues nor their NTTs are made on the host (nor copied across).
+    const std::shared_ptr<Device>& device = out.device();
+    RnsPoly coef(out.context(), limbs, PolyForm::kCoefficient, RnsPoly::kForOverwrite, device);
+    if (max < 0x1p63) {
+      const double* x = reinterpret_cast<const double*>(buf.data());
+      std::vector<std::int64_t> rounded(2 * n);
+      for (std::size_t k = 0; k < n; ++k) {
+        rounded[k] = static_cast<std::int64_t>(x[2 * k]);
+        rounded[k + n] = static_cast<std::int64_t>(x[2 * k + 1]);
+      }
+      device->lift_signed(*out.context(), LimbRange{0, limbs}, rounded, coef.device_words());
+    } else {
+      RnsPoly host(out.context(), limbs, PolyForm::kCoefficient, RnsPoly::kForOverwrite);
+      write_residues(buf, max, context_->moduli(limbs), host);
+      coef = host.to_device(device);
+    }
+    coef.to_evaluation();
+    out = std::move(coef);
+    return;
   }
   // The residues are coefficients: written into a polynomial in coefficient form (out itself when
   // it is in that form, as encode() makes it), then transformed.

@@ -171,12 +171,20 @@ struct LiftDigitsBody {
 /// the value, q added under a mask where it is negative).
 struct LiftSignedBody {
   const LimbModulus<std::uint64_t>* moduli;
+  const WideBarrett* wide;  // per limb: |v| ≥ q reduced exactly (CKKS encoding's coefficients)
   const std::int64_t* small;
   std::uint64_t* c;
   int log_n;
   POLYHE_HD void operator()(std::size_t i) const {
     const auto v = static_cast<std::uint64_t>(small[i & ((std::size_t{1} << log_n) - 1)]);
-    c[i] = v + (moduli[i >> log_n].q & (std::uint64_t{0} - (v >> 63)));
+    const std::size_t limb = i >> log_n;
+    const std::uint64_t q = moduli[limb].q;
+    const bool negative = (v >> 63) != 0;
+    const std::uint64_t magnitude = negative ? std::uint64_t{0} - v : v;  // |v| ≤ 2^63
+    // No branch on the words (encryption's secret samples come through here): |v| reduced
+    // exactly whatever its size, the sign applied by a select.
+    const std::uint64_t r = wide_reduce(u128{magnitude}, wide[limb]);
+    c[i] = negative ? neg_mod(r, q) : r;
   }
 };
 

@@ -6,6 +6,7 @@
 // against the GPU (label gpu).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <string>
@@ -53,6 +54,42 @@ class CkksDevice : public ::testing::TestWithParam<Case> {
   rlwe::ParametersPtr params;
   double scale = 0;
 };
+
+// Encoding into a device polynomial: the device reduces the rounded coefficients and transforms
+// them. The CPU's words at the case's scale, with coefficients beyond some and beyond every prime
+// (reduced on the device from their int64 form), and beyond 2^63 (residues made on the host), at
+// the top level and at level 1.
+TEST_P(CkksDevice, EncodingOnTheDeviceGivesTheCpuWords) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t slots = params->n() / 2;
+  Encoder encoder(params->ring());
+  const Vec x = test::random_values(rng, slots);
+  int tried_beyond_2p63 = 0;
+  for (const std::size_t level : {params->max_level(), std::size_t{1}}) {
+    int q_bits = 0;
+    for (std::size_t i = 0; i <= level; ++i) {
+      q_bits += static_cast<int>(std::bit_width(params->q_basis().prime(i)));
+    }
+    // 2^58: coefficients beyond the 40-bit primes, below the 60-bit ones; 2^62: beyond every
+    // prime, below 2^63 (|special_ifft(values)| ≤ 1 for values in the unit disc).
+    for (const int s_bits : {GetParam().scale_bits, 58, 62, 70}) {
+      if (s_bits + 4 > q_bits - 2) continue;  // the coefficients must stay below Q/2
+      tried_beyond_2p63 += s_bits == 70 ? 1 : 0;
+      const double s = std::ldexp(1.0, s_bits);
+      const std::string what =
+          "level " + std::to_string(level) + ", scale 2^" + std::to_string(s_bits);
+      RnsPoly h(params->ring(), level + 1, PolyForm::kEvaluation);
+      RnsPoly d(params->ring(), level + 1, PolyForm::kEvaluation, dev);
+      encoder.encode(x, s, h);
+      encoder.encode(x, s, d);
+      ASSERT_EQ(d.device(), dev) << what;
+      EXPECT_EQ(d.form(), PolyForm::kEvaluation) << what;
+      EXPECT_EQ(polyhe::test::words_of(d), polyhe::test::words_of(h)) << what;
+    }
+  }
+  EXPECT_GT(tried_beyond_2p63, 0) << "no case reached the host-residue fallback";
+}
 
 TEST_P(CkksDevice, EveryOperationGivesTheCpuWords) {
   POLYHE_DEVICE_OR_SKIP(dev);

@@ -153,7 +153,7 @@ class Device {
   virtual void lift_digits(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
                            std::size_t p_first, std::size_t p_limbs, const std::uint64_t* x,
                            std::uint64_t* c) = 0;
-  /// Limb j of c = small[i] mod q for N signed coefficients |small[i]| < q (host memory).
+  /// Limb j of c = small[i] mod q (in [0, q)) for N signed coefficients, any int64 (host memory).
   virtual void lift_signed(const RingContext& ring, LimbRange r,
                            std::span<const std::int64_t> small, std::uint64_t* c) = 0;
   /// BaseConverter::convert_exact (exact) or convert_approx of x (|B| limbs of n words, every
