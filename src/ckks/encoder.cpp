@@ -340,6 +340,17 @@ void garner_digits(const std::uint64_t* words, std::size_t stride, std::size_t c
   }
 }
 
+// The rounded coefficients (Re buf[k] at k, Im buf[k] at k + n, integral doubles below 2^63 in
+// magnitude) as int64.
+void rounded_coefficients(std::span<const Complex> buf, std::span<std::int64_t> out) {
+  const double* x = reinterpret_cast<const double*>(buf.data());
+  const std::size_t n = buf.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    out[k] = static_cast<std::int64_t>(x[2 * k]);
+    out[k + n] = static_cast<std::int64_t>(x[2 * k + 1]);
+  }
+}
+
 // out's limbs = the rounded coefficients (Re buf[k] at k, Im buf[k] at k + n, integers of
 // magnitude ≤ max < Q_l/2) mod each prime, exactly. out is only written to.
 void write_residues(std::span<const Complex> buf, double max,
@@ -353,10 +364,8 @@ void write_residues(std::span<const Complex> buf, double max,
     // last, in place).
     const auto max_word = static_cast<std::uint64_t>(max);
     std::span<std::uint64_t> stage = out.limb(0);
-    for (std::size_t k = 0; k < n; ++k) {
-      stage[k] = static_cast<std::uint64_t>(static_cast<std::int64_t>(x[2 * k]));
-      stage[k + n] = static_cast<std::uint64_t>(static_cast<std::int64_t>(x[2 * k + 1]));
-    }
+    rounded_coefficients(
+        buf, std::span<std::int64_t>(reinterpret_cast<std::int64_t*>(stage.data()), stage.size()));
     for (std::size_t i = limbs; i-- > 0;) {
       const std::uint64_t q = moduli[i].value();
       std::span<std::uint64_t> dst = out.limb(i);
@@ -417,12 +426,8 @@ void Encoder::encode_buffer(std::vector<Complex>& buf, double scale, RnsPoly& ou
     const std::shared_ptr<Device>& device = out.device();
     RnsPoly coef(out.context(), limbs, PolyForm::kCoefficient, RnsPoly::kForOverwrite, device);
     if (max < 0x1p63) {
-      const double* x = reinterpret_cast<const double*>(buf.data());
       std::vector<std::int64_t> rounded(2 * n);
-      for (std::size_t k = 0; k < n; ++k) {
-        rounded[k] = static_cast<std::int64_t>(x[2 * k]);
-        rounded[k + n] = static_cast<std::int64_t>(x[2 * k + 1]);
-      }
+      rounded_coefficients(buf, rounded);
       device->lift_signed(*out.context(), LimbRange{0, limbs}, rounded, coef.device_words());
     } else {
       RnsPoly host(out.context(), limbs, PolyForm::kCoefficient, RnsPoly::kForOverwrite);

@@ -201,9 +201,9 @@ class DeviceRing final : public Device {
   void lift_signed(const RingContext& ring, LimbRange r, std::span<const std::int64_t> small,
                    u64* c) override {
     const auto device_small = exec_.template upload_table<std::int64_t>(small);
-    exec_.for_each(LiftSignedBody{moduli(ring, r), tables(ring).wide.data() + r.first,
-                                  device_small.data(), c, ring.log_n()},
-                   r.count * ring.n());
+    exec_.for_each(
+        LiftSignedBody{tables(ring).wide.data() + r.first, device_small.data(), c, ring.log_n()},
+        r.count * ring.n());
   }
 
   void convert(const BaseConverter& conv, std::size_t n, const u64* x, u64* c,

@@ -167,24 +167,21 @@ struct LiftDigitsBody {
   }
 };
 
-/// Limb l of c = small[k] mod q_l for signed |small[k]| < q_l (secrets and errors: no branch on
-/// the value, q added under a mask where it is negative).
+/// Limb l of c = small[k] mod q_l for any signed 64-bit small[k]: secrets and errors (small), CKKS
+/// encoding's rounded coefficients (up to 2^63). No branch on the value (the secrets): |v| reduced
+/// by the 128-bit Barrett reduction whatever its size, the sign applied by a select.
 struct LiftSignedBody {
-  const LimbModulus<std::uint64_t>* moduli;
-  const WideBarrett* wide;  // per limb: |v| ≥ q reduced exactly (CKKS encoding's coefficients)
+  const WideBarrett* wide;  // per limb
   const std::int64_t* small;
   std::uint64_t* c;
   int log_n;
   POLYHE_HD void operator()(std::size_t i) const {
     const auto v = static_cast<std::uint64_t>(small[i & ((std::size_t{1} << log_n) - 1)]);
-    const std::size_t limb = i >> log_n;
-    const std::uint64_t q = moduli[limb].q;
+    const WideBarrett& w = wide[i >> log_n];
     const bool negative = (v >> 63) != 0;
     const std::uint64_t magnitude = negative ? std::uint64_t{0} - v : v;  // |v| ≤ 2^63
-    // No branch on the words (encryption's secret samples come through here): |v| reduced
-    // exactly whatever its size, the sign applied by a select.
-    const std::uint64_t r = wide_reduce(u128{magnitude}, wide[limb]);
-    c[i] = negative ? neg_mod(r, q) : r;
+    const std::uint64_t r = wide_reduce(u128{magnitude}, w);
+    c[i] = negative ? neg_mod(r, w.q) : r;
   }
 };
 
