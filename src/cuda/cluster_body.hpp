@@ -51,9 +51,9 @@ POLYHE_HD POLYHE_NTT_INLINE void cluster_columns(const P& p, In in, Out out, uns
   const int r = static_cast<int>(log_k);
   for (std::size_t g = thread; g < share; g += threads) {
     if (!inverse) {
-      ct_group_any<3, W>(r, p, in, out, 0, m, 0, j0 + g, false);
+      ct_group_any<3, W>(r, p, in, out, 0, log_m, 0, j0 + g, false);
     } else {
-      gs_group_any<3, W>(r, p, in, out, m << log_k, m, 0, j0 + g, true);
+      gs_group_any<3, W>(r, p, in, out, log_m + log_k, log_m, 0, j0 + g, true);
     }
   }
 }

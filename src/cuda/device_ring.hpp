@@ -8,8 +8,6 @@
 //   template <class T> using Buffer;            owning, .data() → T*, movable
 //   template <class T> Buffer<T> upload_table(std::span<const T>);   constants (a temporary
 //                                              one is freed after the work that reads it)
-//   Buffer<std::uint64_t> raw(std::size_t words);                    scratch, freed after the
-//                                                                    work that uses it
 //   std::uint64_t* allocate(std::size_t), void deallocate(std::uint64_t*, std::size_t)
 //   void upload(span<const u64>, u64*), download(const u64*, span<u64>), copy(src, dst, words),
 //   void zero(u64*, words), synchronize()
@@ -22,6 +20,7 @@
 //   DeviceKind kind() const; std::string name() const;
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +66,19 @@ class DeviceRing final : public Device {
   void upload(std::span<const u64> host, u64* device) override { exec_.upload(host, device); }
   void download(const u64* device, std::span<u64> host) override { exec_.download(device, host); }
   void copy(const u64* src, u64* dst, std::size_t words) override { exec_.copy(src, dst, words); }
+  void copy_batch(std::span<const u64* const> src, std::span<u64* const> dst,
+                  std::size_t words) override {
+    for (std::size_t first = 0; first < src.size(); first += kBatchPointers) {
+      CopyBatchBody body{};
+      for (std::size_t p = first; p < src.size() && p < first + kBatchPointers; ++p) {
+        if (src[p] == dst[p]) continue;
+        body.src[body.count] = src[p];
+        body.dst[body.count] = dst[p];
+        ++body.count;
+      }
+      if (body.count != 0) exec_.for_each(body, words);
+    }
+  }
   void zero(u64* dst, std::size_t words) override { exec_.zero(dst, words); }
   void synchronize() override { exec_.synchronize(); }
   u64* pinned_allocate(std::size_t words) override { return exec_.pinned_allocate(words); }
@@ -190,6 +202,33 @@ class DeviceRing final : public Device {
     });
   }
 
+  void sub_multiply_scalar_parts(const RingContext& ring, LimbRange r,
+                                 std::span<const u64* const> a, const u64* b,
+                                 std::span<const u64> residues, std::span<u64* const> c,
+                                 bool accumulate) override {
+    const auto ops = shoup_operands(ring, r, residues);
+    const std::size_t words = r.count * ring.n();
+    for (std::size_t first = 0; first < a.size(); first += kBatchPointers) {
+      const std::size_t parts = std::min(kBatchPointers, a.size() - first);
+      with_scalars(ops, words, [&](auto scalars) {
+        using S = decltype(scalars);
+        SubMultiplyScalarPartsBody<u64, S> body{};
+        body.moduli = moduli(ring, r);
+        for (std::size_t p = 0; p < parts; ++p) {
+          body.a[p] = a[first + p];
+          body.c[p] = c[first + p];
+        }
+        body.b = b + first * words;
+        body.parts = parts;
+        body.part_words = words;
+        body.log_n = ring.log_n();
+        body.accumulate = accumulate;
+        body.scalars = scalars;
+        return body;
+      });
+    }
+  }
+
   void lift_centred(const RingContext& ring, LimbRange r, const u64* x, u64 p, u64* c,
                     std::size_t parts) override {
     const Tables& t = tables(ring);
@@ -207,30 +246,26 @@ class DeviceRing final : public Device {
   }
 
   void convert(const BaseConverter& conv, std::size_t n, const u64* x, u64* c,
-               std::span<const std::size_t> out_limbs, bool exact) override {
-    const Converter& t = converter(conv, out_limbs);
-    const std::size_t sources = conv.from().size();
-    const int log_n = std::countr_zero(n);
-    auto scratch = exec_.raw(sources * n);
-    // Step 1: t_i = [x_i·q̂_i^−1]_{q_i} (Shoup), as the CPU's vec::multiply_scalar.
-    exec_.for_each(
-        MultiplyScalarBody<u64, const ShoupOperand<u64>*>{t.from_moduli.data(), x, scratch.data(),
-                                                          log_n, t.q_hat_inv.data()},
-        sources * n);
-    const Buffer<std::uint32_t>& positions =
-        t.positions.at(std::vector<std::size_t>(out_limbs.begin(), out_limbs.end()));
-    exec_.for_each(ConvertBody{scratch.data(), sources, t.hat.data(), t.qmod.data(), t.inv.data(),
-                               t.wide.data(), positions.data(), c, log_n, exact},
-                   conv.to().size() * n);
+               std::span<const std::size_t> out_limbs, bool exact, std::size_t count,
+               std::size_t c_stride) override {
+    const auto [t, positions] = converter(conv, out_limbs);
+    const std::size_t targets = conv.to().size();
+    exec_.for_each(ConvertBody{x, t->from_moduli.data(), t->q_hat_inv.data(), conv.from().size(),
+                               static_cast<std::uint32_t>(targets), t->hat.data(), t->qmod.data(),
+                               t->inv.data(), t->wide.data(), positions, c, c_stride,
+                               std::countr_zero(n), exact},
+                   count * targets * n);
   }
 
   void scale_round(const ScaleRounder& rounder, std::size_t n, const u64* x_q, const u64* x_p,
-                   u64* c) override {
+                   u64* c, std::size_t count) override {
     const Rounder& t = rounder_tables(rounder);
+    const std::size_t p_limbs = rounder.p_basis().size();
     exec_.for_each(
-        ScaleRoundBody{x_q, x_p, rounder.q_basis().size(), t.mu.data(), t.lambda.data(),
-                       t.rho.data(), t.omega.data(), t.wide.data(), c, std::countr_zero(n)},
-        rounder.p_basis().size() * n);
+        ScaleRoundBody{x_q, x_p, rounder.q_basis().size(), static_cast<std::uint32_t>(p_limbs),
+                       t.mu.data(), t.lambda.data(), t.rho.data(), t.omega.data(), t.wide.data(), c,
+                       std::countr_zero(n)},
+        count * p_limbs * n);
   }
 
   void key_inner_products(const RingContext& ring, std::size_t q_limbs, std::size_t p_first,
@@ -339,7 +374,9 @@ class DeviceRing final : public Device {
     }
   }
 
-  const Converter& converter(const BaseConverter& conv, std::span<const std::size_t> out_limbs) {
+  /// The converter's tables and the device copy of out_limbs (both built on first use).
+  std::pair<const Converter*, const std::uint32_t*> converter(
+      const BaseConverter& conv, std::span<const std::size_t> out_limbs) {
     const std::lock_guard<std::mutex> lock(mutex_);
     auto& slot = converters_[conv.id()];
     if (!slot) {
@@ -362,11 +399,13 @@ class DeviceRing final : public Device {
       slot->wide = exec_.template upload_table<WideBarrett>(wide);
     }
     std::vector<std::size_t> key(out_limbs.begin(), out_limbs.end());
-    if (!slot->positions.contains(key)) {
+    auto it = slot->positions.find(key);
+    if (it == slot->positions.end()) {
       const std::vector<std::uint32_t> pos(out_limbs.begin(), out_limbs.end());
-      slot->positions.emplace(key, exec_.template upload_table<std::uint32_t>(pos));
+      it = slot->positions.emplace(std::move(key), exec_.template upload_table<std::uint32_t>(pos))
+               .first;
     }
-    return *slot;
+    return {slot.get(), it->second.data()};
   }
 
   /// The tables of `ring`, built on first use. Entries of rings that no longer exist are dropped

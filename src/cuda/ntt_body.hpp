@@ -77,13 +77,17 @@ struct ColumnPlace {
 
 // --- One group of r stages in registers ---------------------------------------------------------
 
-/// Forward stages s0 .. s0 + r − 1 on the group (blk, rem) with stride te = n/2^(s0+r): reads the
-/// R words through `in`, writes them through `out`. `last`: the transform's last stage is among
-/// them, so the outputs go through fwd_out into [0, q). Inputs in the policy's CT input range.
+/// Forward stages s0 .. s0 + r − 1 on the group (blk, rem) with stride te = 2^log_te = n/2^(s0+r):
+/// reads the R words through `in`, writes them through `out`. `last`: the transform's last stage
+/// is among them, so the outputs go through fwd_out into [0, q). Inputs in the policy's CT input
+/// range. (Strides and twiddle offsets are powers of two passed as their logs: the callers split
+/// a group index by shifts and masks, never by a division, which the GPU runs as a long
+/// subroutine.)
 template <int r, Word W, class P, class In, class Out>
-POLYHE_HD POLYHE_NTT_INLINE void ct_group(const P& p, In in, Out out, unsigned s0, std::size_t te,
+POLYHE_HD POLYHE_NTT_INLINE void ct_group(const P& p, In in, Out out, unsigned s0, unsigned log_te,
                                           std::size_t blk, std::size_t rem, bool last) {
   constexpr int R = 1 << r;
+  const std::size_t te = std::size_t{1} << log_te;
   W x[R];
   const std::size_t base = blk * R * te + rem;
   POLYHE_UNROLL
@@ -106,12 +110,14 @@ POLYHE_HD POLYHE_NTT_INLINE void ct_group(const P& p, In in, Out out, unsigned s
   for (int k = 0; k < R; ++k) out(base + k * te) = x[k];
 }
 
-/// Inverse stages t = ts, 2ts, …, ts·2^(r−1) on the group (blk, rem) of a transform of length
-/// n. `last`: the stage t = n/2 is among them (outputs through inv_out into [0, q)).
+/// Inverse stages t = ts, 2ts, …, ts·2^(r−1) (ts = 2^s0) on the group (blk, rem) of a transform
+/// of length n = 2^log_n. `last`: the stage t = n/2 is among them (outputs through inv_out into
+/// [0, q)).
 template <int r, Word W, class P, class In, class Out>
-POLYHE_HD POLYHE_NTT_INLINE void gs_group(const P& p, In in, Out out, std::size_t n, std::size_t ts,
+POLYHE_HD POLYHE_NTT_INLINE void gs_group(const P& p, In in, Out out, unsigned log_n, unsigned s0,
                                           std::size_t blk, std::size_t rem, bool last) {
   constexpr int R = 1 << r;
+  const std::size_t ts = std::size_t{1} << s0;
   W x[R];
   const std::size_t base = blk * R * ts + rem;
   POLYHE_UNROLL
@@ -119,7 +125,7 @@ POLYHE_HD POLYHE_NTT_INLINE void gs_group(const P& p, In in, Out out, std::size_
   POLYHE_UNROLL
   for (int u = 0; u < r; ++u) {
     const int h = 1 << u;
-    const std::size_t tw = n / (2 * ts * h) + (blk << (r - u - 1));
+    const std::size_t tw = (std::size_t{1} << (log_n - 1 - s0 - u)) + (blk << (r - u - 1));
     POLYHE_UNROLL
     for (int j = 0; j < R / 2; ++j) {
       const int k = ((j >> u) << (u + 1)) | (j & (h - 1));
@@ -137,34 +143,34 @@ POLYHE_HD POLYHE_NTT_INLINE void gs_group(const P& p, In in, Out out, std::size_
 /// ct_group / gs_group with the stage count r (1 ≤ r ≤ RMAX) known at run time only.
 template <int RMAX, Word W, class P, class In, class Out>
 POLYHE_HD POLYHE_NTT_INLINE void ct_group_any(int r, const P& p, In in, Out out, unsigned s0,
-                                              std::size_t te, std::size_t blk, std::size_t rem,
+                                              unsigned log_te, std::size_t blk, std::size_t rem,
                                               bool last) {
   if constexpr (RMAX >= 4) {
-    if (r == 4) return ct_group<4, W>(p, in, out, s0, te, blk, rem, last);
+    if (r == 4) return ct_group<4, W>(p, in, out, s0, log_te, blk, rem, last);
   }
   if constexpr (RMAX >= 3) {
-    if (r == 3) return ct_group<3, W>(p, in, out, s0, te, blk, rem, last);
+    if (r == 3) return ct_group<3, W>(p, in, out, s0, log_te, blk, rem, last);
   }
   if constexpr (RMAX >= 2) {
-    if (r == 2) return ct_group<2, W>(p, in, out, s0, te, blk, rem, last);
+    if (r == 2) return ct_group<2, W>(p, in, out, s0, log_te, blk, rem, last);
   }
-  ct_group<1, W>(p, in, out, s0, te, blk, rem, last);
+  ct_group<1, W>(p, in, out, s0, log_te, blk, rem, last);
 }
 
 template <int RMAX, Word W, class P, class In, class Out>
-POLYHE_HD POLYHE_NTT_INLINE void gs_group_any(int r, const P& p, In in, Out out, std::size_t n,
-                                              std::size_t ts, std::size_t blk, std::size_t rem,
+POLYHE_HD POLYHE_NTT_INLINE void gs_group_any(int r, const P& p, In in, Out out, unsigned log_n,
+                                              unsigned s0, std::size_t blk, std::size_t rem,
                                               bool last) {
   if constexpr (RMAX >= 4) {
-    if (r == 4) return gs_group<4, W>(p, in, out, n, ts, blk, rem, last);
+    if (r == 4) return gs_group<4, W>(p, in, out, log_n, s0, blk, rem, last);
   }
   if constexpr (RMAX >= 3) {
-    if (r == 3) return gs_group<3, W>(p, in, out, n, ts, blk, rem, last);
+    if (r == 3) return gs_group<3, W>(p, in, out, log_n, s0, blk, rem, last);
   }
   if constexpr (RMAX >= 2) {
-    if (r == 2) return gs_group<2, W>(p, in, out, n, ts, blk, rem, last);
+    if (r == 2) return gs_group<2, W>(p, in, out, log_n, s0, blk, rem, last);
   }
-  gs_group<1, W>(p, in, out, n, ts, blk, rem, last);
+  gs_group<1, W>(p, in, out, log_n, s0, blk, rem, last);
 }
 
 // --- Passes ------------------------------------------------------------------------------------
@@ -262,11 +268,12 @@ struct WholeNtt {
     const std::size_t groups = n >> r;
     for (std::size_t g = t.thread; g < groups; g += threads) {
       if (!inverse) {
-        const std::size_t te = n >> (s0 + r);
-        ct_group_any<RMAX, W>(r, p, in, out, s0, te, g / te, g % te, last);
+        const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
+        ct_group_any<RMAX, W>(r, p, in, out, s0, log_te, g >> log_te,
+                              g & ((std::size_t{1} << log_te) - 1), last);
       } else {
-        const std::size_t ts = std::size_t{1} << s0;
-        gs_group_any<RMAX, W>(r, p, in, out, n, ts, g / ts, g % ts, last);
+        gs_group_any<RMAX, W>(r, p, in, out, log_n, s0, g >> s0, g & ((std::size_t{1} << s0) - 1),
+                              last);
       }
     }
   }
@@ -314,7 +321,7 @@ struct WholePolymul {
     if (phase < fw.count()) {
       const int r = fw.stages(phase);
       const unsigned s0 = fw.first(phase);
-      const std::size_t te = n >> (s0 + r);
+      const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
       const bool last = phase + 1 == fw.count();
       const bool from_global = phase == 0;
       const std::size_t groups = n >> r;
@@ -325,7 +332,8 @@ struct WholePolymul {
         const W* const src = (second ? b : a) + off;
         W* const sm = second ? sb : sa;
         const Linear<W> in{from_global ? const_cast<W*>(src) : sm, 0};
-        ct_group_any<RMAX, W>(r, p, in, Linear<W>{sm, 0}, s0, te, gg / te, gg % te, last);
+        ct_group_any<RMAX, W>(r, p, in, Linear<W>{sm, 0}, s0, log_te, gg >> log_te,
+                              gg & ((std::size_t{1} << log_te) - 1), last);
       }
       return;
     }
@@ -342,11 +350,11 @@ struct WholePolymul {
     const unsigned ip = phase - fw.count() - 1;
     const int r = iv.stages(ip);
     const unsigned s0 = iv.first(ip);
-    const std::size_t ts = std::size_t{1} << s0;
     const bool last = ip + 1 == iv.count();
     const Linear<W> out = last ? Linear<W>{c + off, 0} : Linear<W>{sa, 0};
     for (std::size_t g = t.thread; g < (n >> r); g += threads) {
-      gs_group_any<RMAX, W>(r, p, Linear<W>{sa, 0}, out, n, ts, g / ts, g % ts, last);
+      gs_group_any<RMAX, W>(r, p, Linear<W>{sa, 0}, out, log_n, s0, g >> s0,
+                            g & ((std::size_t{1} << s0) - 1), last);
     }
   }
 };
@@ -385,7 +393,6 @@ struct ColumnNtt {
     const unsigned limb = t.batch % limbs;
     const P p = policies[limb % period];
     const unsigned log_n = log_n1 + log_n2;
-    const std::size_t n = std::size_t{1} << log_n;
     const std::size_t off = static_cast<std::size_t>(limb) << log_n;
     const std::size_t width = std::size_t{1} << log_width;
     const std::size_t c0 = static_cast<std::size_t>(t.block) << log_width;
@@ -406,14 +413,14 @@ struct ColumnNtt {
       const std::size_t col = c0 + (g & (width - 1));
       const std::size_t jg = g >> log_width;
       if (!inverse) {
-        const std::size_t te1 = std::size_t{1} << (log_n1 - s0 - r);  // te / n2
-        const std::size_t rem = ((jg % te1) << log_n2) + col;
+        const unsigned log_te1 = log_n1 - s0 - static_cast<unsigned>(r);  // log2(te / n2)
+        const std::size_t rem = ((jg & ((std::size_t{1} << log_te1) - 1)) << log_n2) + col;
         // Not the transform's last stage: the row pass ends the forward transform.
-        ct_group_any<RMAX, W>(r, p, in, out, s0, te1 << log_n2, jg / te1, rem, false);
+        ct_group_any<RMAX, W>(r, p, in, out, s0, log_te1 + log_n2, jg >> log_te1, rem, false);
       } else {
-        const std::size_t ts1 = std::size_t{1} << (s0 - log_n2);  // ts / n2
-        const std::size_t rem = ((jg % ts1) << log_n2) + col;
-        gs_group_any<RMAX, W>(r, p, in, out, n, ts1 << log_n2, jg / ts1, rem, final);
+        const unsigned log_ts1 = s0 - log_n2;  // log2(ts / n2)
+        const std::size_t rem = ((jg & ((std::size_t{1} << log_ts1) - 1)) << log_n2) + col;
+        gs_group_any<RMAX, W>(r, p, in, out, log_n, s0, jg >> log_ts1, rem, final);
       }
     }
   }
@@ -448,7 +455,6 @@ struct RowNtt {
   POLYHE_HD void run(unsigned phase, ThreadIndex t, void* shared) const {
     const P p = policies[t.batch % period];
     const unsigned log_n = log_n1 + log_n2;
-    const std::size_t n = std::size_t{1} << log_n;
     const std::size_t off = static_cast<std::size_t>(t.batch) << log_n;
     const std::size_t row0 = static_cast<std::size_t>(t.block) << log_n2;
     const Linear<W> sm{static_cast<W*>(shared), row0};
@@ -464,12 +470,13 @@ struct RowNtt {
     for (std::size_t g = t.thread; g < groups; g += threads) {
       const std::size_t gg = g0 + g;
       if (!inverse) {
-        const std::size_t te = n >> (s0 + r);
-        ct_group_any<RMAX, W>(r, p, in, out, s0, te, gg / te, gg % te, final);
+        const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
+        ct_group_any<RMAX, W>(r, p, in, out, s0, log_te, gg >> log_te,
+                              gg & ((std::size_t{1} << log_te) - 1), final);
       } else {
-        const std::size_t ts = std::size_t{1} << s0;
         // The row pass of the inverse is never its last stage (t = n/2 is a column stage).
-        gs_group_any<RMAX, W>(r, p, in, out, n, ts, gg / ts, gg % ts, false);
+        gs_group_any<RMAX, W>(r, p, in, out, log_n, s0, gg >> s0, gg & ((std::size_t{1} << s0) - 1),
+                              false);
       }
     }
   }
@@ -522,7 +529,7 @@ struct RowPolymul {
     if (phase < fw.count()) {
       const int r = fw.stages(phase);
       const unsigned s0 = fw.first(phase);
-      const std::size_t te = n >> (s0 + r);
+      const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
       const bool last = phase + 1 == fw.count();
       const std::size_t groups = n2 >> r;
       const std::size_t g0 = static_cast<std::size_t>(t.block) << (log_n2 - r);
@@ -534,7 +541,8 @@ struct RowPolymul {
         const Linear<W> in = phase == 0 && !load_shared
                                  ? Linear<W>{const_cast<W*>(second ? b : a) + off, 0}
                                  : Linear<W>{sm, row0};
-        ct_group_any<RMAX, W>(r, p, in, Linear<W>{sm, row0}, s0, te, gg / te, gg % te, last);
+        ct_group_any<RMAX, W>(r, p, in, Linear<W>{sm, row0}, s0, log_te, gg >> log_te,
+                              gg & ((std::size_t{1} << log_te) - 1), last);
       }
       return;
     }
@@ -551,7 +559,6 @@ struct RowPolymul {
     const unsigned ip = phase - fw.count() - 1;
     const int r = iv.stages(ip);
     const unsigned s0 = iv.first(ip);
-    const std::size_t ts = std::size_t{1} << s0;
     const bool final = ip + 1 == iv.count() && !store_shared;
     const Linear<W> sm{sa, row0};
     const Linear<W> out = final ? Linear<W>{c + off, 0} : sm;
@@ -559,7 +566,8 @@ struct RowPolymul {
     const std::size_t g0 = static_cast<std::size_t>(t.block) << (log_n2 - r);
     for (std::size_t g = t.thread; g < groups; g += threads) {
       const std::size_t gg = g0 + g;
-      gs_group_any<RMAX, W>(r, p, sm, out, n, ts, gg / ts, gg % ts, false);
+      gs_group_any<RMAX, W>(r, p, sm, out, log_n, s0, gg >> s0, gg & ((std::size_t{1} << s0) - 1),
+                            false);
     }
   }
 };

@@ -99,6 +99,45 @@ struct SubMultiplyScalarBody {
   }
 };
 
+/// At most this many polynomials per launch of the batched bodies below (their pointers travel in
+/// the kernel's parameters); the Device splits longer lists into launches of this many.
+inline constexpr std::size_t kBatchPointers = 8;
+
+/// SubMultiplyScalarBody over up to kBatchPointers polynomials at once: at word i of limb
+/// l = i >> log_n, c[p][i] = (a[p][i] − b[p·limbs·N + i])·s_l, or c[p][i] += that when
+/// `accumulate`, for every p < parts. The word index runs over one polynomial; each thread does
+/// that word of every polynomial.
+template <Word W, class Scalars>
+struct SubMultiplyScalarPartsBody {
+  const LimbModulus<W>* moduli;
+  const W* a[kBatchPointers];
+  const W* b;
+  W* c[kBatchPointers];
+  std::size_t parts;
+  std::size_t part_words;  // limbs·N: the stride of b
+  int log_n;
+  bool accumulate;
+  Scalars scalars;
+  POLYHE_HD void operator()(std::size_t i) const {
+    const std::size_t limb = i >> log_n;
+    const W q = moduli[limb].q;
+    for (std::size_t p = 0; p < parts; ++p) {
+      const W x = mul_shoup(sub_mod(a[p][i], b[p * part_words + i], q), scalars[limb], q);
+      c[p][i] = accumulate ? add_mod(c[p][i], x, q) : x;
+    }
+  }
+};
+
+/// dst[p][i] = src[p][i] for every p < count: word i of each of up to kBatchPointers copies.
+struct CopyBatchBody {
+  const std::uint64_t* src[kBatchPointers];
+  std::uint64_t* dst[kBatchPointers];
+  std::size_t count;
+  POLYHE_HD void operator()(std::size_t i) const {
+    for (std::size_t p = 0; p < count; ++p) dst[p][i] = src[p][i];
+  }
+};
+
 /// c = a + k or a·k for the split constant k: lo[l] on the first N/2 words of limb l, hi[l] on
 /// the rest (the residue in .w; Shoup for the product).
 template <Word W, class Scalars>
@@ -160,8 +199,10 @@ struct LiftDigitsBody {
   POLYHE_HD void operator()(std::size_t i) const {
     const std::size_t n = std::size_t{1} << log_n;
     const std::size_t k = i & (n - 1);
-    const std::size_t t = (i >> log_n) % limbs;
-    const std::size_t j = (i >> log_n) / limbs;
+    // 32-bit division: a 64-bit one is a long subroutine on the GPU, run for every word.
+    const auto row = static_cast<std::uint32_t>(i >> log_n);  // limb over every buffer
+    const std::uint32_t j = row / static_cast<std::uint32_t>(limbs);
+    const std::size_t t = row - j * static_cast<std::uint32_t>(limbs);
     const std::size_t ring_limb = t < q_limbs ? t : p_first + (t - q_limbs);
     c[i] = lift_centred_word(x[j * n + k], moduli[j].q, wide[ring_limb]);
   }
@@ -195,45 +236,55 @@ POLYHE_HD inline double add_product_rn(double s, double x, double y) {
 #endif
 }
 
-/// Step 2 of BaseConverter (step 1, t_i = [x_i·q̂_i^−1]_{q_i}, ran before into t): target j,
-/// coefficient k of
+/// BaseConverter at target j, coefficient k of input `poly` (both steps in one body, no scratch
+/// between them): t_i = [x_i·q̂_i^−1]_{q_i} (Shoup, as vec::multiply_scalar), then
 ///   y_j = Σ_i t_i·(q̂_i mod c_j) mod c_j                    (approximate, FastBConv)
 ///   y_j = Σ_i t_i·(q̂_i mod c_j) − v·Q mod c_j, v = round(Σ_i t_i/q_i)   (exact, HPS),
 /// v summed in double in the CPU's order and capped at |B| as it does; the 128-bit sum reduced
-/// every 8 products (each below 2^124). Written to limb positions[j] of out.
+/// every 8 products (each below 2^124). Index i runs over inputs, then targets, then
+/// coefficients; input p (|B| limbs at x + p·|B|·N) is written to limb positions[j] of the
+/// buffer at out + p·out_stride. Each thread makes the t_i it needs itself: |C| Shoup products
+/// per source and coefficient instead of one, against a launch and a pass over a scratch.
 struct ConvertBody {
-  const std::uint64_t* t;     // |B| limbs of N words
-  std::size_t sources;        // |B|
-  const std::uint64_t* hat;   // [j·|B| + i] = q̂_i mod c_j
-  const std::uint64_t* qmod;  // [j·(|B| + 1) + v] = v·Q mod c_j
-  const double* inv;          // 1/q_i
-  const WideBarrett* wide;    // per target c_j
+  const std::uint64_t* x;                         // inputs of |B| limbs of N words each
+  const LimbModulus<std::uint64_t>* from_moduli;  // q_i
+  const ShoupOperand<std::uint64_t>* q_hat_inv;   // q̂_i^−1 mod q_i
+  std::size_t sources;                            // |B|
+  std::uint32_t targets;                          // |C|
+  const std::uint64_t* hat;                       // [j·|B| + i] = q̂_i mod c_j
+  const std::uint64_t* qmod;                      // [j·(|B| + 1) + v] = v·Q mod c_j
+  const double* inv;                              // 1/q_i
+  const WideBarrett* wide;                        // per target c_j
   const std::uint32_t* positions;
   std::uint64_t* out;
+  std::size_t out_stride;  // words between two inputs' output buffers
   int log_n;
   bool exact;
   POLYHE_HD void operator()(std::size_t i) const {
-    const std::size_t j = i >> log_n;
+    const auto row = static_cast<std::uint32_t>(i >> log_n);  // target over every input
+    const std::uint32_t poly = row / targets;
+    const std::uint32_t j = row - poly * targets;
     const std::size_t n = std::size_t{1} << log_n;
     const std::size_t k = i & (n - 1);
+    const std::uint64_t* xp = x + static_cast<std::size_t>(poly) * sources * n;
     const WideBarrett& w = wide[j];
-    const std::uint64_t* h = hat + j * sources;
+    const std::uint64_t* h = hat + static_cast<std::size_t>(j) * sources;
     u128 acc = 0;
+    double sum = 0;
     for (std::size_t s = 0; s < sources; ++s) {
-      acc += mul_wide(t[s * n + k], h[s]);
+      const std::uint64_t t = mul_shoup(xp[s * n + k], q_hat_inv[s], from_moduli[s].q);
+      acc += mul_wide(t, h[s]);
       if ((s & 7) == 7) acc = wide_reduce(acc, w);
+      if (exact) sum = add_product_rn(sum, static_cast<double>(t), inv[s]);
     }
     std::uint64_t y = wide_reduce(acc, w);
     if (exact) {
-      double sum = 0;
-      for (std::size_t s = 0; s < sources; ++s) {
-        sum = add_product_rn(sum, static_cast<double>(t[s * n + k]), inv[s]);
-      }
       std::uint64_t v = static_cast<std::uint64_t>(sum + 0.5);
       if (v > sources) v = sources;
       y = sub_mod(y, qmod[j * (sources + 1) + v], w.q);
     }
-    out[static_cast<std::size_t>(positions[j]) * n + k] = y;
+    out[static_cast<std::size_t>(poly) * out_stride + static_cast<std::size_t>(positions[j]) * n +
+        k] = y;
   }
 };
 
@@ -242,9 +293,10 @@ struct ConvertBody {
 /// start + Σ_i x_i·[ω_i]_{p_j} + y_j·[t·θ_j·P/p_j]_{p_j} reduced mod p_j (the 128-bit sum reduced
 /// every 8 products).
 struct ScaleRoundBody {
-  const std::uint64_t* x;   // Q's limbs
-  const std::uint64_t* xp;  // P's limbs
+  const std::uint64_t* x;   // Q's limbs (of input 0; input p's at x + p·|Q|·N)
+  const std::uint64_t* xp;  // P's limbs (input p's at xp + p·|P|·N)
   std::size_t q_limbs;
+  std::uint32_t p_limbs;
   const std::uint64_t* mu;
   const double* lambda;
   const double* rho;
@@ -254,12 +306,16 @@ struct ScaleRoundBody {
   int log_n;
   POLYHE_HD void operator()(std::size_t idx) const {
     const std::size_t n = std::size_t{1} << log_n;
-    const std::size_t j = idx >> log_n;
+    const auto limb = static_cast<std::uint32_t>(idx >> log_n);  // of P, over every input
+    const std::uint32_t poly = limb / p_limbs;
+    const std::uint32_t j = limb - poly * p_limbs;
     const std::size_t k = idx & (n - 1);
+    const std::uint64_t* const xq = x + static_cast<std::size_t>(poly) * q_limbs * n;
+    const std::uint64_t* const xr = xp + static_cast<std::size_t>(poly) * p_limbs * n;
     u128 start = 0;
     double g = 0;
     for (std::size_t i = 0; i < q_limbs; ++i) {
-      const std::uint64_t xi = x[i * n + k];
+      const std::uint64_t xi = xq[i * n + k];
       const std::uint64_t a = xi >> 31;
       const std::uint64_t b = xi & ((std::uint64_t{1} << 31) - 1);
       start += mul_wide(a, mu[i]);
@@ -271,10 +327,10 @@ struct ScaleRoundBody {
     const std::uint64_t* row = omega + j * (q_limbs + 1);
     u128 acc = wide_reduce(start, w);
     for (std::size_t i = 0; i < q_limbs; ++i) {
-      acc += mul_wide(x[i * n + k], row[i]);
+      acc += mul_wide(xq[i * n + k], row[i]);
       if ((i & 7) == 7) acc = wide_reduce(acc, w);
     }
-    acc += mul_wide(xp[j * n + k], row[q_limbs]);
+    acc += mul_wide(xr[j * n + k], row[q_limbs]);
     out[idx] = wide_reduce(acc, w);
   }
 };

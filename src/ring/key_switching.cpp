@@ -283,38 +283,54 @@ struct DeviceQp {
   [[nodiscard]] LimbRange p() const { return {p_first, k}; }
 };
 
-/// ModDown on the device (cpu_mod_down's steps one by one): acc over Q_l ∪ P in evaluation form,
-/// addend null or over Q_l ∪ P in coefficient form.
-void device_mod_down(const HybridKeySwitch& ks, std::size_t level, u64* acc, const u64* addend,
-                     RnsPoly& u, bool accumulate) {
-  const DeviceQp s(*u.device(), ks, level);
+/// ModDown on the device (cpu_mod_down's steps), both parts of a key switch or an encryption in
+/// the same launches: acc[j] over Q_l ∪ P in evaluation form, addend[j] null (both) or over
+/// Q_l ∪ P in coefficient form, into u[j]. P's limbs of both parts are gathered side by side, so
+/// that one transform pair, one lift (or conversion) and one transform pair over Q_l serve both,
+/// and one launch ends both: 7 launches where one part at a time took 12 (perf.md §11: the host's
+/// share of a launch is about 10 µs, more than the kernel's at these sizes).
+void device_mod_down(const HybridKeySwitch& ks, std::size_t level, const std::array<u64*, 2>& acc,
+                     const std::array<const u64*, 2>& addend, const std::array<RnsPoly*, 2>& u,
+                     bool accumulate) {
+  const DeviceQp s(*u[0]->device(), ks, level);
   Device& dev = s.dev;
-  u64* const acc_p = acc + s.ql * s.n;
-  dev.ntt(s.ring, s.p(), acc_p, acc_p, true);
-  if (addend != nullptr) {
-    dev.binary(Device::Binary::add, s.ring, s.p(), acc_p, addend + s.ql * s.n, acc_p);
+  const bool with_addend = addend[0] != nullptr;
+  const std::size_t pw = s.k * s.n, qw = s.ql * s.n;  // words of P's limbs, of Q_l's
+  DeviceWords last(u[0]->device(), 2 * pw), conv(u[0]->device(), 2 * qw);
+  const std::array<const u64*, 2> acc_p = {acc[0] + qw, acc[1] + qw};
+  const std::array<u64*, 2> last_parts = {last.data(), last.data() + pw};
+  dev.copy_batch(acc_p, last_parts, pw);
+  std::vector<std::size_t> p_limbs(s.k), q_limbs(s.ql);
+  std::iota(p_limbs.begin(), p_limbs.end(), s.p_first);
+  std::iota(q_limbs.begin(), q_limbs.end(), std::size_t{0});
+  dev.ntt_mapped(s.ring, p_limbs, 2, last.data(), last.data(), true);
+  if (with_addend) {
+    for (std::size_t j = 0; j < 2; ++j) {
+      dev.binary(Device::Binary::add, s.ring, s.p(), last_parts[j], addend[j] + qw, last_parts[j]);
+    }
   }
-  DeviceWords conv(u.device(), s.ql * s.n);
   if (s.k == 1) {
-    dev.lift_centred(s.ring, s.q(), acc_p, s.ring.basis().prime(s.p_first), conv.data(), 1);
+    dev.lift_centred(s.ring, s.q(), last.data(), s.ring.basis().prime(s.p_first), conv.data(), 2);
   } else {
-    std::vector<std::size_t> identity(s.ql);
-    std::iota(identity.begin(), identity.end(), std::size_t{0});
-    dev.convert(ks.p_to_q[level], s.n, acc_p, conv.data(), identity, true);
+    dev.convert(ks.p_to_q[level], s.n, last.data(), conv.data(), q_limbs, true, 2, qw);
   }
-  if (addend != nullptr) {
-    dev.binary(Device::Binary::sub, s.ring, s.q(), conv.data(), addend, conv.data());
+  if (with_addend) {
+    for (std::size_t j = 0; j < 2; ++j) {
+      u64* const cj = conv.data() + j * qw;
+      dev.binary(Device::Binary::sub, s.ring, s.q(), cj, addend[j], cj);
+    }
   }
-  dev.ntt(s.ring, s.q(), conv.data(), conv.data(), false);
-  const auto p_inv = ks.p_inv_mod_q.first(s.ql);
-  if (accumulate) {
-    dev.sub_multiply_scalar(s.ring, s.q(), acc, conv.data(), p_inv, conv.data());
-    dev.binary(Device::Binary::add, s.ring, s.q(), u.device_words(), conv.data(), u.device_words());
-  } else {
-    dev.sub_multiply_scalar(s.ring, s.q(), acc, conv.data(), p_inv, u.device_words());
+  dev.ntt_mapped(s.ring, q_limbs, 2, conv.data(), conv.data(), false);
+  const std::array<const u64*, 2> a = {acc[0], acc[1]};
+  const std::array<u64*, 2> out = {u[0]->device_words(), u[1]->device_words()};
+  dev.sub_multiply_scalar_parts(s.ring, s.q(), a, conv.data(), ks.p_inv_mod_q.first(s.ql), out,
+                                accumulate);
+  // With an addend (encryption) P's part and the conversion are secret: zeroed before their
+  // memory is released.
+  if (with_addend) {
+    dev.zero(last.data(), last.words());
+    dev.zero(conv.data(), conv.words());
   }
-  // With an addend (encryption) the conversion is secret: zeroed before its memory is released.
-  if (addend != nullptr) dev.zero(conv.data(), conv.words());
 }
 
 void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key,
@@ -342,7 +358,7 @@ void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwi
       const std::size_t size = basis.digit(l, j).size();
       u64* const upj = up.data() + j * qp * s.n;
       const u64* const digit = d_coef.data() + start * s.n;
-      dev.convert(basis.up_converter(l, j), s.n, digit, upj, basis.up_limbs(l, j), true);
+      dev.convert(basis.up_converter(l, j), s.n, digit, upj, basis.up_limbs(l, j), true, 1, 0);
       dev.copy(digit, upj + start * s.n, size * s.n);
     }
   }
@@ -352,8 +368,7 @@ void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwi
   DeviceWords acc0(d.device(), s.words()), acc1(d.device(), s.words());
   dev.key_inner_products(s.ring, s.ql, s.p_first, s.k, up.data(), digits, key, acc0.data(),
                          acc1.data());
-  device_mod_down(ks, l, acc0.data(), nullptr, u0, accumulate);
-  device_mod_down(ks, l, acc1.data(), nullptr, u1, accumulate);
+  device_mod_down(ks, l, {acc0.data(), acc1.data()}, {nullptr, nullptr}, {&u0, &u1}, accumulate);
 }
 
 }  // namespace
@@ -454,8 +469,8 @@ void encrypt_with_public_key(const HybridKeySwitch& ks, std::size_t level,
       dev.binary(Device::Binary::multiply, s.ring, s.p(), vw.data() + s.ql * n, key + s.p_first * n,
                  acc + s.ql * n);
     }
-    device_mod_down(ks, level, acc0.data(), add0.data(), c0, false);
-    device_mod_down(ks, level, acc1.data(), add1.data(), c1, false);
+    device_mod_down(ks, level, {acc0.data(), acc1.data()}, {add0.data(), add1.data()}, {&c0, &c1},
+                    false);
     // Secret (v, its products, the errors): zeroed before the device memory is released.
     for (const DeviceWords* w : {&vw, &acc0, &acc1, &add0, &add1}) dev.zero(w->data(), w->words());
     return;
@@ -613,7 +628,8 @@ void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants&
 // other prime (one buffer per part), the forward transforms of all of those, and per part
 // (x_i − ·)·q_l^−1. The transforms are latency-bound at these sizes (perf.md §11, H200, 2^16:
 // the last limbs' inverse takes 18.6 µs for two parts as for one; the forward 37 µs for 16 limbs
-// against 22.5 for 8): 7 launches and 2 copies for a ciphertext instead of 12 launches.
+// against 22.5 for 8): for two parts 7 launches (a gather, two transform pairs, the lift, one
+// final step for both) and no copies, where one part at a time took 12 launches.
 void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> out,
                     const RescaleConstants& k, u64 mu) {
   const RnsPoly& first = *in[0];
@@ -625,9 +641,13 @@ void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> ou
   DeviceWords last(first.device(), parts * n), lifted(first.device(), parts * l * n);
   const u64* src = in[0]->device_words() + l * n;  // one part: transformed where it lies
   if (parts > 1) {
+    std::vector<const u64*> from(parts);
+    std::vector<u64*> to(parts);
     for (std::size_t j = 0; j < parts; ++j) {
-      dev.copy(in[j]->device_words() + l * n, last.data() + j * n, n);
+      from[j] = in[j]->device_words() + l * n;
+      to[j] = last.data() + j * n;
     }
+    dev.copy_batch(from, to, n);
     src = last.data();
   }
   const std::size_t last_limb[] = {l};
@@ -648,10 +668,9 @@ void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> ou
   std::vector<std::size_t> limbs(l);
   std::iota(limbs.begin(), limbs.end(), std::size_t{0});
   dev.ntt_mapped(ring, limbs, parts, lifted.data(), lifted.data(), false);
-  for (std::size_t j = 0; j < parts; ++j) {
-    dev.sub_multiply_scalar(ring, LimbRange{0, l}, in[j]->device_words(), lifted.data() + j * l * n,
-                            k.q_l_inv, out[j]);
-  }
+  std::vector<const u64*> xs(parts);
+  for (std::size_t j = 0; j < parts; ++j) xs[j] = in[j]->device_words();
+  dev.sub_multiply_scalar_parts(ring, LimbRange{0, l}, xs, lifted.data(), k.q_l_inv, out, false);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly.hpp"
+#include "polyhe/rns/base_converter.hpp"
+#include "polyhe/rns/scale_rounder.hpp"
 #include "ring/ring_cases.hpp"
 #include "support/test_device.hpp"
 
@@ -144,6 +146,137 @@ TEST_P(DevicePolyTest, RescaleByLastPrimeMatchesTheCpuForEveryCount) {
         EXPECT_EQ(words(dev[j]), words(dev_out[j])) << what << ", in place against out of place";
       }
     }
+  }
+}
+
+// The batched steps of the device schemes (several polynomials in one launch) against the CPU's
+// obviously correct forms, one polynomial at a time: copy_batch, sub_multiply_scalar_parts (up to
+// 10 polynomials, so that the launches of kBatchPointers split), and convert / scale_round with a
+// polynomial count.
+TEST_P(DevicePolyTest, BatchedStepsMatchTheCpuPolynomialByPolynomial) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t n = ctx_->n();
+  const auto random_words = [&](const RnsBasis& basis, std::size_t count) {
+    std::vector<std::uint64_t> w(count * basis.size() * n);
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      w[i] = rng.uniform(0, basis.prime((i / n) % basis.size()) - 1);
+    }
+    return w;
+  };
+  const auto upload = [&](const std::vector<std::uint64_t>& host) {
+    DeviceWords d(device_, host.size());
+    device_->upload(host, d.data());
+    return d;
+  };
+  const auto download = [&](const DeviceWords& d) {
+    std::vector<std::uint64_t> host(d.words());
+    device_->download(d.data(), host);
+    return host;
+  };
+  const RnsBasis& basis = ctx_->basis();
+  ASSERT_EQ(basis.size(), kLimbs);
+  const std::size_t words = kLimbs * n;
+
+  // copy_batch: 10 pairs (two launches), one of them a pair with dst == src.
+  {
+    const std::size_t count = 10;
+    const std::vector<std::uint64_t> host = random_words(basis, count);
+    DeviceWords src = upload(host), dst(device_, count * words);
+    device_->zero(dst.data(), dst.words());
+    std::vector<const std::uint64_t*> from;
+    std::vector<std::uint64_t*> to;
+    for (std::size_t p = 0; p < count; ++p) {
+      from.push_back(src.data() + p * words);
+      to.push_back(p == 4 ? src.data() + p * words : dst.data() + p * words);
+    }
+    device_->copy_batch(from, to, words);
+    const std::vector<std::uint64_t> got = download(dst);
+    for (std::size_t p = 0; p < count; ++p) {
+      const auto first = static_cast<std::ptrdiff_t>(p * words);
+      const std::vector<std::uint64_t> want =
+          p == 4 ? std::vector<std::uint64_t>(words, 0)
+                 : std::vector<std::uint64_t>(
+                       host.begin() + first,
+                       host.begin() + first + static_cast<std::ptrdiff_t>(words));
+      EXPECT_EQ(std::vector<std::uint64_t>(
+                    got.begin() + first, got.begin() + first + static_cast<std::ptrdiff_t>(words)),
+                want)
+          << "copy_batch, pair " << p;
+    }
+    EXPECT_EQ(download(src), host) << "copy_batch changed a source";
+  }
+
+  // sub_multiply_scalar_parts: c[p] = (a[p] − b_p)·s or c[p] += that, c[0] in place (a[0]).
+  std::vector<std::uint64_t> residues(kLimbs);
+  for (std::size_t j = 0; j < kLimbs; ++j) residues[j] = rng.uniform(0, basis.prime(j) - 1);
+  for (const std::size_t count : {std::size_t{1}, std::size_t{3}, std::size_t{10}}) {
+    for (const bool accumulate : {false, true}) {
+      const std::vector<std::uint64_t> ha = random_words(basis, count),
+                                       hb = random_words(basis, count),
+                                       hc = random_words(basis, count);
+      DeviceWords da = upload(ha), db = upload(hb), dc = upload(hc);
+      std::vector<const std::uint64_t*> a;
+      std::vector<std::uint64_t*> c;
+      for (std::size_t p = 0; p < count; ++p) {
+        a.push_back(da.data() + p * words);
+        c.push_back(p == 0 ? da.data() : dc.data() + p * words);
+      }
+      device_->sub_multiply_scalar_parts(*ctx_, LimbRange{0, kLimbs}, a, db.data(), residues, c,
+                                         accumulate);
+      const std::vector<std::uint64_t> got_a = download(da), got_c = download(dc);
+      for (std::size_t i = 0; i < count * words; ++i) {
+        const std::size_t p = i / words;
+        const std::uint64_t q = basis.prime((i % words) / n);
+        const std::uint64_t diff = (ha[i] + q - hb[i]) % q;
+        std::uint64_t want = static_cast<std::uint64_t>(static_cast<unsigned __int128>(diff) *
+                                                        residues[(i % words) / n] % q);
+        const std::uint64_t before = p == 0 ? ha[i] : hc[i];
+        if (accumulate) want = (before + want) % q;
+        ASSERT_EQ(p == 0 ? got_a[i] : got_c[i], want)
+            << count << " polynomials, accumulate " << accumulate << ", word " << i;
+      }
+    }
+  }
+
+  // convert (exact and approximate) and scale_round of 1 to 3 polynomials in one call.
+  const auto big = test::make_ring(n, 6, GetParam().bits);
+  const std::vector<std::uint64_t> primes = big->basis().primes();
+  const RnsBasis from(std::vector<std::uint64_t>(primes.begin(), primes.begin() + 3));
+  const RnsBasis to(std::vector<std::uint64_t>(primes.begin() + 3, primes.end()));
+  const BaseConverter conv(from, to);
+  const std::vector<std::size_t> out_limbs = {2, 0, 3};  // into 4 limbs, limb 1 untouched
+  const ScaleRounder rounder(from, to, 65537);
+  for (std::size_t count = 1; count <= 3; ++count) {
+    const std::vector<std::uint64_t> hx = random_words(from, count);
+    const std::vector<std::uint64_t> hp = random_words(to, count);
+    const DeviceWords dx = upload(hx), dp = upload(hp);
+    for (const bool exact : {true, false}) {
+      const std::size_t stride = 4 * n;
+      std::vector<std::uint64_t> want(count * stride, 7);
+      DeviceWords dc = upload(want);
+      device_->convert(conv, n, dx.data(), dc.data(), out_limbs, exact, count, stride);
+      for (std::size_t p = 0; p < count; ++p) {
+        const std::span<const std::uint64_t> in(hx.data() + p * 3 * n, 3 * n);
+        const std::span<std::uint64_t> out(want.data() + p * stride, stride);
+        if (exact) {
+          conv.convert_exact(in, out, out_limbs);
+        } else {
+          conv.convert_approx(in, out, out_limbs);
+        }
+      }
+      EXPECT_EQ(download(dc), want) << count << " polynomials, exact " << exact;
+    }
+    DeviceWords dr(device_, count * 3 * n);
+    device_->scale_round(rounder, n, dx.data(), dp.data(), dr.data(), count);
+    std::vector<std::uint64_t> want(count * 3 * n);
+    for (std::size_t p = 0; p < count; ++p) {
+      std::vector<std::uint64_t> in(hx.begin() + static_cast<std::ptrdiff_t>(p * 3 * n),
+                                    hx.begin() + static_cast<std::ptrdiff_t>((p + 1) * 3 * n));
+      in.insert(in.end(), hp.begin() + static_cast<std::ptrdiff_t>(p * 3 * n),
+                hp.begin() + static_cast<std::ptrdiff_t>((p + 1) * 3 * n));
+      rounder.round(in, std::span<std::uint64_t>(want.data() + p * 3 * n, 3 * n));
+    }
+    EXPECT_EQ(download(dr), want) << count << " polynomials, scale_round";
   }
 }
 

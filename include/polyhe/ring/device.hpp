@@ -69,6 +69,11 @@ class Device {
   /// Device → host after every earlier operation; waits for the words.
   virtual void download(const std::uint64_t* device, std::span<std::uint64_t> host) = 0;
   virtual void copy(const std::uint64_t* src, std::uint64_t* dst, std::size_t words) = 0;
+  /// dst[i] = src[i] (`words` words each) for every i, in one launch: the gathers and scatters
+  /// of the batched scheme steps. src.size() == dst.size(); each dst[i] disjoint from every src
+  /// and every other dst (a pair with dst[i] == src[i] is left as it is).
+  virtual void copy_batch(std::span<const std::uint64_t* const> src,
+                          std::span<std::uint64_t* const> dst, std::size_t words) = 0;
   virtual void zero(std::uint64_t* dst, std::size_t words) = 0;
   /// Waits for every operation submitted so far; DeviceError if one failed.
   virtual void synchronize() = 0;
@@ -139,6 +144,15 @@ class Device {
   virtual void sub_multiply_scalar(const RingContext& ring, LimbRange r, const std::uint64_t* a,
                                    const std::uint64_t* b, std::span<const std::uint64_t> residues,
                                    std::uint64_t* c) = 0;
+  /// sub_multiply_scalar for several polynomials in one launch: for each i, limb j of c[i] =
+  /// (a[i] − b_i)·residues[j], or c[i] += that when `accumulate`, with b_i the i-th buffer of
+  /// r.count limbs at b (the buffers one after another). a.size() == c.size(); c[i] may be a[i],
+  /// otherwise disjoint from every input.
+  virtual void sub_multiply_scalar_parts(const RingContext& ring, LimbRange r,
+                                         std::span<const std::uint64_t* const> a,
+                                         const std::uint64_t* b,
+                                         std::span<const std::uint64_t> residues,
+                                         std::span<std::uint64_t* const> c, bool accumulate) = 0;
   /// Limb j of c = the centred lift of x (N words modulo p, every word < p, 2 ≤ p < 2^62) to the
   /// prime of limb j: x − p where x > ⌊p/2⌋, x elsewhere, reduced modulo q (vec::lift_centred).
   /// With `parts` > 1, x holds that many such limbs one after another and c as many buffers of
@@ -158,14 +172,18 @@ class Device {
                            std::span<const std::int64_t> small, std::uint64_t* c) = 0;
   /// BaseConverter::convert_exact (exact) or convert_approx of x (|B| limbs of n words, every
   /// word below its prime) into c: target j to limb out_limbs[j] of c, the other limbs untouched;
-  /// the same words as the CPU's. c disjoint from x.
+  /// the same words as the CPU's. With `count` > 1, x holds that many such inputs one after
+  /// another (|B|·n words each) and input i goes to the buffer at c + i·c_stride (words); all in
+  /// one launch. c disjoint from x.
   virtual void convert(const BaseConverter& conv, std::size_t n, const std::uint64_t* x,
-                       std::uint64_t* c, std::span<const std::size_t> out_limbs, bool exact) = 0;
+                       std::uint64_t* c, std::span<const std::size_t> out_limbs, bool exact,
+                       std::size_t count, std::size_t c_stride) = 0;
   /// ScaleRounder::round: x over Q ∪ P (the rounder's bases, n words per limb; Q's limbs at
   /// x_q, P's at x_p, which may but need not follow them) to round(t·x/Q) over P in c; the same
-  /// words as the CPU's. c disjoint from x.
+  /// words as the CPU's. With `count` > 1, that many inputs in one launch: input i's Q limbs at
+  /// x_q + i·|Q|·n, its P limbs at x_p + i·|P|·n, its result at c + i·|P|·n. c disjoint from x.
   virtual void scale_round(const ScaleRounder& rounder, std::size_t n, const std::uint64_t* x_q,
-                           const std::uint64_t* x_p, std::uint64_t* c) = 0;
+                           const std::uint64_t* x_p, std::uint64_t* c, std::size_t count) = 0;
   /// The key-switching inner product over Q_l ∪ P (ring/key_switching.hpp's layout: q_limbs
   /// limbs of Q_l, then p_limbs of P numbered from p_first in the ring): with up holding
   /// `digits` such buffers one after another (each (q_limbs + p_limbs)·N words, evaluation
