@@ -100,7 +100,10 @@ void Context::release() noexcept {
 }
 
 void Context::activate() const {
-  check(cudaSetDevice(device_), "cudaSetDevice(" + std::to_string(device_) + ")");
+  // Runs before every launch and copy: the message is built only on failure (an allocation per
+  // call otherwise).
+  const cudaError_t err = cudaSetDevice(device_);
+  if (err != cudaSuccess) check(err, "cudaSetDevice(" + std::to_string(device_) + ")");
 }
 
 void Context::synchronize() const {

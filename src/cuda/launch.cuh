@@ -61,6 +61,17 @@ __global__ void __launch_bounds__(kMaxProgramThreads) cluster_kernel(const Progr
 #endif
 }
 
+/// Lets `kernel` take `bytes` of dynamic shared memory per block (more than the default 48 KiB).
+template <class Kernel>
+void raise_shared_limit(Kernel kernel, std::size_t bytes, const char* name) {
+  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(bytes));
+  if (err != cudaSuccess) {
+    check(err, std::string("cudaFuncSetAttribute(") + name + ", MaxDynamicSharedMemorySize " +
+                   std::to_string(bytes) + ")");
+  }
+}
+
 /// Launches `program` on `stream`. A program asking for more than 48 KiB of shared memory per
 /// block first raises the kernel's limit (up to `shared_optin`, the device's opt-in maximum;
 /// InvalidParameter naming both sizes beyond it). DeviceError names `name` if the launch fails.
@@ -83,17 +94,17 @@ void launch(const Program& program, cudaStream_t stream, std::size_t shared_opti
     throw InvalidParameter(std::string(name) + ": " + std::to_string(s.batch) +
                            " limbs in one launch; the grid allows 65535");
   }
-  const std::string what = std::string(name) + "<<<(" + std::to_string(s.blocks) + ", " +
-                           std::to_string(s.batch) + "), " + std::to_string(s.threads) + ", " +
-                           std::to_string(s.shared_bytes) + ">>>";
+  // The launch as error messages name it, built only when one is thrown (this runs for every
+  // launch, and the host's share of a launch is what the small transforms wait on).
+  const auto what = [&] {
+    return std::string(name) + "<<<(" + std::to_string(s.blocks) + ", " + std::to_string(s.batch) +
+           "), " + std::to_string(s.threads) + ", " + std::to_string(s.shared_bytes) + ">>>";
+  };
   constexpr std::size_t kDefaultShared = 48 * 1024;
   if constexpr (ClusterProgram<Program>) {
     const auto kernel = cluster_kernel<Program>;
     if (s.shared_bytes > kDefaultShared) {
-      check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(s.shared_bytes)),
-            std::string("cudaFuncSetAttribute(") + name + ", MaxDynamicSharedMemorySize " +
-                std::to_string(s.shared_bytes) + ")");
+      raise_shared_limit(kernel, s.shared_bytes, name);
     }
     int clusters = 0;
     cudaLaunchConfig_t config{};
@@ -108,27 +119,29 @@ void launch(const Program& program, cudaStream_t stream, std::size_t shared_opti
     attribute.val.clusterDim.z = 1;
     config.attrs = &attribute;
     config.numAttrs = 1;
-    check(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config),
-          "cudaOccupancyMaxActiveClusters(" + what + ")");
+    const cudaError_t occupancy = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+    if (occupancy != cudaSuccess) {
+      check(occupancy, "cudaOccupancyMaxActiveClusters(" + what() + ")");
+    }
     if (clusters == 0) {
-      throw InvalidParameter(what + ": a cluster of " + std::to_string(s.cluster) + " blocks of " +
-                             std::to_string(s.threads) + " threads and " +
+      throw InvalidParameter(what() + ": a cluster of " + std::to_string(s.cluster) +
+                             " blocks of " + std::to_string(s.threads) + " threads and " +
                              std::to_string(s.shared_bytes) +
                              " bytes of shared memory each does not fit this device");
     }
-    check(cudaLaunchKernelEx(&config, kernel, program),
-          "cudaLaunchKernelEx(" + what + ", cluster " + std::to_string(s.cluster) + ")");
+    const cudaError_t launched = cudaLaunchKernelEx(&config, kernel, program);
+    if (launched != cudaSuccess) {
+      check(launched,
+            "cudaLaunchKernelEx(" + what() + ", cluster " + std::to_string(s.cluster) + ")");
+    }
   } else {
     if (s.shared_bytes > kDefaultShared) {
-      check(
-          cudaFuncSetAttribute(program_kernel<Program>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(s.shared_bytes)),
-          std::string("cudaFuncSetAttribute(") + name + ", MaxDynamicSharedMemorySize " +
-              std::to_string(s.shared_bytes) + ")");
+      raise_shared_limit(program_kernel<Program>, s.shared_bytes, name);
     }
     program_kernel<Program>
         <<<dim3(s.blocks, s.batch), s.threads, s.shared_bytes, stream>>>(program);
-    check_launch(what);
+    const cudaError_t launched = cudaGetLastError();
+    if (launched != cudaSuccess) check(launched, what() + " launch");
   }
 }
 
