@@ -46,6 +46,8 @@ class CudaExec {
     return b;
   }
 
+  Buffer<u64> raw(std::size_t words) { return DeviceBuffer<u64>(ctx_, words, ctx_->compute()); }
+
   u64* allocate(std::size_t words) {
     return static_cast<u64*>(detail::device_allocate(
         *ctx_, detail::checked_bytes(words, sizeof(u64), "Device"), ctx_->compute()));

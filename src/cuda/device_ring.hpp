@@ -8,6 +8,8 @@
 //   template <class T> using Buffer;            owning, .data() → T*, movable
 //   template <class T> Buffer<T> upload_table(std::span<const T>);   constants (a temporary
 //                                              one is freed after the work that reads it)
+//   Buffer<std::uint64_t> raw(std::size_t words);                    scratch, freed after the
+//                                                                    work that uses it
 //   std::uint64_t* allocate(std::size_t), void deallocate(std::uint64_t*, std::size_t)
 //   void upload(span<const u64>, u64*), download(const u64*, span<u64>), copy(src, dst, words),
 //   void zero(u64*, words), synchronize()
@@ -27,12 +29,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cuda/elementwise_body.hpp"
+#include "cuda/fused_ntt_body.hpp"
 #include "cuda/ntt_programs.hpp"
 #include "cuda/ring_bodies.hpp"
 #include "polyhe/core/error.hpp"
@@ -229,6 +233,49 @@ class DeviceRing final : public Device {
     }
   }
 
+  void lift_forward_sub(const RingContext& ring, std::size_t limbs, const u64* x, u64 p,
+                        std::span<const u64* const> a, std::span<const u64> residues,
+                        std::span<u64* const> c, bool accumulate) override {
+    const std::size_t parts = a.size();
+    const std::size_t n = ring.n();
+    std::vector<std::size_t> limb_map(limbs);
+    std::iota(limb_map.begin(), limb_map.end(), std::size_t{0});
+    NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
+                                     static_cast<unsigned>(parts * limbs), 64, NttOptions{});
+    layout.period = static_cast<unsigned>(limbs);
+    auto work = exec_.raw(parts * limbs * n);
+    if (!layout.split || layout.log_k != 0 || parts > kBatchPointers) {
+      // One block per limb (small N): the steps one by one.
+      lift_centred(ring, LimbRange{0, limbs}, x, p, work.data(), parts);
+      ntt_mapped(ring, limb_map, parts, work.data(), work.data(), false);
+      sub_multiply_scalar_parts(ring, LimbRange{0, limbs}, a, work.data(), residues, c, accumulate);
+      return;
+    }
+    static_assert(NttOptions{}.radix == 8);
+    const RingButterfly* policies = mapped_policies(ring, limb_map);
+    exec_.run(LiftColumnNtt<RingButterfly, 3>{policies, tables(ring).wide.data(), x, p, work.data(),
+                                              layout.log_n1, layout.log_n2, layout.log_width,
+                                              static_cast<unsigned>(limbs),
+                                              static_cast<unsigned>(parts), layout.column_threads},
+              "DeviceRing::lift_forward_sub (columns)");
+    SubScaleRowNtt<RingButterfly, 3> row{};
+    row.policies = policies;
+    row.moduli = moduli(ring, LimbRange{0, limbs});
+    row.scalars = scalar_table(ring, residues.first(limbs));
+    row.src = work.data();
+    for (std::size_t j = 0; j < parts; ++j) {
+      row.a[j] = a[j];
+      row.c[j] = c[j];
+    }
+    row.log_n1 = layout.log_n1;
+    row.log_n2 = layout.log_n2;
+    row.limbs = static_cast<unsigned>(limbs);
+    row.parts = static_cast<unsigned>(parts);
+    row.threads = layout.row_threads;
+    row.accumulate = accumulate;
+    exec_.run(row, "DeviceRing::lift_forward_sub (rows)");
+  }
+
   void lift_centred(const RingContext& ring, LimbRange r, const u64* x, u64 p, u64* c,
                     std::size_t parts) override {
     const Tables& t = tables(ring);
@@ -293,7 +340,23 @@ class DeviceRing final : public Device {
     NttPolicies ntt;
     std::map<std::uint64_t, Buffer<std::uint32_t>> maps;
     std::map<std::vector<std::size_t>, Buffer<RingButterfly>> mapped;  // policies by limb map
+    std::map<std::vector<u64>, Buffer<ShoupOperand<u64>>> scalars;     // by residues of limbs 0…
   };
+
+  /// Shoup operands of residues[j] modulo ring limb j, in device memory, built on first use (the
+  /// schemes pass the same constants for every call at a level: q_l^−1, P^−1).
+  const ShoupOperand<u64>* scalar_table(const RingContext& ring, std::span<const u64> residues) {
+    Tables& t = tables(ring);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<u64> key(residues.begin(), residues.end());
+    auto it = t.scalars.find(key);
+    if (it == t.scalars.end()) {
+      const auto ops = shoup_operands(ring, LimbRange{0, residues.size()}, residues);
+      it = t.scalars.emplace(std::move(key), exec_.template upload_table<ShoupOperand<u64>>(ops))
+               .first;
+    }
+    return it->second.data();
+  }
 
   /// The NTT policies of ring limbs limb_map[0], limb_map[1], … in one array (built on first use).
   const RingButterfly* mapped_policies(const RingContext& ring,

@@ -48,6 +48,8 @@ class EmulatedExec {
     return Buffer<T>(std::vector<T>(host.begin(), host.end()));
   }
 
+  Buffer<u64> raw(std::size_t words) { return Buffer<u64>(std::vector<u64>(words, kPoison)); }
+
   u64* allocate(std::size_t words) {
     u64* p = AlignedAllocator<u64>().allocate(words);
     std::fill(p, p + words, kPoison);

@@ -288,7 +288,9 @@ struct DeviceQp {
 /// Q_l ∪ P in coefficient form, into u[j]. P's limbs of both parts are gathered side by side, so
 /// that one transform pair, one lift (or conversion) and one transform pair over Q_l serve both,
 /// and one launch ends both: 7 launches where one part at a time took 12 (perf.md §11: the host's
-/// share of a launch is about 10 µs, more than the kernel's at these sizes).
+/// share of a launch is about 10 µs, more than the kernel's at these sizes). With one special
+/// prime and no addend (every key switch of CKKS's default chain) the lift, the forward pair and
+/// the last step are two launches (Device::lift_forward_sub): 5 in all.
 void device_mod_down(const HybridKeySwitch& ks, std::size_t level, const std::array<u64*, 2>& acc,
                      const std::array<const u64*, 2>& addend, const std::array<RnsPoly*, 2>& u,
                      bool accumulate) {
@@ -296,7 +298,7 @@ void device_mod_down(const HybridKeySwitch& ks, std::size_t level, const std::ar
   Device& dev = s.dev;
   const bool with_addend = addend[0] != nullptr;
   const std::size_t pw = s.k * s.n, qw = s.ql * s.n;  // words of P's limbs, of Q_l's
-  DeviceWords last(u[0]->device(), 2 * pw), conv(u[0]->device(), 2 * qw);
+  DeviceWords last(u[0]->device(), 2 * pw);
   const std::array<const u64*, 2> acc_p = {acc[0] + qw, acc[1] + qw};
   const std::array<u64*, 2> last_parts = {last.data(), last.data() + pw};
   dev.copy_batch(acc_p, last_parts, pw);
@@ -309,6 +311,16 @@ void device_mod_down(const HybridKeySwitch& ks, std::size_t level, const std::ar
       dev.binary(Device::Binary::add, s.ring, s.p(), last_parts[j], addend[j] + qw, last_parts[j]);
     }
   }
+  const std::array<const u64*, 2> a = {acc[0], acc[1]};
+  const std::array<u64*, 2> out = {u[0]->device_words(), u[1]->device_words()};
+  const auto p_inv = ks.p_inv_mod_q.first(s.ql);
+  if (s.k == 1 && !with_addend) {
+    // The lift, the forward transforms and the last step in two launches.
+    dev.lift_forward_sub(s.ring, s.ql, last.data(), s.ring.basis().prime(s.p_first), a, p_inv, out,
+                         accumulate);
+    return;
+  }
+  DeviceWords conv(u[0]->device(), 2 * qw);
   if (s.k == 1) {
     dev.lift_centred(s.ring, s.q(), last.data(), s.ring.basis().prime(s.p_first), conv.data(), 2);
   } else {
@@ -321,10 +333,7 @@ void device_mod_down(const HybridKeySwitch& ks, std::size_t level, const std::ar
     }
   }
   dev.ntt_mapped(s.ring, q_limbs, 2, conv.data(), conv.data(), false);
-  const std::array<const u64*, 2> a = {acc[0], acc[1]};
-  const std::array<u64*, 2> out = {u[0]->device_words(), u[1]->device_words()};
-  dev.sub_multiply_scalar_parts(s.ring, s.q(), a, conv.data(), ks.p_inv_mod_q.first(s.ql), out,
-                                accumulate);
+  dev.sub_multiply_scalar_parts(s.ring, s.q(), a, conv.data(), p_inv, out, accumulate);
   // With an addend (encryption) P's part and the conversion are secret: zeroed before their
   // memory is released.
   if (with_addend) {
@@ -628,8 +637,9 @@ void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants&
 // other prime (one buffer per part), the forward transforms of all of those, and per part
 // (x_i − ·)·q_l^−1. The transforms are latency-bound at these sizes (perf.md §11, H200, 2^16:
 // the last limbs' inverse takes 18.6 µs for two parts as for one; the forward 37 µs for 16 limbs
-// against 22.5 for 8): for two parts 7 launches (a gather, two transform pairs, the lift, one
-// final step for both) and no copies, where one part at a time took 12 launches.
+// against 22.5 for 8). For two parts and μ = 1 (CKKS): a gather, the inverse pair, and the lift,
+// forward pair and final step as two launches (Device::lift_forward_sub): 5 launches and no copy,
+// where one part at a time took 12 launches. With μ ≠ 1 (BGV) the steps run one by one.
 void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> out,
                     const RescaleConstants& k, u64 mu) {
   const RnsPoly& first = *in[0];
@@ -638,7 +648,7 @@ void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> ou
   const std::size_t n = ring.n();
   const std::size_t l = first.level();
   const std::size_t parts = in.size();
-  DeviceWords last(first.device(), parts * n), lifted(first.device(), parts * l * n);
+  DeviceWords last(first.device(), parts * n);
   const u64* src = in[0]->device_words() + l * n;  // one part: transformed where it lies
   if (parts > 1) {
     std::vector<const u64*> from(parts);
@@ -658,18 +668,22 @@ void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> ou
       dev.multiply_scalar(ring, LimbRange{l, 1}, last.data() + j * n, inv, last.data() + j * n);
     }
   }
+  std::vector<const u64*> xs(parts);
+  for (std::size_t j = 0; j < parts; ++j) xs[j] = in[j]->device_words();
+  if (mu == 1) {
+    // The lift, the forward transforms and the last step in two launches (CKKS's rescale).
+    dev.lift_forward_sub(ring, l, last.data(), ring.basis().prime(l), xs, k.q_l_inv, out, false);
+    return;
+  }
+  DeviceWords lifted(first.device(), parts * l * n);
   dev.lift_centred(ring, LimbRange{0, l}, last.data(), ring.basis().prime(l), lifted.data(), parts);
-  if (mu != 1) {
-    for (std::size_t j = 0; j < parts; ++j) {
-      u64* const d = lifted.data() + j * l * n;
-      dev.multiply_scalar(ring, LimbRange{0, l}, d, k.mu_mod, d);
-    }
+  for (std::size_t j = 0; j < parts; ++j) {
+    u64* const d = lifted.data() + j * l * n;
+    dev.multiply_scalar(ring, LimbRange{0, l}, d, k.mu_mod, d);
   }
   std::vector<std::size_t> limbs(l);
   std::iota(limbs.begin(), limbs.end(), std::size_t{0});
   dev.ntt_mapped(ring, limbs, parts, lifted.data(), lifted.data(), false);
-  std::vector<const u64*> xs(parts);
-  for (std::size_t j = 0; j < parts; ++j) xs[j] = in[j]->device_words();
   dev.sub_multiply_scalar_parts(ring, LimbRange{0, l}, xs, lifted.data(), k.q_l_inv, out, false);
 }
 

@@ -1,0 +1,189 @@
+// The forward transform of centred lifts, ended by (a − ·)·s: the last steps of rescale and of
+// ModDown with one special prime, as two block programs instead of four launches.
+//
+// Both steps, one polynomial part at a time on the CPU (ring/key_switching.cpp):
+//   y_j = NTT_j(lift_{p → q_j}(x))          x: one limb modulo p, in coefficient form
+//   c_j = (a_j − y_j)·s_j  (or c_j += that)  limb j of a part, s_j < q_j
+// On the device the lift becomes the load of the forward transform's column pass (LiftColumnNtt)
+// and the subtraction and the product its row pass's store (SubScaleRowNtt), so that neither the
+// lifted limbs nor the transform's output make an extra round trip through device memory and two
+// launches go. The transforms are ntt_body.hpp's group functions over the same butterfly policy,
+// so the words equal those of the steps run one by one (lift_centred_word, then the transform, then
+// SubMultiplyScalarBody's arithmetic).
+//
+// The grid's row b (b < parts·limbs) is part b / limbs, ring limb b % limbs. Per-part pointers are
+// kept in fixed arrays and read through pick(), a select over constant indices: a kernel parameter
+// indexed at run time would be copied to local memory by every thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/ntt_body.hpp"
+#include "cuda/ring_bodies.hpp"
+#include "polyhe/arith/shoup.hpp"
+
+namespace polyhe::cuda::detail {
+
+/// arr[i] for i < kBatchPointers, by selects (see above).
+template <class T>
+POLYHE_HD POLYHE_NTT_INLINE T pick(const T (&arr)[kBatchPointers], unsigned i) {
+  T r = arr[0];
+  POLYHE_UNROLL
+  for (unsigned k = 1; k < kBatchPointers; ++k) {
+    if (k == i) r = arr[k];
+  }
+  return r;
+}
+
+/// Reads position pos of limb x (N words modulo p) as its centred lift reduced modulo w.q.
+struct LiftLoad {
+  const std::uint64_t* x;
+  std::uint64_t p;
+  WideBarrett w;
+  POLYHE_HD std::uint64_t operator()(std::size_t pos) const {
+    return lift_centred_word(x[pos], p, w);
+  }
+};
+
+/// Stores v at position pos as c[pos] = (a[pos] − v)·s mod q, or c[pos] += that (v in [0, q)):
+/// operator() gives a slot whose assignment does it (ct_group writes `out(pos) = x`).
+struct SubScaleStore {
+  const std::uint64_t* a;
+  std::uint64_t* c;
+  ShoupOperand<std::uint64_t> s;
+  std::uint64_t q;
+  bool accumulate;
+  struct Slot {
+    const std::uint64_t* a;
+    std::uint64_t* c;
+    ShoupOperand<std::uint64_t> s;
+    std::uint64_t q;
+    bool accumulate;
+    // NOLINTNEXTLINE(misc-unconventional-assign-operator,
+    // cppcoreguidelines-c-copy-assignment-signature)
+    POLYHE_HD void operator=(std::uint64_t v) const {
+      const std::uint64_t x = mul_shoup(sub_mod(*a, v, q), s, q);
+      *c = accumulate ? add_mod(*c, x, q) : x;
+    }
+  };
+  POLYHE_HD Slot operator()(std::size_t pos) const { return {a + pos, c + pos, s, q, accumulate}; }
+};
+
+/// The forward column pass (ColumnNtt's, stages [0, log_n1)) of the lifts: grid row b transforms
+/// the lift of x's limb b / limbs to ring limb b % limbs into dst's limb b.
+template <class P, int RMAX>
+struct LiftColumnNtt {
+  const P* policies;        // per ring limb, limbs of them
+  const WideBarrett* wide;  // per ring limb
+  const std::uint64_t* x;   // parts limbs modulo p
+  std::uint64_t p;
+  std::uint64_t* dst;  // parts·limbs limbs
+  unsigned log_n1;
+  unsigned log_n2;
+  unsigned log_width;
+  unsigned limbs;
+  unsigned parts;
+  unsigned threads;
+
+  [[nodiscard]] POLYHE_HD Passes passes() const { return {0, log_n1, RMAX}; }
+  [[nodiscard]] LaunchShape shape() const {
+    return {threads, 1u << (log_n2 - log_width), limbs * parts,
+            (std::size_t{1} << (log_n1 + log_width)) * sizeof(std::uint64_t)};
+  }
+  [[nodiscard]] POLYHE_HD unsigned phases() const { return passes().count(); }
+
+  POLYHE_HD void run(unsigned phase, ThreadIndex t, void* shared) const {
+    const unsigned part = t.batch / limbs;
+    const unsigned limb = t.batch - part * limbs;
+    const P pol = policies[limb];
+    const unsigned log_n = log_n1 + log_n2;
+    const std::size_t width = std::size_t{1} << log_width;
+    const std::size_t c0 = static_cast<std::size_t>(t.block) << log_width;
+    const ColumnPlace<std::uint64_t> tile{static_cast<std::uint64_t*>(shared), c0, log_n2,
+                                          log_width, true};
+    const ColumnPlace<std::uint64_t> out =
+        phase + 1 == passes().count()
+            ? ColumnPlace<std::uint64_t>{dst + (static_cast<std::size_t>(t.batch) << log_n), 0,
+                                         log_n2, log_width, false}
+            : tile;
+    const LiftLoad load{x + (static_cast<std::size_t>(part) << log_n), p, wide[limb]};
+    const Passes ps = passes();
+    const int r = ps.stages(phase);
+    const unsigned s0 = ps.first(phase);
+    const unsigned log_te1 = log_n1 - s0 - static_cast<unsigned>(r);  // log2(te / n2)
+    const std::size_t groups = (std::size_t{1} << (log_n1 - r)) << log_width;
+    for (std::size_t g = t.thread; g < groups; g += threads) {
+      const std::size_t col = c0 + (g & (width - 1));
+      const std::size_t jg = g >> log_width;
+      const std::size_t rem = ((jg & ((std::size_t{1} << log_te1) - 1)) << log_n2) + col;
+      if (phase == 0) {
+        ct_group_any<RMAX, std::uint64_t>(r, pol, load, out, s0, log_te1 + log_n2, jg >> log_te1,
+                                          rem, false);
+      } else {
+        ct_group_any<RMAX, std::uint64_t>(r, pol, tile, out, s0, log_te1 + log_n2, jg >> log_te1,
+                                          rem, false);
+      }
+    }
+  }
+};
+
+/// The forward row pass (RowNtt's, stages [log_n1, log_n)) of LiftColumnNtt's output `src`, its
+/// last store c_j = (a_j − ·)·s_j (or c_j += that) into part b / limbs, limb b % limbs.
+template <class P, int RMAX>
+struct SubScaleRowNtt {
+  const P* policies;  // per ring limb
+  const LimbModulus<std::uint64_t>* moduli;
+  const ShoupOperand<std::uint64_t>* scalars;  // s_j per ring limb
+  const std::uint64_t* src;                    // parts·limbs limbs
+  const std::uint64_t* a[kBatchPointers];      // per part, limbs limbs
+  std::uint64_t* c[kBatchPointers];            // per part, limbs limbs; may be a's
+  unsigned log_n1;
+  unsigned log_n2;
+  unsigned limbs;
+  unsigned parts;
+  unsigned threads;
+  bool accumulate;
+
+  [[nodiscard]] POLYHE_HD Passes passes() const { return {log_n1, log_n1 + log_n2, RMAX}; }
+  [[nodiscard]] LaunchShape shape() const {
+    return {threads, 1u << log_n1, limbs * parts,
+            (std::size_t{1} << log_n2) * sizeof(std::uint64_t)};
+  }
+  [[nodiscard]] POLYHE_HD unsigned phases() const { return passes().count(); }
+
+  POLYHE_HD void run(unsigned phase, ThreadIndex t, void* shared) const {
+    const unsigned part = t.batch / limbs;
+    const unsigned limb = t.batch - part * limbs;
+    const P pol = policies[limb];
+    const unsigned log_n = log_n1 + log_n2;
+    const std::size_t row0 = static_cast<std::size_t>(t.block) << log_n2;
+    const Linear<std::uint64_t> sm{static_cast<std::uint64_t*>(shared), row0};
+    const Passes ps = passes();
+    const Linear<std::uint64_t> in =
+        phase == 0 ? Linear<std::uint64_t>{const_cast<std::uint64_t*>(src) +
+                                               (static_cast<std::size_t>(t.batch) << log_n),
+                                           0}
+                   : sm;
+    const bool final = phase + 1 == ps.count();
+    const int r = ps.stages(phase);
+    const unsigned s0 = ps.first(phase);
+    const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
+    const std::size_t groups = std::size_t{1} << (log_n2 - r);
+    const std::size_t g0 = static_cast<std::size_t>(t.block) << (log_n2 - r);
+    const std::size_t limb_off = static_cast<std::size_t>(limb) << log_n;
+    const SubScaleStore store{pick(a, part) + limb_off, pick(c, part) + limb_off, scalars[limb],
+                              moduli[limb].q, accumulate};
+    for (std::size_t g = t.thread; g < groups; g += threads) {
+      const std::size_t gg = g0 + g;
+      const std::size_t blk = gg >> log_te, rem = gg & ((std::size_t{1} << log_te) - 1);
+      if (final) {
+        ct_group_any<RMAX, std::uint64_t>(r, pol, in, store, s0, log_te, blk, rem, true);
+      } else {
+        ct_group_any<RMAX, std::uint64_t>(r, pol, in, sm, s0, log_te, blk, rem, false);
+      }
+    }
+  }
+};
+
+}  // namespace polyhe::cuda::detail
