@@ -125,6 +125,35 @@ class DeviceRing final : public Device {
         digits * limbs * ring.n());
   }
 
+  void lift_digits_forward(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
+                           std::size_t p_first, std::size_t p_limbs, const u64* x,
+                           u64* c) override {
+    const std::size_t limbs = q_limbs + p_limbs;
+    std::vector<std::size_t> limb_map(limbs);
+    for (std::size_t t = 0; t < limbs; ++t) limb_map[t] = t < q_limbs ? t : p_first + (t - q_limbs);
+    NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
+                                     static_cast<unsigned>(digits * limbs), 64, NttOptions{});
+    layout.period = static_cast<unsigned>(limbs);
+    if (!layout.split || layout.log_k != 0) {
+      // One block per limb (small N): the lift, then the transforms.
+      lift_digits(ring, digits, q_limbs, p_first, p_limbs, x, c);
+      ntt_mapped(ring, limb_map, digits, c, c, false);
+      return;
+    }
+    static_assert(NttOptions{}.radix == 8);
+    const Tables& t = tables(ring);
+    const RingButterfly* policies = mapped_policies(ring, limb_map);
+    exec_.run(
+        LiftColumnNtt<RingButterfly, 3>{
+            policies, t.wide.data(), x, 0, t.moduli.data(), c, layout.log_n1, layout.log_n2,
+            layout.log_width, static_cast<unsigned>(limbs), static_cast<unsigned>(q_limbs),
+            static_cast<unsigned>(p_first), static_cast<unsigned>(digits), layout.column_threads},
+        "DeviceRing::lift_digits_forward (columns)");
+    exec_.run(RowNtt<u64, RingButterfly, 3>{policies, c, c, layout.log_n1, layout.log_n2,
+                                            layout.limbs, layout.period, layout.row_threads, false},
+              "DeviceRing::lift_digits_forward (rows)");
+  }
+
   void binary(Binary op, const RingContext& ring, LimbRange r, const u64* a, const u64* b,
               u64* c) override {
     const LimbModulus<u64>* m = moduli(ring, r);
@@ -253,9 +282,10 @@ class DeviceRing final : public Device {
     }
     static_assert(NttOptions{}.radix == 8);
     const RingButterfly* policies = mapped_policies(ring, limb_map);
-    exec_.run(LiftColumnNtt<RingButterfly, 3>{policies, tables(ring).wide.data(), x, p, work.data(),
-                                              layout.log_n1, layout.log_n2, layout.log_width,
-                                              static_cast<unsigned>(limbs),
+    const auto l = static_cast<unsigned>(limbs);
+    exec_.run(LiftColumnNtt<RingButterfly, 3>{policies, tables(ring).wide.data(), x, p, nullptr,
+                                              work.data(), layout.log_n1, layout.log_n2,
+                                              layout.log_width, l, l, 0,
                                               static_cast<unsigned>(parts), layout.column_threads},
               "DeviceRing::lift_forward_sub (columns)");
     SubScaleRowNtt<RingButterfly, 3> row{};

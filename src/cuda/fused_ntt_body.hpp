@@ -1,5 +1,6 @@
 // The forward transform of centred lifts, ended by (a − ·)·s: the last steps of rescale and of
-// ModDown with one special prime, as two block programs instead of four launches.
+// ModDown with one special prime, as two block programs instead of four launches; and ModUp's
+// lift of one-prime digits as the load of its forward transform.
 //
 // Both steps, one polynomial part at a time on the CPU (ring/key_switching.cpp):
 //   y_j = NTT_j(lift_{p → q_j}(x))          x: one limb modulo p, in coefficient form
@@ -71,18 +72,24 @@ struct SubScaleStore {
 };
 
 /// The forward column pass (ColumnNtt's, stages [0, log_n1)) of the lifts: grid row b transforms
-/// the lift of x's limb b / limbs to ring limb b % limbs into dst's limb b.
+/// the lift of x's limb b / limbs (modulo p, or modulo x_moduli[b / limbs] when that is set) to
+/// buffer limb t = b % limbs into dst's limb b. Buffer limb t is ring limb t for t < q_limbs and
+/// p_first + (t − q_limbs) above (the Q_l ∪ P layout of key switching; q_limbs = limbs for plain
+/// ring limbs 0 … limbs − 1). policies[t] transforms buffer limb t.
 template <class P, int RMAX>
 struct LiftColumnNtt {
-  const P* policies;        // per ring limb, limbs of them
-  const WideBarrett* wide;  // per ring limb
-  const std::uint64_t* x;   // parts limbs modulo p
-  std::uint64_t p;
-  std::uint64_t* dst;  // parts·limbs limbs
+  const P* policies;                           // per buffer limb, limbs of them
+  const WideBarrett* wide;                     // per ring limb (all of the ring's)
+  const std::uint64_t* x;                      // parts limbs
+  std::uint64_t p;                             // their modulus, unless x_moduli
+  const LimbModulus<std::uint64_t>* x_moduli;  // or per part (ModUp: x's limb j mod q_j)
+  std::uint64_t* dst;                          // parts·limbs limbs
   unsigned log_n1;
   unsigned log_n2;
   unsigned log_width;
   unsigned limbs;
+  unsigned q_limbs;
+  unsigned p_first;
   unsigned parts;
   unsigned threads;
 
@@ -96,6 +103,7 @@ struct LiftColumnNtt {
   POLYHE_HD void run(unsigned phase, ThreadIndex t, void* shared) const {
     const unsigned part = t.batch / limbs;
     const unsigned limb = t.batch - part * limbs;
+    const unsigned ring_limb = limb < q_limbs ? limb : p_first + (limb - q_limbs);
     const P pol = policies[limb];
     const unsigned log_n = log_n1 + log_n2;
     const std::size_t width = std::size_t{1} << log_width;
@@ -107,7 +115,8 @@ struct LiftColumnNtt {
             ? ColumnPlace<std::uint64_t>{dst + (static_cast<std::size_t>(t.batch) << log_n), 0,
                                          log_n2, log_width, false}
             : tile;
-    const LiftLoad load{x + (static_cast<std::size_t>(part) << log_n), p, wide[limb]};
+    const LiftLoad load{x + (static_cast<std::size_t>(part) << log_n),
+                        x_moduli != nullptr ? x_moduli[part].q : p, wide[ring_limb]};
     const Passes ps = passes();
     const int r = ps.stages(phase);
     const unsigned s0 = ps.first(phase);

@@ -357,10 +357,14 @@ void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwi
   dev.ntt(s.ring, s.q(), dw, d_coef.data(), true);
   // ModUp of every digit into its own Q_l ∪ P buffer, in coefficient form — a digit's own limbs
   // too: their transform below gives back d's words — then all buffers' transforms in the same
-  // launches. About 6 launches however many digits (one per step and digit would be ~10 each).
+  // launches. About 6 launches however many digits (one per step and digit would be ~10 each);
+  // with one-prime digits one fewer, the lift being the load of the transforms' first pass.
   DeviceWords up(d.device(), digits * qp * s.n);
+  std::vector<std::size_t> qp_limbs(qp);
+  for (std::size_t t = 0; t < qp; ++t) qp_limbs[t] = t < s.ql ? t : s.p_first + (t - s.ql);
   if (alpha == 1) {
-    dev.lift_digits(s.ring, digits, s.ql, s.p_first, s.k, d_coef.data(), up.data());
+    // The lift as the load of the transforms' first pass (Device::lift_digits_forward).
+    dev.lift_digits_forward(s.ring, digits, s.ql, s.p_first, s.k, d_coef.data(), up.data());
   } else {
     for (std::size_t j = 0; j < digits; ++j) {
       const std::size_t start = j * alpha;
@@ -370,10 +374,8 @@ void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwi
       dev.convert(basis.up_converter(l, j), s.n, digit, upj, basis.up_limbs(l, j), true, 1, 0);
       dev.copy(digit, upj + start * s.n, size * s.n);
     }
+    dev.ntt_mapped(s.ring, qp_limbs, digits, up.data(), up.data(), false);
   }
-  std::vector<std::size_t> qp_limbs(qp);
-  for (std::size_t t = 0; t < qp; ++t) qp_limbs[t] = t < s.ql ? t : s.p_first + (t - s.ql);
-  dev.ntt_mapped(s.ring, qp_limbs, digits, up.data(), up.data(), false);
   DeviceWords acc0(d.device(), s.words()), acc1(d.device(), s.words());
   dev.key_inner_products(s.ring, s.ql, s.p_first, s.k, up.data(), digits, key, acc0.data(),
                          acc1.data());

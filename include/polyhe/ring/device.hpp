@@ -177,6 +177,13 @@ class Device {
   virtual void lift_digits(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
                            std::size_t p_first, std::size_t p_limbs, const std::uint64_t* x,
                            std::uint64_t* c) = 0;
+  /// lift_digits, then the forward transforms of every buffer (ntt_mapped over the Q_l ∪ P
+  /// layout, `digits` repeats): c receives the buffers in evaluation form. Where the transform
+  /// takes two passes, the lift is its first pass's load (one launch and one pass over the
+  /// lifted words fewer). c disjoint from x.
+  virtual void lift_digits_forward(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
+                                   std::size_t p_first, std::size_t p_limbs, const std::uint64_t* x,
+                                   std::uint64_t* c) = 0;
   /// Limb j of c = small[i] mod q (in [0, q)) for N signed coefficients, any int64 (host memory).
   virtual void lift_signed(const RingContext& ring, LimbRange r,
                            std::span<const std::int64_t> small, std::uint64_t* c) = 0;
