@@ -55,21 +55,25 @@ struct SubScaleStore {
   ShoupOperand<std::uint64_t> s;
   std::uint64_t q;
   bool accumulate;
-  struct Slot {
-    const std::uint64_t* a;
-    std::uint64_t* c;
-    ShoupOperand<std::uint64_t> s;
-    std::uint64_t q;
-    bool accumulate;
-    // NOLINTNEXTLINE(misc-unconventional-assign-operator,
-    // cppcoreguidelines-c-copy-assignment-signature)
-    POLYHE_HD void operator=(std::uint64_t v) const {
-      const std::uint64_t x = mul_shoup(sub_mod(*a, v, q), s, q);
-      *c = accumulate ? add_mod(*c, x, q) : x;
-    }
-  };
-  POLYHE_HD Slot operator()(std::size_t pos) const { return {a + pos, c + pos, s, q, accumulate}; }
+  POLYHE_HD void put(std::size_t pos, std::uint64_t v) const {
+    sub_scale(c[pos], a[pos], v, s, q, accumulate);
+  }
+  struct Slot;
+  POLYHE_HD Slot operator()(std::size_t pos) const;
 };
+
+/// A copy of the store (not a pointer to it: the store is a local of the kernel) and the position.
+struct SubScaleStore::Slot {
+  SubScaleStore store;
+  std::size_t pos;
+  // NOLINTNEXTLINE(misc-unconventional-assign-operator,
+  // cppcoreguidelines-c-copy-assignment-signature)
+  POLYHE_HD void operator=(std::uint64_t v) const { store.put(pos, v); }
+};
+
+POLYHE_HD inline SubScaleStore::Slot SubScaleStore::operator()(std::size_t pos) const {
+  return {*this, pos};
+}
 
 /// The forward column pass (ColumnNtt's, stages [0, log_n1)) of the lifts: grid row b transforms
 /// the lift of x's limb b / limbs (modulo p, or modulo x_moduli[b / limbs] when that is set) to

@@ -99,6 +99,14 @@ struct SubMultiplyScalarBody {
   }
 };
 
+/// c = (a − b)·s mod q, or c += that when `accumulate` (c read only then: an output may be
+/// uninitialised): the last step of rescale and of ModDown, word by word (a, b, c in [0, q)).
+template <Word W>
+POLYHE_HD inline void sub_scale(W& c, W a, W b, const ShoupOperand<W>& s, W q, bool accumulate) {
+  const W x = mul_shoup(sub_mod(a, b, q), s, q);
+  c = accumulate ? add_mod(c, x, q) : x;
+}
+
 /// At most this many polynomials per launch of the batched bodies below (their pointers travel in
 /// the kernel's parameters); the Device splits longer lists into launches of this many.
 inline constexpr std::size_t kBatchPointers = 8;
@@ -122,8 +130,7 @@ struct SubMultiplyScalarPartsBody {
     const std::size_t limb = i >> log_n;
     const W q = moduli[limb].q;
     for (std::size_t p = 0; p < parts; ++p) {
-      const W x = mul_shoup(sub_mod(a[p][i], b[p * part_words + i], q), scalars[limb], q);
-      c[p][i] = accumulate ? add_mod(c[p][i], x, q) : x;
+      sub_scale(c[p][i], a[p][i], b[p * part_words + i], scalars[limb], q, accumulate);
     }
   }
 };
