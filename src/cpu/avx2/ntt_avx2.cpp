@@ -3,12 +3,9 @@
 // product nor an unsigned 64-bit compare). Compiled with -mavx2 (this file only) and run only
 // when cpu_path() allows it.
 //
-// A Shoup product a·ω − ⌊a·ω'/2^64⌋·q takes nine vpmuludq for four lanes: three for an
-// approximate quotient Q' ∈ [Q − 2, Q] (the high word of a·ω' without the low partial products,
-// as the AVX-512 kernel), three for each 64-bit low product. The result lies in [0, 4q) and is
-// brought to [0, 2q) by one conditional subtraction, so the butterflies keep the scalar
-// kernel's ranges: CT [0, 4q) → [0, 4q), GS [0, 2q) → [0, 2q). Conditional subtractions compare
-// as signed words when 4q < 2^63 (q < 2^61) and with the sign bit flipped above.
+// The arithmetic (shoup_arith.hpp): a Shoup product takes nine vpmuludq for four lanes and
+// returns [0, 4q); kept lazy (c = 4q) for q < 2^61, else brought to [0, 2q), so the butterflies
+// keep Harvey's ranges: CT [0, 2c) → [0, 2c), GS [0, c) → [0, c).
 //
 // Stages with half-size t ≥ 4 take four consecutive pairs per vector with one broadcast
 // twiddle; the stages t = 2 and t = 1 regroup two vectors (128-bit halves, 64-bit unpacks) and
@@ -27,6 +24,7 @@
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
+#include "shoup_arith.hpp"
 
 namespace polyhe::cpu {
 
@@ -35,34 +33,20 @@ std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t);
 
 namespace {
 
-using u64 = std::uint64_t;
-using V = __m256i;
+using avx2::Arith;
+using avx2::broadcast;
+using avx2::load;
+using avx2::store;
+using avx2::Tw4;
+using avx2::u64;
+using avx2::V;
+using avx2::VTw;
 
-[[gnu::always_inline]] inline V set1(u64 x) {
-  return _mm256_set1_epi64x(static_cast<long long>(x));
-}
-[[gnu::always_inline]] inline V load(const u64* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-}
-[[gnu::always_inline]] inline void store(u64* p, V x) {
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), x);
-}
-
-/// A twiddle ω with its Shoup companion ω', each with its high half (vpmuludq reads the low 32
-/// bits of a lane): broadcast from one 32-byte entry, or one per lane from a lane entry.
-struct Tw4 {
-  u64 w, w_hi, s, s_hi;
-};
+/// A twiddle per lane (the regrouped stages).
 struct alignas(32) LaneTw {
   u64 w[4], w_hi[4], s[4], s_hi[4];
 };
-struct VTw {
-  V w, w_hi, s, s_hi;
-};
 
-[[gnu::always_inline]] inline VTw broadcast(const Tw4& t) {
-  return {set1(t.w), set1(t.w_hi), set1(t.s), set1(t.s_hi)};
-}
 [[gnu::always_inline]] inline VTw lanes(const LaneTw& t) {
   return {_mm256_load_si256(reinterpret_cast<const __m256i*>(t.w)),
           _mm256_load_si256(reinterpret_cast<const __m256i*>(t.w_hi)),
@@ -74,90 +58,6 @@ Tw4 make_tw4(u64 w, u64 q) {
   const u64 s = make_shoup<u64>(w, q).w_shoup;
   return {w, w >> 32, s, s >> 32};
 }
-
-/// The arithmetic for one q, with the lazy bound c on products and GS values: c = 2q, or with
-/// kLoose (q < 2^61, so 8q ≤ 2^64) c = 4q and the products' [0, 4q) kept as they are (one
-/// conditional subtraction fewer per butterfly, as the AVX-512 kernel's LazyArith). kFlip when
-/// the largest value compared (2c) reaches 2^63: the comparisons then flip the sign bit.
-template <bool kFlip, bool kLoose>
-struct Arith {
-  V q, q_hi, two_q, c, sign;
-  V q_cmp, two_q_cmp, c_cmp;  // the same, sign-flipped with kFlip
-
-  explicit Arith(u64 modulus)
-      : q(set1(modulus)),
-        q_hi(set1(modulus >> 32)),
-        two_q(set1(2 * modulus)),
-        c(set1((kLoose ? 4 : 2) * modulus)),
-        sign(set1(u64{1} << 63)),
-        q_cmp(flip(modulus)),
-        two_q_cmp(flip(2 * modulus)),
-        c_cmp(flip((kLoose ? 4 : 2) * modulus)) {}
-
-  static V flip(u64 x) { return set1(kFlip ? x ^ (u64{1} << 63) : x); }
-
-  /// x − m if x ≥ m, else x (m_cmp: m, sign-flipped with kFlip).
-  [[gnu::always_inline]] V csub(V x, V m, V m_cmp) const {
-    const V xc = kFlip ? _mm256_xor_si256(x, sign) : x;
-    const V below = _mm256_cmpgt_epi64(m_cmp, xc);  // x < m
-    return _mm256_blendv_epi8(_mm256_sub_epi64(x, m), x, below);
-  }
-  [[gnu::always_inline]] V csub_c(V x) const { return csub(x, c, c_cmp); }
-  [[gnu::always_inline]] V csub_2q(V x) const { return csub(x, two_q, two_q_cmp); }
-  [[gnu::always_inline]] V csub_q(V x) const { return csub(x, q, q_cmp); }
-
-  /// a·ω − Q'·q in [0, 4q) for any a < 2^64 (see the file comment).
-  [[gnu::always_inline]] V mul4(V a, const VTw& t) const {
-    const V a1 = _mm256_srli_epi64(a, 32);
-    const V p11 = _mm256_mul_epu32(a1, t.s_hi);
-    const V p10 = _mm256_mul_epu32(a1, t.s);
-    const V p01 = _mm256_mul_epu32(a, t.s_hi);
-    const V quot = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(p01, 32)),
-                                    _mm256_srli_epi64(p10, 32));
-    const V aw = _mm256_add_epi64(
-        _mm256_mul_epu32(a, t.w),
-        _mm256_slli_epi64(_mm256_add_epi64(_mm256_mul_epu32(a1, t.w), _mm256_mul_epu32(a, t.w_hi)),
-                          32));
-    const V quot1 = _mm256_srli_epi64(quot, 32);
-    const V qq = _mm256_add_epi64(
-        _mm256_mul_epu32(quot, q),
-        _mm256_slli_epi64(
-            _mm256_add_epi64(_mm256_mul_epu32(quot1, q), _mm256_mul_epu32(quot, q_hi)), 32));
-    return _mm256_sub_epi64(aw, qq);
-  }
-  /// a·ω mod q in [0, c).
-  [[gnu::always_inline]] V mul(V a, const VTw& t) const {
-    const V r = mul4(a, t);
-    if constexpr (kLoose) {
-      return r;
-    } else {
-      return csub_2q(r);
-    }
-  }
-
-  /// Harvey CT: x, y in [0, 2c) → x + ω·y, x − ω·y in [0, 2c).
-  [[gnu::always_inline]] void ct(V& x, V& y, const VTw& t) const {
-    const V x0 = csub_c(x);
-    const V r = mul(y, t);
-    x = _mm256_add_epi64(x0, r);
-    y = _mm256_sub_epi64(_mm256_add_epi64(x0, c), r);
-  }
-  /// GS without halving: x, y in [0, c) → x + y, (x − y)·ω in [0, c).
-  [[gnu::always_inline]] void gs(V& x, V& y, const VTw& t) const {
-    const V s = _mm256_add_epi64(x, y);
-    const V d = _mm256_sub_epi64(_mm256_add_epi64(x, c), y);
-    x = csub_c(s);
-    y = mul(d, t);
-  }
-  /// [0, 2c) → [0, q).
-  [[gnu::always_inline]] V reduce_2c(V x) const {
-    x = csub_c(x);
-    if constexpr (kLoose) x = csub_2q(x);
-    return csub_q(x);
-  }
-  /// [0, 4q) → [0, q).
-  [[gnu::always_inline]] V reduce4(V x) const { return csub_q(csub_2q(x)); }
-};
 
 /// Two vectors (elements p … p + 7) regrouped for the stage of half-size 2: X = (a0 a1 b0 b1),
 /// Y = (a2 a3 b2 b3); and back.

@@ -195,6 +195,9 @@ void run_fused(const FusedTables& tables, std::span<u64> a, std::span<u64> scrat
   constexpr std::uint64_t kIfmaBound = std::uint64_t{1} << 50;
   FusedKernel kernel = fused_kernel_scalar();
   const CpuPath path = cpu_path();
+  if (path >= CpuPath::avx2) {
+    if (const FusedKernel k = fused_kernel_avx2()) kernel = k;
+  }
   if (path >= CpuPath::avx512) {
     if (const FusedKernel k = fused_kernel_avx512()) kernel = k;
   }

@@ -93,15 +93,16 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, std::uint64_
 
 /// Forward (inverse = false) or inverse transform of a (length n, values in [0, q)) in place,
 /// with scratch of at least tables.scratch_words() words. Dispatches on cpu_path(): ifma for
-/// q < 2^50 (else avx512), avx512, scalar.
+/// q < 2^50 (else avx512), avx512, avx2, scalar.
 void run_fused(const FusedTables& tables, std::span<std::uint64_t> a,
                std::span<std::uint64_t> scratch, bool inverse);
 
-/// The kernels behind run_fused, one per path. The AVX-512 and IFMA ones are nullptr when this
-/// build did not compile them.
+/// The kernels behind run_fused, one per path. The AVX2, AVX-512 and IFMA ones are nullptr when
+/// this build did not compile them.
 using FusedKernel = void (*)(const FusedTables&, std::uint64_t* a, std::uint64_t* buf,
                              bool inverse);
 FusedKernel fused_kernel_scalar();
+FusedKernel fused_kernel_avx2();
 FusedKernel fused_kernel_avx512();
 FusedKernel fused_kernel_ifma();  // q < 2^50 only
 

@@ -27,6 +27,7 @@ namespace {  // NOLINT(cert-dcl59-cpp, google-build-namespaces): see the file co
 struct Avx512Maps {
   using V = __m512i;
   static constexpr bool kBlocked = true;
+  static constexpr std::size_t kStages = 4;  // 16 vectors of the 32 registers
 
   [[gnu::always_inline]] static V load(const u64* p) { return _mm512_loadu_si512(p); }
   [[gnu::always_inline]] static void store(u64* p, V x) { _mm512_storeu_si512(p, x); }

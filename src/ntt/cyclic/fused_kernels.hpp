@@ -14,9 +14,11 @@
 //   gs(x, y, w), gs1(x, y)                         (x, y) ← (x + y, (x − y)·ω):  [0, c) → [0, c)
 //   V add(V, V), V reduce_c(V)                     plain sum; [0, 2c) → [0, c)
 //   V out_2c(V), V out_c(V)                        [0, 2c) → [0, q), [0, c) → [0, q)
-// (ct1 and gs1 are the butterflies with ω = 1), and kBlocked: whether the radix-2 transforms run
+// (ct1 and gs1 are the butterflies with ω = 1), kBlocked: whether the radix-2 transforms run
 // as register-blocked passes (vector registers) or as plain stage loops (the scalar policy, whose
-// eight-word "vectors" live in memory anyway).
+// eight-word "vectors" live in memory anyway), and kStages (1–4): the stages per blocked pass,
+// 2^kStages vectors in registers at once (4 with AVX-512's 32 registers; fewer where a vector is
+// two of AVX2's 16).
 #pragma once
 
 #include <algorithm>
@@ -117,7 +119,8 @@ inline void dit_pass(const Ops& ops_in, V* w, std::size_t len, std::size_t botto
 }
 
 /// Radix-2 forward transform of w[0, len) by Gentleman–Sande: natural order in, bit-reversed
-/// out; [0, c) → [0, c). Twiddles tw[h − 1 + i] = ω_(2h)^i. Four stages per pass over memory.
+/// out; [0, c) → [0, c). Twiddles tw[h − 1 + i] = ω_(2h)^i. Ops::kStages stages per pass over
+/// memory.
 template <class Ops, class V>
 inline void dif(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
   if constexpr (!Ops::kBlocked) {
@@ -129,8 +132,9 @@ inline void dif(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
     }
     return;
   }
+  constexpr std::size_t kS = Ops::kStages;
   std::size_t top = len / 2;
-  for (; top >= 8; top /= 16) dif_pass<4>(ops, w, len, top, tw);
+  for (; top >= (std::size_t{1} << (kS - 1)); top >>= kS) dif_pass<kS>(ops, w, len, top, tw);
   if (top == 4) dif_pass<3>(ops, w, len, top, tw);
   if (top == 2) dif_pass<2>(ops, w, len, top, tw);
   if (top == 1) dif_pass<1>(ops, w, len, top, tw);
@@ -149,8 +153,9 @@ inline void dit(const Ops& ops, V* w, std::size_t len, const FusedTwiddle* tw) {
     }
     return;
   }
+  constexpr std::size_t kS = Ops::kStages;
   std::size_t bottom = 1;
-  for (; bottom * 16 <= len; bottom *= 16) dit_pass<4>(ops, w, len, bottom, tw);
+  for (; (bottom << kS) <= len; bottom <<= kS) dit_pass<kS>(ops, w, len, bottom, tw);
   if (bottom * 8 == len) dit_pass<3>(ops, w, len, bottom, tw);
   if (bottom * 4 == len) dit_pass<2>(ops, w, len, bottom, tw);
   if (bottom * 2 == len) dit_pass<1>(ops, w, len, bottom, tw);
@@ -186,7 +191,8 @@ template <std::size_t Top, std::size_t S, bool kFirst, class Ops, class V>
 /// dif for a length known at compile time: the passes of dif, each group's shape a constant.
 template <std::size_t Len, std::size_t Top = Len / 2, class Ops, class V>
 inline void dif_const(const Ops& ops, V* w, const FusedTwiddle* tw) {
-  constexpr std::size_t S = Top >= 8 ? 4 : log2_exact(Top) + 1;
+  constexpr std::size_t S =
+      Top >= (std::size_t{1} << (Ops::kStages - 1)) ? Ops::kStages : log2_exact(Top) + 1;
   constexpr std::size_t stride = Top >> (S - 1);
   for (std::size_t s = 0; s < Len; s += 2 * Top) {
     dif_group<Top, S, true>(ops, w + s, 0, tw);
@@ -222,7 +228,7 @@ template <std::size_t Bottom, std::size_t S, bool kFirst, class Ops, class V>
 
 template <std::size_t Len, std::size_t Bottom = 1, class Ops, class V>
 inline void dit_const(const Ops& ops, V* w, const FusedTwiddle* tw) {
-  constexpr std::size_t S = std::min<std::size_t>(4, log2_exact(Len / Bottom));
+  constexpr std::size_t S = std::min<std::size_t>(Ops::kStages, log2_exact(Len / Bottom));
   constexpr std::size_t G = std::size_t{1} << S;
   for (std::size_t s = 0; s < Len; s += G * Bottom) {
     dit_group<Bottom, S, true>(ops, w + s, 0, tw);

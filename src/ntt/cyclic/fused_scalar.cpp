@@ -13,6 +13,7 @@ struct ScalarOps {
     u64 v[kW];
   };
   static constexpr bool kBlocked = false;
+  static constexpr std::size_t kStages = 4;  // unused: the stage loops are not blocked
   u64 q;
   u64 c;
 

@@ -75,6 +75,9 @@ void run_powerful(const PowerfulTables& tables, std::span<u64> a, std::span<u64>
   constexpr std::uint64_t kIfmaBound = std::uint64_t{1} << 50;
   PowerfulKernel kernel = powerful_kernel_scalar();
   const CpuPath path = cpu_path();
+  if (path >= CpuPath::avx2) {
+    if (const PowerfulKernel k = powerful_kernel_avx2()) kernel = k;
+  }
   if (path >= CpuPath::avx512) {
     if (const PowerfulKernel k = powerful_kernel_avx512()) kernel = k;
   }

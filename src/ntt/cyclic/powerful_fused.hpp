@@ -75,6 +75,7 @@ void run_powerful(const PowerfulTables& tables, std::span<std::uint64_t> a,
 using PowerfulKernel = void (*)(const PowerfulTables&, std::uint64_t* a, std::uint64_t* buf,
                                 bool inverse);
 PowerfulKernel powerful_kernel_scalar();
+PowerfulKernel powerful_kernel_avx2();    // nullptr when not compiled
 PowerfulKernel powerful_kernel_avx512();  // nullptr when not compiled
 PowerfulKernel powerful_kernel_ifma();    // q < 2^50 only; nullptr when not compiled
 

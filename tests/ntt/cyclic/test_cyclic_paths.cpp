@@ -1,9 +1,9 @@
 // The flattened PFA transform and the radix-2 plan on every CPU path (POLYHE_CPU's scalar,
-// avx512, ifma): each path equal to the scalar one word for word, forward and inverse, at lengths
-// that exercise every axis kind (direct, radix-2, Rader) in every position, with primes of 40, 60
-// (lazy bound 4q on AVX-512) and 62 bits (bound 2q); plus the naive DFT on sampled outputs and the
-// extreme inputs 0 and q − 1. Paths this CPU or build lacks are skipped, so no test depends on the
-// machine's ISA.
+// avx2, avx512, ifma): each path equal to the scalar one word for word, forward and inverse, at
+// lengths that exercise every axis kind (direct, radix-2, Rader) in every position, with primes of
+// 40, 60 (lazy bound 4q on AVX-512 and AVX2), 61 (AVX2: 4q, comparisons sign-flipped) and 62 bits
+// (bound 2q); plus the naive DFT on sampled outputs and the extreme inputs 0 and q − 1. Paths this
+// CPU or build lacks are skipped, so no test depends on the machine's ISA.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -63,7 +63,7 @@ TEST_P(CyclicPaths, EveryPathEqualsScalarWordForWord) {
   plan->inverse(back);
   ASSERT_EQ(back, x);
 
-  for (const CpuPath path : {CpuPath::avx512, CpuPath::ifma}) {
+  for (const CpuPath path : {CpuPath::avx2, CpuPath::avx512, CpuPath::ifma}) {
     if (const std::optional<std::string> why = cpu_path_unavailable_reason(path)) {
       std::cout << "[ SKIPPED  ] " << to_string(path) << ": " << *why << '\n';
       continue;

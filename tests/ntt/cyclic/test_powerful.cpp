@@ -237,9 +237,9 @@ TEST(PowerfulNtt, AllRoutesGiveTheSameWords) {
             PowerfulNtt::Route::per_factor);
 }
 
-// The fused route on every CPU path (scalar, avx512, ifma for q < 2^50) equal to the scalar one
-// word for word, forward and inverse, on random input, all q − 1 and all 0 (the scalar kernel is
-// itself checked against the per-factor route above). Paths this CPU or build lacks are skipped.
+// The fused route on every CPU path (scalar, avx2, avx512, ifma for q < 2^50) equal to the scalar
+// one word for word, forward and inverse, on random input, all q − 1 and all 0 (the scalar kernel
+// is itself checked against the per-factor route above). Paths this CPU or build lacks are skipped.
 TEST(PowerfulNtt, FusedRouteEqualOnEveryCpuPath) {
   PathGuard guard;
   for (const std::size_t m : {255UL, 3825UL, 4369UL, 21845UL, 65535UL}) {
@@ -259,7 +259,7 @@ TEST(PowerfulNtt, FusedRouteEqualOnEveryCpuPath) {
         auto back = fwd;
         t->inverse(back);
         ASSERT_EQ(back, a);
-        for (const CpuPath path : {CpuPath::avx512, CpuPath::ifma}) {
+        for (const CpuPath path : {CpuPath::avx2, CpuPath::avx512, CpuPath::ifma}) {
           if (const std::optional<std::string> why = cpu_path_unavailable_reason(path)) {
             std::cout << "[ SKIPPED  ] " << to_string(path) << ": " << *why << '\n';
             continue;
@@ -310,7 +310,7 @@ TEST(PowerfulNtt, FusedRouteWithADirectRowAxis) {
   const auto per_factor =
       PowerfulNtt::create(m, q, Decomposition::automatic, PowerfulNtt::Route::per_factor);
   PathGuard guard;
-  for (const CpuPath path : {CpuPath::scalar, CpuPath::avx512, CpuPath::ifma}) {
+  for (const CpuPath path : {CpuPath::scalar, CpuPath::avx2, CpuPath::avx512, CpuPath::ifma}) {
     if (cpu_path_unavailable_reason(path)) continue;
     set_cpu_path(path);
     const auto a = random_vector(fused->degree(), q, 5);

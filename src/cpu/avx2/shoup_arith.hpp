@@ -1,0 +1,115 @@
+// Shoup products and Harvey's lazy butterflies on four 64-bit lanes with AVX2 (internal), for any
+// q below 2^62: the arithmetic of the integer NTT kernel (ntt_avx2.cpp), shared with the
+// flattened cyclic transforms' AVX2 policy (src/ntt/cyclic/fused_avx2.cpp).
+//
+// A Shoup product a·ω − ⌊a·ω'/2^64⌋·q takes nine vpmuludq for four lanes: three for an
+// approximate quotient Q' ∈ [Q − 2, Q] (the high word of a·ω' without the low partial products,
+// as the AVX-512 kernel), three for each 64-bit low product. The result lies in [0, 4q).
+// Conditional subtractions compare as signed words where the largest value compared is below
+// 2^63, and with the sign bit flipped above. Include only from translation units compiled with
+// -mavx2; internal linkage, as lanes.hpp.
+#pragma once
+
+#include "lanes.hpp"
+
+namespace polyhe::cpu::avx2 {
+namespace {  // NOLINT(cert-dcl59-cpp, google-build-namespaces): see the file comment
+
+/// A twiddle ω with its Shoup companion ω', each with its high half (vpmuludq reads the low 32
+/// bits of a lane): broadcast from one 32-byte entry, or one per lane from a lane entry.
+struct Tw4 {
+  u64 w, w_hi, s, s_hi;
+};
+struct VTw {
+  V w, w_hi, s, s_hi;
+};
+
+[[gnu::always_inline]] inline VTw broadcast(const Tw4& t) {
+  return {set1(t.w), set1(t.w_hi), set1(t.s), set1(t.s_hi)};
+}
+/// The arithmetic for one q, with the lazy bound c on products and GS values: c = 2q, or with
+/// kLoose (q < 2^61, so 8q ≤ 2^64) c = 4q and the products' [0, 4q) kept as they are (one
+/// conditional subtraction fewer per butterfly, as the AVX-512 kernel's LazyArith). kFlip when
+/// the largest value compared (2c) reaches 2^63: the comparisons then flip the sign bit.
+template <bool kFlip, bool kLoose>
+struct Arith {
+  V q, q_hi, two_q, c, sign;
+  V q_cmp, two_q_cmp, c_cmp;  // the same, sign-flipped with kFlip
+
+  explicit Arith(u64 modulus)
+      : q(set1(modulus)),
+        q_hi(set1(modulus >> 32)),
+        two_q(set1(2 * modulus)),
+        c(set1((kLoose ? 4 : 2) * modulus)),
+        sign(set1(u64{1} << 63)),
+        q_cmp(flip(modulus)),
+        two_q_cmp(flip(2 * modulus)),
+        c_cmp(flip((kLoose ? 4 : 2) * modulus)) {}
+
+  static V flip(u64 x) { return set1(kFlip ? x ^ (u64{1} << 63) : x); }
+
+  /// x − m if x ≥ m, else x (m_cmp: m, sign-flipped with kFlip).
+  [[gnu::always_inline]] V csub(V x, V m, V m_cmp) const {
+    const V xc = kFlip ? _mm256_xor_si256(x, sign) : x;
+    const V below = _mm256_cmpgt_epi64(m_cmp, xc);  // x < m
+    return _mm256_blendv_epi8(_mm256_sub_epi64(x, m), x, below);
+  }
+  [[gnu::always_inline]] V csub_c(V x) const { return csub(x, c, c_cmp); }
+  [[gnu::always_inline]] V csub_2q(V x) const { return csub(x, two_q, two_q_cmp); }
+  [[gnu::always_inline]] V csub_q(V x) const { return csub(x, q, q_cmp); }
+
+  /// a·ω − Q'·q in [0, 4q) for any a < 2^64 (see the file comment).
+  [[gnu::always_inline]] V mul4(V a, const VTw& t) const {
+    const V a1 = _mm256_srli_epi64(a, 32);
+    const V p11 = _mm256_mul_epu32(a1, t.s_hi);
+    const V p10 = _mm256_mul_epu32(a1, t.s);
+    const V p01 = _mm256_mul_epu32(a, t.s_hi);
+    const V quot = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(p01, 32)),
+                                    _mm256_srli_epi64(p10, 32));
+    const V aw = _mm256_add_epi64(
+        _mm256_mul_epu32(a, t.w),
+        _mm256_slli_epi64(_mm256_add_epi64(_mm256_mul_epu32(a1, t.w), _mm256_mul_epu32(a, t.w_hi)),
+                          32));
+    const V quot1 = _mm256_srli_epi64(quot, 32);
+    const V qq = _mm256_add_epi64(
+        _mm256_mul_epu32(quot, q),
+        _mm256_slli_epi64(
+            _mm256_add_epi64(_mm256_mul_epu32(quot1, q), _mm256_mul_epu32(quot, q_hi)), 32));
+    return _mm256_sub_epi64(aw, qq);
+  }
+  /// a·ω mod q in [0, c).
+  [[gnu::always_inline]] V mul(V a, const VTw& t) const {
+    const V r = mul4(a, t);
+    if constexpr (kLoose) {
+      return r;
+    } else {
+      return csub_2q(r);
+    }
+  }
+
+  /// Harvey CT: x, y in [0, 2c) → x + ω·y, x − ω·y in [0, 2c).
+  [[gnu::always_inline]] void ct(V& x, V& y, const VTw& t) const {
+    const V x0 = csub_c(x);
+    const V r = mul(y, t);
+    x = _mm256_add_epi64(x0, r);
+    y = _mm256_sub_epi64(_mm256_add_epi64(x0, c), r);
+  }
+  /// GS without halving: x, y in [0, c) → x + y, (x − y)·ω in [0, c).
+  [[gnu::always_inline]] void gs(V& x, V& y, const VTw& t) const {
+    const V s = _mm256_add_epi64(x, y);
+    const V d = _mm256_sub_epi64(_mm256_add_epi64(x, c), y);
+    x = csub_c(s);
+    y = mul(d, t);
+  }
+  /// [0, 2c) → [0, q).
+  [[gnu::always_inline]] V reduce_2c(V x) const {
+    x = csub_c(x);
+    if constexpr (kLoose) x = csub_2q(x);
+    return csub_q(x);
+  }
+  /// [0, 4q) → [0, q).
+  [[gnu::always_inline]] V reduce4(V x) const { return csub_q(csub_2q(x)); }
+};
+
+}  // namespace
+}  // namespace polyhe::cpu::avx2

@@ -1,0 +1,221 @@
+// The flattened PFA transform and the pruned powerful-basis transform on AVX2: an eight-lane
+// vector is two registers of four 64-bit lanes; the products are the integer AVX2 NTT kernel's
+// (src/cpu/avx2/shoup_arith.hpp: nine vpmuludq per four Shoup products, result in [0, 4q)), lazy
+// bound c = 4q when q < 2^61 (else 2q, the products brought to [0, 2q)), comparisons sign-flipped
+// where 2c reaches 2^63. AVX2 has 16 registers: the radix-2 passes keep 2^kStages vectors in
+// them. The maps are the plain ones (fused_kernels.hpp), the transposes four 4×4 blocks.
+// Compiled with -mavx2 when the compiler has it (src/CMakeLists.txt); otherwise this file only
+// reports that it is absent.
+#include "fused.hpp"
+#include "powerful_fused.hpp"
+
+#if defined(__AVX2__)
+
+#include <cstring>
+
+#include "../../cpu/avx2/shoup_arith.hpp"
+#include "fused_kernels.hpp"
+#include "powerful_kernels.hpp"
+
+namespace polyhe::cyclic {
+namespace {
+
+namespace avx2 = cpu::avx2;
+using Y = __m256i;
+
+struct Avx2Lanes {
+  /// Lanes 0–3 and 4–7.
+  struct V {
+    Y lo, hi;
+  };
+  static constexpr bool kBlocked = true;
+  static constexpr std::size_t kStages = 2;  // 4 vectors: 8 of the 16 registers
+
+  [[gnu::always_inline]] static V load(const u64* p) { return {avx2::load(p), avx2::load(p + 4)}; }
+  [[gnu::always_inline]] static void store(u64* p, V x) {
+    avx2::store(p, x.lo);
+    avx2::store(p + 4, x.hi);
+  }
+
+  /// The 4×4 transpose of r in place (r[i] lane l ← r[l] lane i): 64-bit unpacks, then 128-bit
+  /// halves.
+  [[gnu::always_inline]] static void transpose4(Y* r) {
+    const Y t0 = _mm256_unpacklo_epi64(r[0], r[1]);  // r0[0] r1[0] r0[2] r1[2]
+    const Y t1 = _mm256_unpackhi_epi64(r[0], r[1]);  // r0[1] r1[1] r0[3] r1[3]
+    const Y t2 = _mm256_unpacklo_epi64(r[2], r[3]);
+    const Y t3 = _mm256_unpackhi_epi64(r[2], r[3]);
+    r[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    r[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    r[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    r[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+  }
+
+  /// out[i·out_pitch + l] = in[l·in_pitch + i] for i, l < 8: every input read before any output
+  /// is written, in four 4×4 blocks.
+  [[gnu::always_inline]] static void transpose8_pitched(const u64* in, std::size_t in_pitch,
+                                                        u64* out, std::size_t out_pitch) {
+    Y r[4][4];  // block (row half rb, column half cb) = r[2·rb + cb]
+    for (std::size_t b = 0; b < 4; ++b) {
+      const std::size_t rb = b / 2;
+      const std::size_t cb = b % 2;
+      for (std::size_t l = 0; l < 4; ++l)
+        r[b][l] = avx2::load(in + (4 * rb + l) * in_pitch + 4 * cb);
+      transpose4(r[b]);
+    }
+    // Block (rb, cb) transposed holds output rows 4·cb + i, lanes 4·rb + l.
+    for (std::size_t b = 0; b < 4; ++b) {
+      const std::size_t rb = b / 2;
+      const std::size_t cb = b % 2;
+      for (std::size_t i = 0; i < 4; ++i)
+        avx2::store(out + (4 * cb + i) * out_pitch + 4 * rb, r[b][i]);
+    }
+  }
+  /// out[i·8 + l] = in[l·pitch + i] for i, l < 8.
+  [[gnu::always_inline]] static void transpose8(const u64* in, std::size_t pitch, u64* out) {
+    transpose8_pitched(in, pitch, out, kW);
+  }
+
+  static void permute_in(const FusedTables& tb, const u64* a, u64* rows) {
+    permute_in_plain(tb, a, rows);
+  }
+  static void permute_out(const FusedTables& tb, const u64* rows, u64* a, bool inverse) {
+    permute_out_plain(tb, rows, a, inverse);
+  }
+};
+
+template <bool kFlip, bool kLoose>
+struct Avx2Ops : Avx2Lanes {
+  avx2::Arith<kFlip, kLoose> ar;
+
+  explicit Avx2Ops(u64 modulus) : ar(modulus) {}
+
+  /// ω, ω' and their high halves (vpmuludq reads a lane's low 32 bits: the high half of ω is
+  /// broadcast as a 32-bit word, a load µop, not a shift).
+  [[gnu::always_inline]] static avx2::VTw vtw(const FusedTwiddle& t) {
+    std::uint32_t w_hi = 0;
+    std::memcpy(&w_hi, reinterpret_cast<const unsigned char*>(&t.w) + 4, sizeof w_hi);
+    return {avx2::set1(t.w), _mm256_set1_epi32(static_cast<int>(w_hi)), avx2::set1(t.shoup),
+            avx2::set1(t.shoup_hi)};
+  }
+  template <class F>
+  [[gnu::always_inline]] static V each(const V& a, F f) {
+    return {f(a.lo), f(a.hi)};
+  }
+  template <class F>
+  [[gnu::always_inline]] static V each(const V& a, const V& b, F f) {
+    return {f(a.lo, b.lo), f(a.hi, b.hi)};
+  }
+
+  /// a·ω mod q in [0, c), any a < 2^64.
+  [[gnu::always_inline]] V mul(const V& a, const FusedTwiddle& t) const {
+    const avx2::VTw w = vtw(t);
+    return each(
+        a, [&](Y x) __attribute__((always_inline)) { return ar.mul(x, w); });
+  }
+  [[gnu::always_inline]] static V add(const V& a, const V& b) {
+    return each(
+        a, b, [](Y x, Y y) __attribute__((always_inline)) { return _mm256_add_epi64(x, y); });
+  }
+  [[gnu::always_inline]] static V sub(const V& a, const V& b) {
+    return each(
+        a, b, [](Y x, Y y) __attribute__((always_inline)) { return _mm256_sub_epi64(x, y); });
+  }
+  [[gnu::always_inline]] V modulus() const { return {ar.q, ar.q}; }
+  [[gnu::always_inline]] V bound() const { return {ar.c, ar.c}; }
+  [[gnu::always_inline]] V reduce_c(const V& a) const {
+    return each(
+        a, [&](Y x) __attribute__((always_inline)) { return ar.csub_c(x); });
+  }
+  /// [0, c) → [0, q).
+  [[gnu::always_inline]] V out_c(const V& a) const {
+    return each(
+        a, [&](Y x) __attribute__((always_inline)) {
+          if constexpr (kLoose) x = ar.csub_2q(x);
+          return ar.csub_q(x);
+        });
+  }
+  /// [0, 2c) → [0, q).
+  [[gnu::always_inline]] V out_2c(const V& a) const {
+    return each(
+        a, [&](Y x) __attribute__((always_inline)) { return ar.reduce_2c(x); });
+  }
+  [[gnu::always_inline]] void ct(V& x, V& y, const FusedTwiddle& t) const {
+    const avx2::VTw w = vtw(t);
+    ar.ct(x.lo, y.lo, w);
+    ar.ct(x.hi, y.hi, w);
+  }
+  [[gnu::always_inline]] void gs(V& x, V& y, const FusedTwiddle& t) const {
+    const avx2::VTw w = vtw(t);
+    ar.gs(x.lo, y.lo, w);
+    ar.gs(x.hi, y.hi, w);
+  }
+  [[gnu::always_inline]] void ct1(V& x, V& y) const {
+    const auto one = [&](Y & a, Y & b) __attribute__((always_inline)) {
+      const Y a0 = ar.csub_c(a);
+      const Y r = ar.csub_c(b);
+      a = _mm256_add_epi64(a0, r);
+      b = _mm256_sub_epi64(_mm256_add_epi64(a0, ar.c), r);
+    };
+    one(x.lo, y.lo);
+    one(x.hi, y.hi);
+  }
+  [[gnu::always_inline]] void gs1(V& x, V& y) const {
+    const auto one = [&](Y & a, Y & b) __attribute__((always_inline)) {
+      const Y s = _mm256_add_epi64(a, b);
+      const Y d = _mm256_sub_epi64(_mm256_add_epi64(a, ar.c), b);
+      a = ar.csub_c(s);
+      b = ar.csub_c(d);
+    };
+    one(x.lo, y.lo);
+    one(x.hi, y.hi);
+  }
+};
+
+/// f(ops) with the arithmetic for q: c = 4q below 2^61 (2c = 8q ≥ 2^63 from 2^60: flipped
+/// comparisons), else c = 2q (2c = 4q ≥ 2^63: flipped).
+template <class F>
+void with_ops(u64 q, F f) {
+  if (q >= (u64{1} << 61)) {
+    f(Avx2Ops<true, false>(q));
+  } else if (q >= (u64{1} << 60)) {
+    f(Avx2Ops<true, true>(q));
+  } else {
+    f(Avx2Ops<false, true>(q));
+  }
+}
+
+void run_avx2(const FusedTables& tb, u64* a, u64* buf, bool inverse) {
+  with_ops(tb.q, [&](const auto& ops) { run_fused_with(ops, tb, a, buf, inverse); });
+}
+
+void run_powerful_avx2(const PowerfulTables& tb, u64* a, u64* buf, bool inverse) {
+  with_ops(tb.q, [&](const auto& ops) { run_powerful_with(ops, tb, a, buf, inverse); });
+}
+
+}  // namespace
+
+FusedKernel fused_kernel_avx2() {
+  return &run_avx2;
+}
+
+PowerfulKernel powerful_kernel_avx2() {
+  return &run_powerful_avx2;
+}
+
+}  // namespace polyhe::cyclic
+
+#else
+
+namespace polyhe::cyclic {
+
+FusedKernel fused_kernel_avx2() {
+  return nullptr;
+}
+
+PowerfulKernel powerful_kernel_avx2() {
+  return nullptr;
+}
+
+}  // namespace polyhe::cyclic
+
+#endif
