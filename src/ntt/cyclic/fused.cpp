@@ -12,7 +12,9 @@ namespace polyhe::cyclic {
 
 FusedTwiddle make_fused_twiddle(u64 w, u64 q) {
   const ShoupOperand<u64> s = make_shoup<u64>(w, q);
-  return {s.w, s.w_shoup, s.w_shoup >> 32, s.w_shoup >> 12};
+  const double centred = w > q / 2 ? -static_cast<double>(q - w) : static_cast<double>(w);
+  return {
+      s.w, s.w_shoup, s.w_shoup >> 32, s.w_shoup >> 12, centred, centred / static_cast<double>(q)};
 }
 
 namespace {

@@ -33,13 +33,17 @@
 
 namespace polyhe::cyclic {
 
-/// A constant ω < q with ω' = ⌊ω·2^64/q⌋, ω' >> 32 (the AVX-512 products read both halves) and
-/// ⌊ω·2^52/q⌋ = ω' >> 12 (the IFMA products; meaningful for q < 2^52).
+/// A constant ω < q with ω' = ⌊ω·2^64/q⌋, ω' >> 32 (the AVX-512 products read both halves),
+/// ⌊ω·2^52/q⌋ = ω' >> 12 (the IFMA products; meaningful for q < 2^52), and for the AVX2
+/// double-precision products (q < 2^50) ω centred, ω or ω − q with |·| < q/2 (exact as a
+/// double), and fl(centred/q).
 struct FusedTwiddle {
   std::uint64_t w;
   std::uint64_t shoup;
   std::uint64_t shoup_hi;
   std::uint64_t shoup52;
+  double centred;
+  double centred_q;
 };
 
 FusedTwiddle make_fused_twiddle(std::uint64_t w, std::uint64_t q);

@@ -1,15 +1,31 @@
 // The flattened PFA transform and the pruned powerful-basis transform on AVX2: an eight-lane
-// vector is two registers of four 64-bit lanes; the products are the integer AVX2 NTT kernel's
-// (src/cpu/avx2/shoup_arith.hpp: nine vpmuludq per four Shoup products, result in [0, 4q)), lazy
-// bound c = 4q when q < 2^61 (else 2q, the products brought to [0, 2q)), comparisons sign-flipped
-// where 2c reaches 2^63. AVX2 has 16 registers: the radix-2 passes keep 2^kStages vectors in
-// them. The maps are the plain ones (fused_kernels.hpp), the transposes four 4×4 blocks.
-// Compiled with -mavx2 when the compiler has it (src/CMakeLists.txt); otherwise this file only
-// reports that it is absent.
+// vector is two registers of four lanes. AVX2 has 16 registers, so the radix-2 passes keep
+// 2^kStages = 4 vectors in them (1, 2 and 3 stages measured within 3 % of each other). The maps
+// are the plain ones (fused_kernels.hpp), the transposes four 4×4 blocks. Two arithmetics, chosen
+// by q:
+//
+// q < 2^50: double precision (Avx2FmaOps), the products of the AVX2 FMA NTT kernel
+// (src/cpu/avx2/ntt_avx2_fma.cpp, whose comment has the proof): values are signed integers held
+// in doubles; y·ω mod q for a centred twiddle (|ω| < q/2) is exact in (−q, q) for |y| < 2^52;
+// reduce_c centres (x − round(x/q)·q, |·| ≤ q/2 + 1) and out_* bring to [0, q). The policy's
+// ranges then hold as bounds on magnitudes: ct centres x and adds a product, so its outputs are
+// below 1.5q + 1; gs centres the sum and multiplies the difference (inputs below 1.5q + 1, so
+// |x ± y| < 3q + 2 < 2^52); direct_odd and Rader add at most two such values and q or 2q before a
+// reduction or product. Every input is a word in [0, q) and every stored word passed an out_*.
+// Per butterfly: 7 floating-point operations for the product, 4 for the centring, 2 additions,
+// against nine vpmuludq and about twenty other integer µops.
+//
+// Otherwise integer Shoup products (Avx2Ops), the integer AVX2 NTT kernel's
+// (src/cpu/avx2/shoup_arith.hpp: nine vpmuludq per four products, result in [0, 4q)), lazy
+// bound c = 4q when q < 2^61 (else 2q, the products brought to [0, 2q)), comparisons
+// sign-flipped where 2c reaches 2^63.
+//
+// Compiled with -mavx2 -mfma when the compiler has them (src/CMakeLists.txt); otherwise this file
+// only reports that it is absent.
 #include "fused.hpp"
 #include "powerful_fused.hpp"
 
-#if defined(__AVX2__)
+#if defined(__AVX2__) && defined(__FMA__)
 
 #include <cstring>
 
@@ -23,19 +39,10 @@ namespace {
 namespace avx2 = cpu::avx2;
 using Y = __m256i;
 
-struct Avx2Lanes {
-  /// Lanes 0–3 and 4–7.
-  struct V {
-    Y lo, hi;
-  };
+/// What both arithmetics share: the blocking and the data movement of words.
+struct Avx2Moves {
   static constexpr bool kBlocked = true;
   static constexpr std::size_t kStages = 2;  // 4 vectors: 8 of the 16 registers
-
-  [[gnu::always_inline]] static V load(const u64* p) { return {avx2::load(p), avx2::load(p + 4)}; }
-  [[gnu::always_inline]] static void store(u64* p, V x) {
-    avx2::store(p, x.lo);
-    avx2::store(p + 4, x.hi);
-  }
 
   /// The 4×4 transpose of r in place (r[i] lane l ← r[l] lane i): 64-bit unpacks, then 128-bit
   /// halves.
@@ -84,10 +91,20 @@ struct Avx2Lanes {
 };
 
 template <bool kFlip, bool kLoose>
-struct Avx2Ops : Avx2Lanes {
+struct Avx2Ops : Avx2Moves {
+  /// Lanes 0–3 and 4–7.
+  struct V {
+    Y lo, hi;
+  };
   avx2::Arith<kFlip, kLoose> ar;
 
   explicit Avx2Ops(u64 modulus) : ar(modulus) {}
+
+  [[gnu::always_inline]] static V load(const u64* p) { return {avx2::load(p), avx2::load(p + 4)}; }
+  [[gnu::always_inline]] static void store(u64* p, V x) {
+    avx2::store(p, x.lo);
+    avx2::store(p + 4, x.hi);
+  }
 
   /// ω, ω' and their high halves (vpmuludq reads a lane's low 32 bits: the high half of ω is
   /// broadcast as a 32-bit word, a load µop, not a shift).
@@ -171,11 +188,138 @@ struct Avx2Ops : Avx2Lanes {
   }
 };
 
-/// f(ops) with the arithmetic for q: c = 4q below 2^61 (2c = 8q ≥ 2^63 from 2^60: flipped
-/// comparisons), else c = 2q (2c = 4q ≥ 2^63: flipped).
+/// Double precision for q < 2^50 (the file comment).
+struct Avx2FmaOps : Avx2Moves {
+  using D = __m256d;
+  /// Lanes 0–3 and 4–7, signed integers.
+  struct V {
+    D lo, hi;
+  };
+  D q, q_inv, two_q, zero;
+
+  explicit Avx2FmaOps(u64 modulus)
+      : q(_mm256_set1_pd(static_cast<double>(modulus))),
+        q_inv(_mm256_set1_pd(1.0 / static_cast<double>(modulus))),
+        two_q(_mm256_set1_pd(2.0 * static_cast<double>(modulus))),
+        zero(_mm256_setzero_pd()) {}
+
+  /// Words below 2^52 ↔ doubles, exactly: the bit pattern of 2^52 + x is 0x4330… | x.
+  [[gnu::always_inline]] static D to_double(const u64* p) {
+    const Y magic = _mm256_set1_epi64x(0x4330000000000000LL);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(avx2::load(p), magic)),
+                         _mm256_set1_pd(0x1p52));
+  }
+  [[gnu::always_inline]] static void from_double(u64* p, D x) {  // an integer in [0, 2^52)
+    const Y magic = _mm256_set1_epi64x(0x4330000000000000LL);
+    avx2::store(
+        p, _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(x, _mm256_set1_pd(0x1p52))), magic));
+  }
+  [[gnu::always_inline]] static V load(const u64* p) { return {to_double(p), to_double(p + 4)}; }
+  /// x in [0, q) (an out_* result).
+  [[gnu::always_inline]] static void store(u64* p, const V& x) {
+    from_double(p, x.lo);
+    from_double(p + 4, x.hi);
+  }
+
+  template <class F>
+  [[gnu::always_inline]] static V each(const V& a, F f) {
+    return {f(a.lo), f(a.hi)};
+  }
+
+  /// y·ω mod q in (−q, q) for |y| < 2^52.
+  [[gnu::always_inline]] D mul1(D y, D w, D wq) const {
+    const D h = _mm256_mul_pd(y, w);
+    const D l = _mm256_fmsub_pd(y, w, h);
+    const D quot = avx2::round_small(_mm256_mul_pd(y, wq));
+    return _mm256_add_pd(_mm256_fnmadd_pd(quot, q, h), l);
+  }
+  /// x − round(x/q)·q, |·| ≤ q/2 + 1, for |x| < 2^52.
+  [[gnu::always_inline]] D centre(D x) const {
+    return _mm256_fnmadd_pd(avx2::round_small(_mm256_mul_pd(x, q_inv)), q, x);
+  }
+  /// [0, q) for |x| < 2^52.
+  [[gnu::always_inline]] D canonical(D x) const {
+    x = centre(x);
+    x = _mm256_add_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, zero, _CMP_LT_OQ), q));
+    return _mm256_sub_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, q, _CMP_GE_OQ), q));
+  }
+
+  [[gnu::always_inline]] V mul(const V& a, const FusedTwiddle& t) const {
+    const D w = _mm256_broadcast_sd(&t.centred);
+    const D wq = _mm256_broadcast_sd(&t.centred_q);
+    return {mul1(a.lo, w, wq), mul1(a.hi, w, wq)};
+  }
+  [[gnu::always_inline]] static V add(const V& a, const V& b) {
+    return {_mm256_add_pd(a.lo, b.lo), _mm256_add_pd(a.hi, b.hi)};
+  }
+  [[gnu::always_inline]] static V sub(const V& a, const V& b) {
+    return {_mm256_sub_pd(a.lo, b.lo), _mm256_sub_pd(a.hi, b.hi)};
+  }
+  [[gnu::always_inline]] V modulus() const { return {q, q}; }
+  /// Any multiple of q keeps differences in range here; 2q, as the integer policies' c.
+  [[gnu::always_inline]] V bound() const { return {two_q, two_q}; }
+  [[gnu::always_inline]] V reduce_c(const V& a) const {
+    return each(
+        a, [&](D x) __attribute__((always_inline)) { return centre(x); });
+  }
+  [[gnu::always_inline]] V out_c(const V& a) const {
+    return each(
+        a, [&](D x) __attribute__((always_inline)) { return canonical(x); });
+  }
+  [[gnu::always_inline]] V out_2c(const V& a) const { return out_c(a); }
+  /// (x, y) ← (x + ω·y, x − ω·y), x centred first: outputs below 1.5q + 1.
+  [[gnu::always_inline]] void ct(V& x, V& y, const FusedTwiddle& t) const {
+    const D w = _mm256_broadcast_sd(&t.centred);
+    const D wq = _mm256_broadcast_sd(&t.centred_q);
+    const auto one = [&](D & a, D & b) __attribute__((always_inline)) {
+      const D a0 = centre(a);
+      const D r = mul1(b, w, wq);
+      a = _mm256_add_pd(a0, r);
+      b = _mm256_sub_pd(a0, r);
+    };
+    one(x.lo, y.lo);
+    one(x.hi, y.hi);
+  }
+  [[gnu::always_inline]] void ct1(V& x, V& y) const {
+    const auto one = [&](D & a, D & b) __attribute__((always_inline)) {
+      const D a0 = centre(a);
+      const D r = centre(b);
+      a = _mm256_add_pd(a0, r);
+      b = _mm256_sub_pd(a0, r);
+    };
+    one(x.lo, y.lo);
+    one(x.hi, y.hi);
+  }
+  /// (x, y) ← (centre(x + y), (x − y)·ω).
+  [[gnu::always_inline]] void gs(V& x, V& y, const FusedTwiddle& t) const {
+    const D w = _mm256_broadcast_sd(&t.centred);
+    const D wq = _mm256_broadcast_sd(&t.centred_q);
+    const auto one = [&](D & a, D & b) __attribute__((always_inline)) {
+      const D d = _mm256_sub_pd(a, b);
+      a = centre(_mm256_add_pd(a, b));
+      b = mul1(d, w, wq);
+    };
+    one(x.lo, y.lo);
+    one(x.hi, y.hi);
+  }
+  [[gnu::always_inline]] void gs1(V& x, V& y) const {
+    const auto one = [&](D & a, D & b) __attribute__((always_inline)) {
+      const D d = _mm256_sub_pd(a, b);
+      a = centre(_mm256_add_pd(a, b));
+      b = centre(d);
+    };
+    one(x.lo, y.lo);
+    one(x.hi, y.hi);
+  }
+};
+
+/// f(ops) with the arithmetic for q: double precision below 2^50; else integer, c = 4q below 2^61
+/// (2c = 8q ≥ 2^63 from 2^60: flipped comparisons), else c = 2q (2c = 4q ≥ 2^63: flipped).
 template <class F>
 void with_ops(u64 q, F f) {
-  if (q >= (u64{1} << 61)) {
+  if (q < (u64{1} << 50)) {
+    f(Avx2FmaOps(q));
+  } else if (q >= (u64{1} << 61)) {
     f(Avx2Ops<true, false>(q));
   } else if (q >= (u64{1} << 60)) {
     f(Avx2Ops<true, true>(q));
