@@ -20,12 +20,6 @@ namespace polyhe {
 
 namespace {
 
-std::size_t bit_reverse(std::size_t i, int bits) {
-  std::size_t r = 0;
-  for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1U) << (bits - 1 - b);
-  return r;
-}
-
 template <Word W>
 void validate(std::size_t n, W q) {
   constexpr int max_bits = word_bits<W> - 2;
