@@ -20,7 +20,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh  # the host's tools and the architecture-independent headers (CLI11, nlohmann-json)
 
-packages=(g++-aarch64-linux-gnu qemu-user libgmp-dev:arm64 libsodium-dev:arm64 libflint-dev:arm64
+# FLINT's development package is not co-installable across architectures (the arm64 one would
+# remove the host's): the host's headers serve (nothing in them differs on a 64-bit
+# little-endian target that polyhe uses) with the arm64 runtime library, named to CMake below.
+packages=(g++-aarch64-linux-gnu qemu-user libgmp-dev:arm64 libsodium-dev:arm64 libflint17:arm64
   libgtest-dev:arm64 libgmock-dev:arm64)
 missing=()
 for p in "${packages[@]}"; do
@@ -45,7 +48,8 @@ fi
 
 build=build/aarch64
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
-  -DCMAKE_BUILD_TYPE=Release -DPOLYHE_CUDA=OFF -DPOLYHE_PYTHON=OFF -DPOLYHE_BUILD_BENCH=OFF
+  -DCMAKE_BUILD_TYPE=Release -DPOLYHE_CUDA=OFF -DPOLYHE_PYTHON=OFF -DPOLYHE_BUILD_BENCH=OFF \
+  -DPOLYHE_FLINT_LIBRARY=/usr/lib/aarch64-linux-gnu/libflint.so.17
 cmake --build "$build"
 export POLYHE_THREADS=1
 threaded='ThreadPool|Concurrency|ThreadsSharing|EachThreadWipes|SecretTransforms|^Batch\.|^Cli'
