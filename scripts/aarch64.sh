@@ -52,7 +52,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-
   -DPOLYHE_FLINT_LIBRARY=/usr/lib/aarch64-linux-gnu/libflint.so.17
 cmake --build "$build"
 export POLYHE_THREADS=1
-threaded='ThreadPool|Concurrency|ThreadsSharing|EachThreadWipes|SecretTransforms|^Batch\.|^Cli'
+threaded='ThreadPool|Concurrency|ThreadsSharing|EachThreadWipes|SecretScope|^Batch\.|^Cli'
 if (($# > 0)); then
   ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
 else
