@@ -18,33 +18,23 @@
 # (Release; CUDA, the Python module and the benchmarks off).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh  # the host's tools and the architecture-independent headers (CLI11, nlohmann-json)
-
 # FLINT's development package is not co-installable across architectures (the arm64 one would
 # remove the host's): the host's headers serve (nothing in them differs on a 64-bit
 # little-endian target that polyhe uses) with the arm64 runtime library, named to CMake below.
 packages=(g++-aarch64-linux-gnu qemu-user libgmp-dev:arm64 libsodium-dev:arm64 libflint17:arm64
   libgtest-dev:arm64 libgmock-dev:arm64)
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-if ((${#missing[@]} > 0)); then
-  echo "polyhe: installing missing packages: ${missing[*]}" >&2
+# The arm64 packages need the architecture known to dpkg before deps.sh's apt-get update.
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   sudo=""
   if [[ $(id -u) -ne 0 ]]; then
-    command -v sudo >/dev/null || { echo "polyhe: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    command -v sudo >/dev/null || { echo "polyhe: need root (or sudo) to add the arm64 architecture" >&2; exit 1; }
     sudo="sudo"
   fi
-  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-    $sudo dpkg --add-architecture arm64
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  $sudo dpkg --add-architecture arm64
 fi
+# The host's packages (tools, the architecture-independent CLI11 and nlohmann-json headers) and
+# these, each checked and installed when missing.
+scripts/deps.sh "${packages[@]}"
 
 build=build/aarch64
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \

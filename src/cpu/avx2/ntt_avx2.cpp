@@ -33,7 +33,6 @@ std::unique_ptr<NttKernel64> make_avx2_fma_ntt_kernel(const NttTables64& t);
 
 namespace {
 
-using avx2::Arith;
 using avx2::broadcast;
 using avx2::load;
 using avx2::store;
@@ -127,13 +126,7 @@ class Avx2NttKernel final : public NttKernel64 {
 
   template <class F>
   void dispatch(F&& f) const {
-    if (q_ >= (u64{1} << 61)) {
-      f(Arith<true, false>(q_));  // 2c = 4q ≥ 2^63
-    } else if (q_ >= (u64{1} << 60)) {
-      f(Arith<true, true>(q_));  // 2c = 8q ≥ 2^63
-    } else {
-      f(Arith<false, true>(q_));
-    }
+    avx2::with_arith(q_, f);
   }
 
   /// One stage m (half-size t = n/2m): CT butterflies (forward, [GPU-Polymul, Alg. 5]; with `last`

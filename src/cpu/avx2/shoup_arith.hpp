@@ -101,6 +101,11 @@ struct Arith {
     x = csub_c(s);
     y = mul(d, t);
   }
+  /// [0, c) → [0, q).
+  [[gnu::always_inline]] V reduce_c(V x) const {
+    if constexpr (kLoose) x = csub_2q(x);
+    return csub_q(x);
+  }
   /// [0, 2c) → [0, q).
   [[gnu::always_inline]] V reduce_2c(V x) const {
     x = csub_c(x);
@@ -110,6 +115,19 @@ struct Arith {
   /// [0, 4q) → [0, q).
   [[gnu::always_inline]] V reduce4(V x) const { return csub_q(csub_2q(x)); }
 };
+
+/// f(Arith for q): c = 4q below 2^61 (2c = 8q ≥ 2^63 from 2^60: flipped comparisons), else
+/// c = 2q (2c = 4q ≥ 2^63: flipped).
+template <class F>
+void with_arith(u64 q, F&& f) {
+  if (q >= (u64{1} << 61)) {
+    f(Arith<true, false>(q));
+  } else if (q >= (u64{1} << 60)) {
+    f(Arith<true, true>(q));
+  } else {
+    f(Arith<false, true>(q));
+  }
+}
 
 }  // namespace
 }  // namespace polyhe::cpu::avx2

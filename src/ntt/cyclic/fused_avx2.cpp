@@ -90,15 +90,16 @@ struct Avx2Moves {
   }
 };
 
-template <bool kFlip, bool kLoose>
+/// Integer products on the arithmetic A (an avx2::Arith).
+template <class A>
 struct Avx2Ops : Avx2Moves {
   /// Lanes 0–3 and 4–7.
   struct V {
     Y lo, hi;
   };
-  avx2::Arith<kFlip, kLoose> ar;
+  A ar;
 
-  explicit Avx2Ops(u64 modulus) : ar(modulus) {}
+  explicit Avx2Ops(const A& arith) : ar(arith) {}
 
   [[gnu::always_inline]] static V load(const u64* p) { return {avx2::load(p), avx2::load(p + 4)}; }
   [[gnu::always_inline]] static void store(u64* p, V x) {
@@ -146,10 +147,7 @@ struct Avx2Ops : Avx2Moves {
   /// [0, c) → [0, q).
   [[gnu::always_inline]] V out_c(const V& a) const {
     return each(
-        a, [&](Y x) __attribute__((always_inline)) {
-          if constexpr (kLoose) x = ar.csub_2q(x);
-          return ar.csub_q(x);
-        });
+        a, [&](Y x) __attribute__((always_inline)) { return ar.reduce_c(x); });
   }
   /// [0, 2c) → [0, q).
   [[gnu::always_inline]] V out_2c(const V& a) const {
@@ -313,18 +311,14 @@ struct Avx2FmaOps : Avx2Moves {
   }
 };
 
-/// f(ops) with the arithmetic for q: double precision below 2^50; else integer, c = 4q below 2^61
-/// (2c = 8q ≥ 2^63 from 2^60: flipped comparisons), else c = 2q (2c = 4q ≥ 2^63: flipped).
+/// f(ops) with the arithmetic for q: double precision below 2^50, else integer (avx2::with_arith
+/// chooses the lazy bound and the comparisons).
 template <class F>
 void with_ops(u64 q, F f) {
   if (q < (u64{1} << 50)) {
     f(Avx2FmaOps(q));
-  } else if (q >= (u64{1} << 61)) {
-    f(Avx2Ops<true, false>(q));
-  } else if (q >= (u64{1} << 60)) {
-    f(Avx2Ops<true, true>(q));
   } else {
-    f(Avx2Ops<false, true>(q));
+    avx2::with_arith(q, [&](const auto& ar) { f(Avx2Ops(ar)); });
   }
 }
 
