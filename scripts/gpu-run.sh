@@ -184,7 +184,9 @@ if ((missing == 0)); then
         status=1
         continue
       fi
-      log="$raw/sanitize-$tool-$name.txt"
+      # A binary may run under one tool with two filters: each keeps its own log.
+      tag=${filter//[^A-Za-z0-9]/_}
+      log="$raw/sanitize-$tool-$name${tag:+-$tag}.txt"
       run "sanitize $step" "$limit" "$log" "$log" "$sanitizer" --tool "$tool" --error-exitcode 9 \
         "$here/bin/$name" --gtest_color=no --gtest_brief=1 ${filter:+"--gtest_filter=$filter"}
       ((rc == -1)) && { status=1; continue; }

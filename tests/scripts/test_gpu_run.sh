@@ -200,7 +200,7 @@ fi
 exit $rc
 EOF
 chmod +x "$p/bin/test_racy" "$p/fakebin/compute-sanitizer"
-printf 'memcheck test_pass 20\nracecheck test_pass 20 -*Cluster*\ninitcheck test_racy 20\nmemcheck test_fail 20\n' \
+printf 'memcheck test_pass 20\nracecheck test_pass 20 -*Cluster*\nracecheck test_pass 20 *ClusterSmall*\ninitcheck test_racy 20\nmemcheck test_fail 20\n' \
   >"$p/sanitizers.txt"
 PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out6" >"$work/log6" 2>&1
 rc=$?
@@ -214,6 +214,9 @@ check "sanitizer: a failing test fails" grep -q '^FAIL sanitize memcheck test_fa
 check "sanitizer: the run fails" test "$rc" -ne 0
 mkdir "$work/x6" && tar -C "$work/x6" -xzf "$work/out6/gpu-results.tar.gz"
 check "sanitizer: its log is in the tarball" test -s "$work/x6/sanitize-initcheck-test_racy.txt"
+check "sanitizer: one binary under two filters keeps both logs" \
+  test -s "$work/x6/sanitize-racecheck-test_pass-__Cluster_.txt" -a \
+  -s "$work/x6/sanitize-racecheck-test_pass-_ClusterSmall_.txt"
 
 # 7. Nsight Compute profiles: the benchmark's marked region (--profile-from-start off) or a kernel
 #    regex, the clocks left alone; the per-kernel CSV summed into one line; nothing profiled, an
