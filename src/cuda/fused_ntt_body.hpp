@@ -82,6 +82,7 @@ POLYHE_HD inline SubScaleStore::Slot SubScaleStore::operator()(std::size_t pos) 
 /// ring limbs 0 … limbs − 1). policies[t] transforms buffer limb t.
 template <class P, int RMAX>
 struct LiftColumnNtt {
+  static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;                           // per buffer limb, limbs of them
   const WideBarrett* wide;                     // per ring limb (all of the ring's)
   const std::uint64_t* x;                      // parts limbs
@@ -145,6 +146,7 @@ struct LiftColumnNtt {
 /// last store c_j = (a_j − ·)·s_j (or c_j += that) into part b / limbs, limb b % limbs.
 template <class P, int RMAX>
 struct SubScaleRowNtt {
+  static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;  // per ring limb
   const LimbModulus<std::uint64_t>* moduli;
   const ShoupOperand<std::uint64_t>* scalars;  // s_j per ring limb

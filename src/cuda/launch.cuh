@@ -19,8 +19,19 @@ namespace polyhe::cuda::detail {
 /// ptxas may give each thread up to 255 registers and every block still fits an SM.
 inline constexpr unsigned kMaxProgramThreads = 256;
 
+/// Program::kMinBlocks where it declares one (program_min_blocks), else 1.
 template <class Program>
-__global__ void __launch_bounds__(kMaxProgramThreads) program_kernel(const Program program) {
+inline constexpr unsigned kProgramMinBlocks = [] {
+  if constexpr (requires { Program::kMinBlocks; }) {
+    return Program::kMinBlocks;
+  } else {
+    return 1u;
+  }
+}();
+
+template <class Program>
+__global__ void __launch_bounds__(kMaxProgramThreads, kProgramMinBlocks<Program>)
+    program_kernel(const Program program) {
   extern __shared__ __align__(16) unsigned char shared[];
   const unsigned phases = program.phases();
   const ThreadIndex t{threadIdx.x, blockIdx.x, blockIdx.y};

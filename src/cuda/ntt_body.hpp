@@ -239,6 +239,7 @@ POLYHE_HD POLYHE_NTT_INLINE void hadamard(const P& p, std::size_t n, std::size_t
 /// src to dst (which may be the same words). Shared memory: n words.
 template <Word W, class P, int RMAX>
 struct WholeNtt {
+  static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;  // one per limb
   const W* src;
   W* dst;
@@ -285,6 +286,7 @@ struct WholeNtt {
 /// phases (2n words). c may be a or b.
 template <Word W, class P, int RMAX>
 struct WholePolymul {
+  static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;
   const W* a;
   const W* b;
@@ -367,6 +369,7 @@ struct WholePolymul {
 /// [b·C, (b + 1)·C), C = 2^log_width, in shared memory (n1·C words). dst may be src.
 template <Word W, class P, int RMAX>
 struct ColumnNtt {
+  static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;
   const W* src[2];
   W* dst[2];
@@ -430,6 +433,7 @@ struct ColumnNtt {
 /// [0, log_n2), one row of n2 words per block in shared memory. dst may be src.
 template <Word W, class P, int RMAX>
 struct RowNtt {
+  static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;
   const W* src;
   W* dst;
@@ -488,6 +492,7 @@ struct RowNtt {
 /// (ColumnNtt, inverse) ends the product. c may be a or b.
 template <Word W, class P, int RMAX>
 struct RowPolymul {
+  static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;
   const W* a;
   const W* b;

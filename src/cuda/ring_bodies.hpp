@@ -169,7 +169,11 @@ struct SplitConstantBody {
 /// modulo w.q exactly (wide_reduce takes any value below 2^128).
 POLYHE_HD inline std::uint64_t lift_centred_word(std::uint64_t v, std::uint64_t p,
                                                  const WideBarrett& w) {
-  return v > p / 2 ? neg_mod(wide_reduce(u128{p - v}, w), w.q) : wide_reduce(u128{v}, w);
+  // One reduction of the magnitude (at most p/2 < 2^62), not one per side of a branch that a
+  // warp's random words take both ways.
+  const bool negative = v > p / 2;
+  const std::uint64_t r = reduce_word(negative ? p - v : v, w);
+  return negative ? neg_mod(r, w.q) : r;
 }
 
 /// Limb l of buffer j of c (`limbs` limbs each) = the centred lift of x's limb j (N words

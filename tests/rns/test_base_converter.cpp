@@ -32,6 +32,28 @@ TEST(WideReduce, MatchesDivision) {
   }
 }
 
+// reduce_word takes 0 ≤ x ≤ 2^63: random words of every size up to that, the multiples of q and
+// their neighbours, and the ends.
+TEST(WideReduce, WordMatchesDivision) {
+  POLYHE_SEEDED_RNG(rng);
+  constexpr std::uint64_t kTop = std::uint64_t{1} << 63;
+  for (int bits : {2, 3, 30, 31, 40, 50, 61, 62, 63}) {
+    for (int rep = 0; rep < 200; ++rep) {
+      std::uint64_t q = rng.uniform(std::uint64_t{1} << (bits - 1), (std::uint64_t{1} << bits) - 1);
+      if (q < 2) q = 2;
+      const auto b = make_wide_barrett(q);
+      const std::uint64_t m = (kTop / q) * q;  // the largest multiple of q in range
+      const std::uint64_t edge[] = {
+          0,     1, q - 1, q,        q + 1, q / 2,           2 * q - 1,
+          m - 1, m, m + 1, kTop - 1, kTop,  rng.bits() >> 1, rng.bits() >> rng.uniform(1, 63)};
+      for (std::uint64_t x : edge) {
+        if (x > kTop) continue;
+        ASSERT_EQ(reduce_word(x, b), x % q) << "x " << x << ", q " << q;
+      }
+    }
+  }
+}
+
 /// ⌈δ·Q⌉ + 1: beyond this distance from ±Q/2 the exact conversion is exact.
 mpz_class exact_margin(const mpz_class& q, double delta) {
   mpz_class scale;

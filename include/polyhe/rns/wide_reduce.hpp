@@ -42,4 +42,15 @@ POLYHE_HD constexpr std::uint64_t wide_reduce(u128 x, const WideBarrett& b) {
   return rem - (b.q & (std::uint64_t{0} - static_cast<std::uint64_t>(rem >= b.q)));
 }
 
+/// x mod q for 0 ≤ x ≤ 2^63, from r's high word alone: one high and one low product, where
+/// wide_reduce takes four (the device's centred lifts reduce words below 2^62 this way). With
+/// r_hi = ⌊r/2^64⌋ > r/2^64 − 1 > 2^64/q − 2 and r_hi ≤ 2^64/q, the estimate e = ⌊x·r_hi/2^64⌋
+/// satisfies x/q − 2·x/2^64 − 1 < e ≤ x/q, so e > x/q − 2 for x ≤ 2^63: the remainder x − e·q
+/// lies in [0, 2q) and one correction finishes. Output in [0, q).
+POLYHE_HD constexpr std::uint64_t reduce_word(std::uint64_t x, const WideBarrett& b) {
+  const auto e = static_cast<std::uint64_t>(mul_wide(x, b.r_hi) >> 64);
+  const std::uint64_t rem = x - e * b.q;  // < 2q < 2^64: exact modulo 2^64
+  return rem - (b.q & (std::uint64_t{0} - static_cast<std::uint64_t>(rem >= b.q)));
+}
+
 }  // namespace polyhe
