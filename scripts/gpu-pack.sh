@@ -16,7 +16,8 @@
 # The pack's build links polyhe's own libraries shared (BUILD_SHARED_LIBS): the CUDA kernels are
 # then carried once (libpolyhe_cuda.so) instead of once per binary, and everything is stripped.
 # then, with the device tool: carry ["gpu-pack"], command `bash gpu-pack/gpu-run.sh "$OUT"`
-# (docs/bench/gpu-status.md).
+# (docs/bench/gpu-status.md); for a change timed against older builds carried beside the pack in
+# gpu-pack/var-*/, `bash gpu-pack/gpu-ab.sh "$OUT"` (scripts/gpu-ab.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/gpu-pack}
@@ -52,6 +53,15 @@ benches=(
   # The batch pipeline's host staging copies run on the library's pool: 1 thread above, all 16
   # cores of the lent machine here (perf.md §11: per item 38x the transfer floor with 1 thread).
   "bench-ckks-2p16-batch-t16 60 bench ckks --backend cuda --json --min-time 0.1 --log-n 16 --primes $anchor16 --ops batch_add,batch_multiply --threads 16"
+)
+# gpu-ab.sh's benchmarks (ab.txt): the rows that changes to the device code are timed by, the pack's
+# build against the variants carried beside it (gpu-pack/var-*/), alternated on one machine.
+ab=(
+  "bench ckks --backend cuda --json --min-time 0.1 --log-n 16 --primes $anchor16 --ops multiply_relin,rotate,rescale"
+  "bench ckks --backend cuda --json --min-time 0.1 --ops multiply_relin,rotate,rescale"
+  "bench bfv --backend cuda --json --min-time 0.1 --ops multiply_relin"
+  "bench bgv --backend cuda --json --min-time 0.1 --ops multiply_relin,mod_switch"
+  "bench --backend cuda --json --min-time 0.03 --log-n 16"
 )
 # compute-sanitizer, after the benchmarks: "TOOL BINARY TIMEOUT_S [GTEST_FILTER]". Seconds seen on
 # the H200 (2026-11-26): memcheck, synccheck and initcheck take 1-9 s per binary; racecheck is
@@ -174,7 +184,8 @@ printf '%s\n' "${tests[@]}" >"$pack/tests.txt"
 printf '%s\n' "${benches[@]}" >"$pack/bench.txt"
 printf '%s\n' "${sanitizers[@]}" >"$pack/sanitizers.txt"
 printf '%s\n' "${profiles[@]}" >"$pack/profiles.txt"
-cp scripts/gpu-run.sh scripts/ncu_summary.py "$pack/"
+printf '%s\n' "${ab[@]}" >"$pack/ab.txt"
+cp scripts/gpu-run.sh scripts/gpu-ab.sh scripts/ncu_summary.py "$pack/"
 {
   echo "polyhe $(git describe --always --dirty) ($(git log -1 --format=%cs)), $build, packed $(date -u +%FT%TZ)"
   echo "nvcc: $(nvcc --version | tail -1)"
