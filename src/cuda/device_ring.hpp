@@ -264,7 +264,8 @@ class DeviceRing final : public Device {
 
   void lift_forward_sub(const RingContext& ring, std::size_t limbs, const u64* x, u64 p,
                         std::span<const u64* const> a, std::span<const u64> residues,
-                        std::span<u64* const> c, bool accumulate) override {
+                        std::span<u64* const> c, bool accumulate,
+                        std::span<const u64> factors) override {
     const std::size_t parts = a.size();
     const std::size_t n = ring.n();
     std::vector<std::size_t> limb_map(limbs);
@@ -276,6 +277,12 @@ class DeviceRing final : public Device {
     if (!layout.split || layout.log_k != 0 || parts > kBatchPointers) {
       // One block per limb (small N): the steps one by one.
       lift_centred(ring, LimbRange{0, limbs}, x, p, work.data(), parts);
+      if (!factors.empty()) {
+        for (std::size_t j = 0; j < parts; ++j) {
+          u64* const w = work.data() + j * limbs * n;
+          multiply_scalar(ring, LimbRange{0, limbs}, w, factors.first(limbs), w);
+        }
+      }
       ntt_mapped(ring, limb_map, parts, work.data(), work.data(), false);
       sub_multiply_scalar_parts(ring, LimbRange{0, limbs}, a, work.data(), residues, c, accumulate);
       return;
@@ -283,11 +290,21 @@ class DeviceRing final : public Device {
     static_assert(NttOptions{}.radix == 8);
     const RingButterfly* policies = mapped_policies(ring, limb_map);
     const auto l = static_cast<unsigned>(limbs);
-    exec_.run(LiftColumnNtt<RingButterfly, 3>{policies, tables(ring).wide.data(), x, p, nullptr,
-                                              work.data(), layout.log_n1, layout.log_n2,
-                                              layout.log_width, l, l, 0,
-                                              static_cast<unsigned>(parts), layout.column_threads},
-              "DeviceRing::lift_forward_sub (columns)");
+    const WideBarrett* wide = tables(ring).wide.data();
+    const auto pn = static_cast<unsigned>(parts);
+    if (factors.empty()) {
+      exec_.run(LiftColumnNtt<RingButterfly, 3>{policies, wide, x, p, nullptr, work.data(),
+                                                layout.log_n1, layout.log_n2, layout.log_width, l,
+                                                l, 0, pn, layout.column_threads},
+                "DeviceRing::lift_forward_sub (columns)");
+    } else {
+      exec_.run(
+          LiftColumnNtt<RingButterfly, 3, true>{policies, wide, x, p, nullptr, work.data(),
+                                                layout.log_n1, layout.log_n2, layout.log_width, l,
+                                                l, 0, pn, layout.column_threads,
+                                                scalar_table(ring, factors.first(limbs))},
+          "DeviceRing::lift_forward_sub (scaled columns)");
+    }
     SubScaleRowNtt<RingButterfly, 3> row{};
     row.policies = policies;
     row.moduli = moduli(ring, LimbRange{0, limbs});

@@ -37,13 +37,21 @@ POLYHE_HD POLYHE_NTT_INLINE T pick(const T (&arr)[kBatchPointers], unsigned i) {
   return r;
 }
 
-/// Reads position pos of limb x (N words modulo p) as its centred lift reduced modulo w.q.
+/// Reads position pos of limb x (N words modulo p) as its centred lift reduced modulo w.q, times
+/// `factor` when kScaled (BGV's rescale: the lift times μ, MultiplyScalarBody's arithmetic).
+template <bool kScaled>
 struct LiftLoad {
   const std::uint64_t* x;
   std::uint64_t p;
   WideBarrett w;
+  ShoupOperand<std::uint64_t> factor;
   POLYHE_HD std::uint64_t operator()(std::size_t pos) const {
-    return lift_centred_word(x[pos], p, w);
+    const std::uint64_t r = lift_centred_word(x[pos], p, w);
+    if constexpr (kScaled) {
+      return mul_shoup(r, factor, w.q);
+    } else {
+      return r;
+    }
   }
 };
 
@@ -79,8 +87,9 @@ POLYHE_HD inline SubScaleStore::Slot SubScaleStore::operator()(std::size_t pos) 
 /// the lift of x's limb b / limbs (modulo p, or modulo x_moduli[b / limbs] when that is set) to
 /// buffer limb t = b % limbs into dst's limb b. Buffer limb t is ring limb t for t < q_limbs and
 /// p_first + (t − q_limbs) above (the Q_l ∪ P layout of key switching; q_limbs = limbs for plain
-/// ring limbs 0 … limbs − 1). policies[t] transforms buffer limb t.
-template <class P, int RMAX>
+/// ring limbs 0 … limbs − 1). policies[t] transforms buffer limb t. With kScaled every lift is
+/// multiplied by factors[ring limb] first.
+template <class P, int RMAX, bool kScaled = false>
 struct LiftColumnNtt {
   static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;                           // per buffer limb, limbs of them
@@ -97,6 +106,7 @@ struct LiftColumnNtt {
   unsigned p_first;
   unsigned parts;
   unsigned threads;
+  const ShoupOperand<std::uint64_t>* factors = nullptr;  // per ring limb, read when kScaled
 
   [[nodiscard]] POLYHE_HD Passes passes() const { return {0, log_n1, RMAX}; }
   [[nodiscard]] LaunchShape shape() const {
@@ -120,8 +130,11 @@ struct LiftColumnNtt {
             ? ColumnPlace<std::uint64_t>{dst + (static_cast<std::size_t>(t.batch) << log_n), 0,
                                          log_n2, log_width, false}
             : tile;
-    const LiftLoad load{x + (static_cast<std::size_t>(part) << log_n),
-                        x_moduli != nullptr ? x_moduli[part].q : p, wide[ring_limb]};
+    LiftLoad<kScaled> load{x + (static_cast<std::size_t>(part) << log_n),
+                           x_moduli != nullptr ? x_moduli[part].q : p,
+                           wide[ring_limb],
+                           {}};
+    if constexpr (kScaled) load.factor = factors[ring_limb];
     const Passes ps = passes();
     const int r = ps.stages(phase);
     const unsigned s0 = ps.first(phase);

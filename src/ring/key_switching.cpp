@@ -317,7 +317,7 @@ void device_mod_down(const HybridKeySwitch& ks, std::size_t level, const std::ar
   if (s.k == 1 && !with_addend) {
     // The lift, the forward transforms and the last step in two launches.
     dev.lift_forward_sub(s.ring, s.ql, last.data(), s.ring.basis().prime(s.p_first), a, p_inv, out,
-                         accumulate);
+                         accumulate, {});
     return;
   }
   DeviceWords conv(u[0]->device(), 2 * qw);
@@ -641,7 +641,8 @@ void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants&
 // the last limbs' inverse takes 18.6 µs for two parts as for one; the forward 37 µs for 16 limbs
 // against 22.5 for 8). For two parts and μ = 1 (CKKS): a gather, the inverse pair, and the lift,
 // forward pair and final step as two launches (Device::lift_forward_sub): 5 launches and no copy,
-// where one part at a time took 12 launches. With μ ≠ 1 (BGV) the steps run one by one.
+// where one part at a time took 12 launches. With μ ≠ 1 (BGV) the inverse's product by μ^−1
+// adds a launch per part, and the lift's product by μ rides in the column pass.
 void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> out,
                     const RescaleConstants& k, u64 mu) {
   const RnsPoly& first = *in[0];
@@ -672,21 +673,9 @@ void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> ou
   }
   std::vector<const u64*> xs(parts);
   for (std::size_t j = 0; j < parts; ++j) xs[j] = in[j]->device_words();
-  if (mu == 1) {
-    // The lift, the forward transforms and the last step in two launches (CKKS's rescale).
-    dev.lift_forward_sub(ring, l, last.data(), ring.basis().prime(l), xs, k.q_l_inv, out, false);
-    return;
-  }
-  DeviceWords lifted(first.device(), parts * l * n);
-  dev.lift_centred(ring, LimbRange{0, l}, last.data(), ring.basis().prime(l), lifted.data(), parts);
-  for (std::size_t j = 0; j < parts; ++j) {
-    u64* const d = lifted.data() + j * l * n;
-    dev.multiply_scalar(ring, LimbRange{0, l}, d, k.mu_mod, d);
-  }
-  std::vector<std::size_t> limbs(l);
-  std::iota(limbs.begin(), limbs.end(), std::size_t{0});
-  dev.ntt_mapped(ring, limbs, parts, lifted.data(), lifted.data(), false);
-  dev.sub_multiply_scalar_parts(ring, LimbRange{0, l}, xs, lifted.data(), k.q_l_inv, out, false);
+  // The lift (times μ mod q_i for BGV), the forward transforms and the last step in two launches.
+  dev.lift_forward_sub(ring, l, last.data(), ring.basis().prime(l), xs, k.q_l_inv, out, false,
+                       mu != 1 ? std::span<const u64>(k.mu_mod) : std::span<const u64>{});
 }
 
 }  // namespace

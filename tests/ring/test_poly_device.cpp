@@ -282,60 +282,70 @@ TEST_P(DevicePolyTest, BatchedStepsMatchTheCpuPolynomialByPolynomial) {
 
 // lift_forward_sub (rescale's and ModDown's last steps in two launches where the transform takes
 // two passes, the steps one by one below that) against the CPU: the centred lift of each part's
-// limb modulo p = the last prime to the other limbs, their forward transforms (RnsPoly on the
-// host), then (a − ·)·s or c += that, with 128-bit arithmetic; 1–3 parts, one of them in place.
+// limb modulo p = the last prime to the other limbs, times a factor per limb or not (BGV's μ),
+// their forward transforms (RnsPoly on the host), then (a − ·)·s or c += that, with 128-bit
+// arithmetic; 1–3 parts, one of them in place.
 TEST_P(DevicePolyTest, LiftForwardSubMatchesTheCpu) {
   POLYHE_SEEDED_RNG(rng);
   const std::size_t n = ctx_->n();
   const std::size_t limbs = kLimbs - 1;
   const std::uint64_t p = ctx_->basis().prime(kLimbs - 1);
   const std::size_t words = limbs * n;
-  std::vector<std::uint64_t> residues(limbs);
-  for (std::size_t j = 0; j < limbs; ++j) residues[j] = rng.uniform(0, ctx_->basis().prime(j) - 1);
-  for (std::size_t parts = 1; parts <= 3; ++parts) {
-    for (const bool accumulate : {false, true}) {
-      std::vector<std::uint64_t> hx(parts * n), ha(parts * words), hc(parts * words);
-      for (auto& v : hx) v = rng.uniform(0, p - 1);
-      for (std::size_t i = 0; i < ha.size(); ++i) {
-        const std::uint64_t q = ctx_->basis().prime((i % words) / n);
-        ha[i] = rng.uniform(0, q - 1);
-        hc[i] = rng.uniform(0, q - 1);
-      }
-      DeviceWords dx(device_, hx.size()), da(device_, ha.size()), dc(device_, hc.size());
-      device_->upload(hx, dx.data());
-      device_->upload(ha, da.data());
-      device_->upload(hc, dc.data());
-      std::vector<const std::uint64_t*> a;
-      std::vector<std::uint64_t*> c;
-      for (std::size_t i = 0; i < parts; ++i) {
-        a.push_back(da.data() + i * words);
-        c.push_back(i == 0 ? da.data() : dc.data() + i * words);  // part 0 in place
-      }
-      device_->lift_forward_sub(*ctx_, limbs, dx.data(), p, a, residues, c, accumulate);
-      std::vector<std::uint64_t> got_a(ha.size()), got_c(hc.size());
-      device_->download(da.data(), got_a);
-      device_->download(dc.data(), got_c);
-      for (std::size_t i = 0; i < parts; ++i) {
-        RnsPoly y(ctx_, limbs, PolyForm::kCoefficient);
-        for (std::size_t j = 0; j < limbs; ++j) {
-          const auto q = static_cast<__int128>(ctx_->basis().prime(j));
-          for (std::size_t k = 0; k < n; ++k) {
-            const std::uint64_t v = hx[i * n + k];
-            const __int128 centred = v > p / 2 ? static_cast<__int128>(v) - p : v;
-            y.limb(j)[k] = static_cast<std::uint64_t>(((centred % q) + q) % q);
-          }
+  std::vector<std::uint64_t> residues(limbs), some_factors(limbs);
+  for (std::size_t j = 0; j < limbs; ++j) {
+    residues[j] = rng.uniform(0, ctx_->basis().prime(j) - 1);
+    some_factors[j] = rng.uniform(0, ctx_->basis().prime(j) - 1);
+  }
+  for (const bool scaled : {false, true}) {
+    const std::span<const std::uint64_t> factors =
+        scaled ? std::span<const std::uint64_t>(some_factors) : std::span<const std::uint64_t>{};
+    for (std::size_t parts = 1; parts <= 3; ++parts) {
+      for (const bool accumulate : {false, true}) {
+        std::vector<std::uint64_t> hx(parts * n), ha(parts * words), hc(parts * words);
+        for (auto& v : hx) v = rng.uniform(0, p - 1);
+        for (std::size_t i = 0; i < ha.size(); ++i) {
+          const std::uint64_t q = ctx_->basis().prime((i % words) / n);
+          ha[i] = rng.uniform(0, q - 1);
+          hc[i] = rng.uniform(0, q - 1);
         }
-        y.to_evaluation();
-        for (std::size_t w = 0; w < words; ++w) {
-          const std::size_t j = w / n;
-          const std::uint64_t q = ctx_->basis().prime(j);
-          const std::uint64_t diff = (ha[i * words + w] + q - y.limb(j)[w % n]) % q;
-          std::uint64_t want =
-              static_cast<std::uint64_t>(static_cast<unsigned __int128>(diff) * residues[j] % q);
-          const std::uint64_t before = i == 0 ? ha[i * words + w] : hc[i * words + w];
-          if (accumulate) want = (before + want) % q;
-          ASSERT_EQ(i == 0 ? got_a[w] : got_c[i * words + w], want)
-              << parts << " parts, accumulate " << accumulate << ", part " << i << ", word " << w;
+        DeviceWords dx(device_, hx.size()), da(device_, ha.size()), dc(device_, hc.size());
+        device_->upload(hx, dx.data());
+        device_->upload(ha, da.data());
+        device_->upload(hc, dc.data());
+        std::vector<const std::uint64_t*> a;
+        std::vector<std::uint64_t*> c;
+        for (std::size_t i = 0; i < parts; ++i) {
+          a.push_back(da.data() + i * words);
+          c.push_back(i == 0 ? da.data() : dc.data() + i * words);  // part 0 in place
+        }
+        device_->lift_forward_sub(*ctx_, limbs, dx.data(), p, a, residues, c, accumulate, factors);
+        std::vector<std::uint64_t> got_a(ha.size()), got_c(hc.size());
+        device_->download(da.data(), got_a);
+        device_->download(dc.data(), got_c);
+        for (std::size_t i = 0; i < parts; ++i) {
+          RnsPoly y(ctx_, limbs, PolyForm::kCoefficient);
+          for (std::size_t j = 0; j < limbs; ++j) {
+            const auto q = static_cast<__int128>(ctx_->basis().prime(j));
+            for (std::size_t k = 0; k < n; ++k) {
+              const std::uint64_t v = hx[i * n + k];
+              const __int128 centred = v > p / 2 ? static_cast<__int128>(v) - p : v;
+              const __int128 lift = ((centred % q) + q) % q;
+              y.limb(j)[k] = static_cast<std::uint64_t>(scaled ? lift * some_factors[j] % q : lift);
+            }
+          }
+          y.to_evaluation();
+          for (std::size_t w = 0; w < words; ++w) {
+            const std::size_t j = w / n;
+            const std::uint64_t q = ctx_->basis().prime(j);
+            const std::uint64_t diff = (ha[i * words + w] + q - y.limb(j)[w % n]) % q;
+            std::uint64_t want =
+                static_cast<std::uint64_t>(static_cast<unsigned __int128>(diff) * residues[j] % q);
+            const std::uint64_t before = i == 0 ? ha[i * words + w] : hc[i * words + w];
+            if (accumulate) want = (before + want) % q;
+            ASSERT_EQ(i == 0 ? got_a[w] : got_c[i * words + w], want)
+                << parts << " parts, accumulate " << accumulate << ", scaled " << scaled
+                << ", part " << i << ", word " << w;
+          }
         }
       }
     }

@@ -156,13 +156,16 @@ class Device {
   /// The last steps of rescale and of ModDown with one special prime, for parts = a.size()
   /// polynomials: limb j (ring limb j, j < limbs) of c[i] = (limb j of a[i] − y_ij)·residues[j],
   /// or c[i] += that when `accumulate`, where y_i is the forward transform of the centred lift of
-  /// x's limb i (N words modulo p, 2 ≤ p < 2^62, every word < p) to those limbs. The same words as
-  /// lift_centred, ntt_mapped and sub_multiply_scalar_parts one after another, in two launches
-  /// where the transform takes two passes. c[i] may be a[i], otherwise disjoint from every input.
+  /// x's limb i (N words modulo p, 2 ≤ p < 2^62, every word < p) to those limbs, each lift times
+  /// factors[j] first when `factors` is not empty (BGV's rescale: μ mod q_j, every factor below its
+  /// prime). The same words as lift_centred, multiply_scalar, ntt_mapped and
+  /// sub_multiply_scalar_parts one after another, in two launches where the transform takes two
+  /// passes. c[i] may be a[i], otherwise disjoint from every input.
   virtual void lift_forward_sub(const RingContext& ring, std::size_t limbs, const std::uint64_t* x,
                                 std::uint64_t p, std::span<const std::uint64_t* const> a,
                                 std::span<const std::uint64_t> residues,
-                                std::span<std::uint64_t* const> c, bool accumulate) = 0;
+                                std::span<std::uint64_t* const> c, bool accumulate,
+                                std::span<const std::uint64_t> factors) = 0;
   /// Limb j of c = the centred lift of x (N words modulo p, every word < p, 2 ≤ p < 2^62) to the
   /// prime of limb j: x − p where x > ⌊p/2⌋, x elsewhere, reduced modulo q (vec::lift_centred).
   /// With `parts` > 1, x holds that many such limbs one after another and c as many buffers of
