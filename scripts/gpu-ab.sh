@@ -22,6 +22,7 @@ mkdir -p "$out"
 w=$(mktemp -d)
 export CUDA_MODULE_LOADING=EAGER
 
+status=0
 builds=()
 declare -A lib bin
 for d in "$here"/var-*/; do
@@ -49,7 +50,6 @@ done
 builds+=(head)
 lib[head]="$here/lib"
 bin[head]="$here/bin/polyhe"
-status=${status:-0}
 
 {
   date -u +"%Y-%m-%dT%H:%M:%SZ"

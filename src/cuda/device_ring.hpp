@@ -32,6 +32,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -290,20 +291,20 @@ class DeviceRing final : public Device {
     static_assert(NttOptions{}.radix == 8);
     const RingButterfly* policies = mapped_policies(ring, limb_map);
     const auto l = static_cast<unsigned>(limbs);
-    const WideBarrett* wide = tables(ring).wide.data();
-    const auto pn = static_cast<unsigned>(parts);
-    if (factors.empty()) {
-      exec_.run(LiftColumnNtt<RingButterfly, 3>{policies, wide, x, p, nullptr, work.data(),
-                                                layout.log_n1, layout.log_n2, layout.log_width, l,
-                                                l, 0, pn, layout.column_threads},
-                "DeviceRing::lift_forward_sub (columns)");
-    } else {
+    // The column pass, with the factors in its load (its own kernel) or without.
+    const auto columns = [&](auto scaled, const ShoupOperand<u64>* f, const char* what) {
       exec_.run(
-          LiftColumnNtt<RingButterfly, 3, true>{policies, wide, x, p, nullptr, work.data(),
-                                                layout.log_n1, layout.log_n2, layout.log_width, l,
-                                                l, 0, pn, layout.column_threads,
-                                                scalar_table(ring, factors.first(limbs))},
-          "DeviceRing::lift_forward_sub (scaled columns)");
+          LiftColumnNtt<RingButterfly, 3, decltype(scaled)::value>{
+              policies, tables(ring).wide.data(), x, p, nullptr, work.data(), layout.log_n1,
+              layout.log_n2, layout.log_width, l, l, 0, static_cast<unsigned>(parts),
+              layout.column_threads, f},
+          what);
+    };
+    if (factors.empty()) {
+      columns(std::false_type{}, nullptr, "DeviceRing::lift_forward_sub (columns)");
+    } else {
+      columns(std::true_type{}, scalar_table(ring, factors.first(limbs)),
+              "DeviceRing::lift_forward_sub (scaled columns)");
     }
     SubScaleRowNtt<RingButterfly, 3> row{};
     row.policies = policies;

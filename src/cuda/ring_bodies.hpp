@@ -165,12 +165,11 @@ struct SplitConstantBody {
   }
 };
 
-/// v (a residue modulo p, v < p) lifted centred — v − p where v > ⌊p/2⌋, else v — and reduced
-/// modulo w.q exactly (wide_reduce takes any value below 2^128).
+/// v (a residue modulo p, v < p < 2^63) lifted centred — v − p where v > ⌊p/2⌋, else v — and
+/// reduced modulo w.q exactly (reduce_word of the magnitude, at most p/2, then its negation).
 POLYHE_HD inline std::uint64_t lift_centred_word(std::uint64_t v, std::uint64_t p,
                                                  const WideBarrett& w) {
-  // One reduction of the magnitude (at most p/2 < 2^62), not one per side of a branch that a
-  // warp's random words take both ways.
+  // One reduction, not one per side of a branch that a warp's random words take both ways.
   const bool negative = v > p / 2;
   const std::uint64_t r = reduce_word(negative ? p - v : v, w);
   return negative ? neg_mod(r, w.q) : r;
