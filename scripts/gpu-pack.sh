@@ -24,7 +24,8 @@ build=${1:-build/gpu-pack}
 pack=gpu-pack
 max_bytes=$((48 * 1024 * 1024))  # the device tool carries 64 MiB with the working tree
 
-# Run order and timeouts (seconds): arithmetic, runtime, element-wise, NTT, products, schemes.
+# Run order and timeouts (seconds): arithmetic, runtime, element-wise, NTT, products, schemes;
+# "BINARY TIMEOUT [NAME=VALUE ...]" runs a binary again with those settings (gpu-run.sh).
 # A new device test binary must be added here (the check below finds any that is not).
 tests=(
   "test_gpu_info 60"
@@ -37,6 +38,17 @@ tests=(
   "test_ckks_cuda 240"
   "test_bgv_cuda 240"
   "test_batch_cuda 120"
+  # The scheme paths again under the device ring's other tiles (POLYHE_CUDA_TILE_LOG, a knob that
+  # gpu-ab.sh's env variants time): each grid shape verified on the card before it is timed.
+  "test_ring_poly_cuda 120 POLYHE_CUDA_TILE_LOG=9"
+  "test_ckks_cuda 240 POLYHE_CUDA_TILE_LOG=9"
+  "test_bgv_cuda 240 POLYHE_CUDA_TILE_LOG=9"
+  "test_ring_poly_cuda 120 POLYHE_CUDA_TILE_LOG=10"
+  "test_ckks_cuda 240 POLYHE_CUDA_TILE_LOG=10"
+  "test_bgv_cuda 240 POLYHE_CUDA_TILE_LOG=10"
+  "test_ring_poly_cuda 120 POLYHE_CUDA_TILE_LOG=12"
+  "test_ckks_cuda 240 POLYHE_CUDA_TILE_LOG=12"
+  "test_bgv_cuda 240 POLYHE_CUDA_TILE_LOG=12"
 )
 # Benchmarks, each run once as JSON lines: "NAME TIMEOUT_S ARGS..." of bin/polyhe, the schemes
 # first (issue 15's targets: CKKS at the anchor set N = 2^16, Q = 50 + 8×40, P = 50, and with
@@ -118,7 +130,10 @@ fi
 cmake --preset release -B "$build" -DPOLYHE_CUDA=ON -DBUILD_SHARED_LIBS=ON \
   -DPOLYHE_BUILD_BENCH=OFF "${python_args[@]}" >/dev/null
 names=()
-for line in "${tests[@]}"; do names+=("${line%% *}"); done
+for line in "${tests[@]}"; do
+  b=${line%% *}
+  [[ " ${names[*]} " == *" $b "* ]] || names+=("$b")
+done
 cmake --build "$build" -j "$(nproc)"
 
 # Every binary holding a test labelled gpu must be in the run order.
@@ -185,6 +200,9 @@ printf '%s\n' "${benches[@]}" >"$pack/bench.txt"
 printf '%s\n' "${sanitizers[@]}" >"$pack/sanitizers.txt"
 printf '%s\n' "${profiles[@]}" >"$pack/profiles.txt"
 printf '%s\n' "${ab[@]}" >"$pack/ab.txt"
+# The scheme rows alone (no NTT suite): for timing many variants in one call (gpu-ab.sh's
+# BENCH_FILE), e.g. the device ring's tiles as env variants.
+printf '%s\n' "${ab[@]}" | grep -E '^bench (ckks|bfv|bgv) ' >"$pack/ab-schemes.txt"
 cp scripts/gpu-run.sh scripts/gpu-ab.sh scripts/ncu_summary.py "$pack/"
 {
   echo "polyhe $(git describe --always --dirty) ($(git log -1 --format=%cs)), $build, packed $(date -u +%FT%TZ)"

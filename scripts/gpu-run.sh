@@ -14,7 +14,9 @@
 # nothing may skip); a library the binaries need that is missing fails the run before any test.
 # Exit status 0 only if every step passed. Never changes the card's settings.
 #
-# tests.txt: lines "BINARY TIMEOUT_S" (binaries in bin/). bench.txt: lines
+# tests.txt: lines "BINARY TIMEOUT_S [NAME=VALUE ...]" (binaries in bin/; the settings, if any, are
+# the environment of that run only, and name its step "BINARY[NAME=VALUE ...]" and its raw files
+# BINARY.NAME_VALUE...: the scheme tests again under a run-time knob). bench.txt: lines
 # "NAME TIMEOUT_S ARGS..." (runs bin/polyhe ARGS..., stdout to NAME.jsonl).
 # python/ (packed with POLYHE_PACK_PYTHON): after the test binaries, the machine's python3 runs
 # python/tests with pytest against the packed module; a skip, a failure, or no test run on "cuda"
@@ -121,11 +123,18 @@ verdict() {
 }
 
 if ((missing == 0)); then
-  while read -r name limit; do
-    [[ -z "$name" || "$name" == \#* ]] && continue
-    log="$raw/$name.txt"
-    run "$name" "$limit" "$log" "$log" "$here/bin/$name" --gtest_color=no \
-      "--gtest_output=json:$raw/$name.json"
+  while read -r bin limit settings; do
+    [[ -z "$bin" || "$bin" == \#* ]] && continue
+    name=$bin
+    file=$bin
+    if [[ -n "$settings" ]]; then
+      name="${bin}[${settings}]"
+      file="$bin.$(printf '%s' "$settings" | tr -c 'A-Za-z0-9' '_')"
+    fi
+    log="$raw/$file.txt"
+    # shellcheck disable=SC2086
+    run "$name" "$limit" "$log" "$log" env $settings "$here/bin/$bin" --gtest_color=no \
+      "--gtest_output=json:$raw/$file.json"
     ((rc == -1)) && { status=1; continue; }
     # Per-test lines end with the test's time: "[  SKIPPED ] Suite.Name (0 ms)".
     passed=$(grep -c '^\[       OK \] .* ms)$' "$log")

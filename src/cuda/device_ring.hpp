@@ -40,6 +40,7 @@
 #include "cuda/fused_ntt_body.hpp"
 #include "cuda/ntt_programs.hpp"
 #include "cuda/ring_bodies.hpp"
+#include "cuda/ring_ntt_options.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ring/context.hpp"
 #include "polyhe/ring/device.hpp"
@@ -61,7 +62,12 @@ static_assert(kRingVariant == kDefaultNttVariant);
 template <class Exec>
 class DeviceRing final : public Device {
  public:
-  explicit DeviceRing(Exec exec) : exec_(std::move(exec)) {}
+  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take
+  /// (ring_ntt_options.hpp).
+  explicit DeviceRing(Exec exec) : exec_(std::move(exec)), ntt_options_(ring_ntt_options()) {}
+
+  /// The executor (the emulated device's launch log reads it).
+  [[nodiscard]] Exec& executor() { return exec_; }
 
   [[nodiscard]] DeviceKind kind() const override { return exec_.kind(); }
   [[nodiscard]] std::string name() const override { return exec_.name(); }
@@ -98,9 +104,9 @@ class DeviceRing final : public Device {
 
   void ntt(const RingContext& ring, LimbRange r, const u64* src, u64* dst, bool inverse) override {
     const Tables& t = tables(ring);
-    // The default options: radix 8, one block up to 2^11 words, two passes above.
+    // Radix 8, one block up to 2^11 words (or POLYHE_CUDA_TILE_LOG's tile), two passes above.
     const NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
-                                           static_cast<unsigned>(r.count), 64, NttOptions{});
+                                           static_cast<unsigned>(r.count), 64, ntt_options_);
     static_assert(NttOptions{}.radix == 8);
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt"); };
     run_transform<3>(layout, t.ntt.data() + r.first, src, dst, inverse, run);
@@ -111,7 +117,7 @@ class DeviceRing final : public Device {
     const RingButterfly* policies = mapped_policies(ring, limb_map);
     NttLayout layout =
         choose_layout(static_cast<unsigned>(ring.log_n()),
-                      static_cast<unsigned>(repeats * limb_map.size()), 64, NttOptions{});
+                      static_cast<unsigned>(repeats * limb_map.size()), 64, ntt_options_);
     layout.period = static_cast<unsigned>(limb_map.size());
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt_mapped"); };
     run_transform<3>(layout, policies, src, dst, inverse, run);
@@ -133,7 +139,7 @@ class DeviceRing final : public Device {
     std::vector<std::size_t> limb_map(limbs);
     for (std::size_t t = 0; t < limbs; ++t) limb_map[t] = t < q_limbs ? t : p_first + (t - q_limbs);
     NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
-                                     static_cast<unsigned>(digits * limbs), 64, NttOptions{});
+                                     static_cast<unsigned>(digits * limbs), 64, ntt_options_);
     layout.period = static_cast<unsigned>(limbs);
     if (!layout.split || layout.log_k != 0) {
       // One block per limb (small N): the lift, then the transforms.
@@ -272,7 +278,7 @@ class DeviceRing final : public Device {
     std::vector<std::size_t> limb_map(limbs);
     std::iota(limb_map.begin(), limb_map.end(), std::size_t{0});
     NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
-                                     static_cast<unsigned>(parts * limbs), 64, NttOptions{});
+                                     static_cast<unsigned>(parts * limbs), 64, ntt_options_);
     layout.period = static_cast<unsigned>(limbs);
     auto work = exec_.raw(parts * limbs * n);
     if (!layout.split || layout.log_k != 0 || parts > kBatchPointers) {
@@ -564,6 +570,9 @@ class DeviceRing final : public Device {
   }
 
   Exec exec_;
+  /// Every transform's layout: radix 8 (the programs below are instantiated for it only; the
+  /// knob sets tile_log alone), the tile from POLYHE_CUDA_TILE_LOG or the default.
+  NttOptions ntt_options_;
   std::mutex mutex_;
   std::map<const RingContext*, std::unique_ptr<Tables>> tables_;
   std::map<std::uint64_t, std::unique_ptr<Converter>> converters_;  // by BaseConverter::id()

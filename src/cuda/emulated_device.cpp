@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,28 @@ using cuda::detail::RingButterfly;
 using u64 = std::uint64_t;
 
 constexpr u64 kPoison = 0xdeadbeefdeadbeefULL;
+
+/// The block programs a device ran, the last kLaunchLogSize of them (take_emulated_launches).
+class LaunchLog {
+ public:
+  static constexpr std::size_t kLaunchLogSize = 4096;
+  void add(EmulatedLaunch l) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (launches_.size() == kLaunchLogSize) launches_.pop_front();
+    launches_.push_back(std::move(l));
+  }
+  std::vector<EmulatedLaunch> take() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<EmulatedLaunch> out(std::make_move_iterator(launches_.begin()),
+                                    std::make_move_iterator(launches_.end()));
+    launches_.clear();
+    return out;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<EmulatedLaunch> launches_;
+};
 
 class EmulatedExec {
  public:
@@ -97,7 +122,9 @@ class EmulatedExec {
   }
 
   template <class Program>
-  void run(const Program& program, const char* /*name*/) {
+  void run(const Program& program, const char* name) {
+    const cuda::detail::LaunchShape shape = program.shape();
+    log_->add({name, shape.threads, shape.blocks, shape.batch, shape.shared_bytes});
     cuda::detail::EmulationOrder order = cuda::detail::EmulationOrder::forward;
     if (order_ == EmulatedOrder::reverse) order = cuda::detail::EmulationOrder::reverse;
     if (order_ == EmulatedOrder::shuffled) order = cuda::detail::EmulationOrder::shuffled;
@@ -118,15 +145,27 @@ class EmulatedExec {
     return out;
   }
 
+  [[nodiscard]] LaunchLog& log() const { return *log_; }
+
  private:
   EmulatedOrder order_;
   u64 seed_;
+  std::shared_ptr<LaunchLog> log_ = std::make_shared<LaunchLog>();  // movable with the executor
 };
 
 }  // namespace
 
 std::shared_ptr<Device> make_emulated_device(EmulatedOrder order, std::uint64_t seed) {
   return std::make_shared<cuda::detail::DeviceRing<EmulatedExec>>(EmulatedExec(order, seed));
+}
+
+std::vector<EmulatedLaunch> take_emulated_launches(Device& device) {
+  auto* ring = dynamic_cast<cuda::detail::DeviceRing<EmulatedExec>*>(&device);
+  if (ring == nullptr) {
+    throw InvalidParameter("take_emulated_launches: device '" + device.name() +
+                           "' is not an emulated device (make_emulated_device)");
+  }
+  return ring->executor().log().take();
 }
 
 }  // namespace polyhe

@@ -15,6 +15,7 @@
 
 #include "cuda/emulate.hpp"
 #include "cuda/ntt_programs.hpp"
+#include "cuda/ring_ntt_options.hpp"
 #include "polyhe/polyhe.hpp"
 #include "support/test_rng.hpp"
 
@@ -431,6 +432,48 @@ TEST(NttEmulationLayout, Options) {
                InvalidParameter);
   EXPECT_THROW((void)choose_layout(12, 1, 64, NttOptions{8, NttKernel::cluster, 12}),
                InvalidParameter);
+}
+
+// POLYHE_CUDA_TILE_LOG's text → the device ring's options: unset or empty is the default; a
+// decimal 8 … 13 sets the tile alone (radix 8, automatic kernel); anything else is refused with
+// the text and the range, and so is making a device while it is set so (the ring's constructor).
+TEST(NttEmulationLayout, RingTileKnob) {
+  using cuda::NttKernel;
+  using cuda::detail::ring_ntt_options;
+  for (const char* unset : {static_cast<const char*>(nullptr), ""}) {
+    const auto o = ring_ntt_options(unset);
+    EXPECT_EQ(o.tile_log, 0u);
+    EXPECT_EQ(o.radix, 8u);
+  }
+  for (unsigned t = 8; t <= 13; ++t) {
+    const auto o = ring_ntt_options(std::to_string(t).c_str());
+    EXPECT_EQ(o.tile_log, t);
+    EXPECT_EQ(o.radix, 8u);
+    EXPECT_EQ(o.kernel, NttKernel::automatic);
+    EXPECT_EQ(cuda::detail::choose_layout(14, 9, 64, o).log_n2, t);
+  }
+  for (const char* bad : {"7", "14", "011", "10 ", " 10", "-10", "ten", "1e1", "99999999999"}) {
+    try {
+      (void)ring_ntt_options(bad);
+      ADD_FAILURE() << "accepted POLYHE_CUDA_TILE_LOG=" << bad;
+    } catch (const InvalidParameter& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string("POLYHE_CUDA_TILE_LOG=") + bad + ":"), std::string::npos)
+          << what;
+      EXPECT_NE(what.find("from 8 to 13"), std::string::npos) << what;
+    }
+  }
+  const char* before = std::getenv("POLYHE_CUDA_TILE_LOG");
+  const std::string saved = before != nullptr ? before : "";
+  ASSERT_EQ(setenv("POLYHE_CUDA_TILE_LOG", "20", 1), 0);
+  EXPECT_THROW((void)make_emulated_device(), InvalidParameter);
+  ASSERT_EQ(setenv("POLYHE_CUDA_TILE_LOG", "10", 1), 0);
+  EXPECT_NE(make_emulated_device(), nullptr);
+  if (before != nullptr) {
+    setenv("POLYHE_CUDA_TILE_LOG", saved.c_str(), 1);
+  } else {
+    unsetenv("POLYHE_CUDA_TILE_LOG");
+  }
 }
 
 // The device runs every variant but the reference; every radix for shoup-lazy and barrett-alg4,

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -469,6 +471,75 @@ INSTANTIATE_TEST_SUITE_P(Emulated, DevicePolyTest,
                                            Case{4096, 60, EmulatedOrder::reverse},   // two passes
                                            Case{std::size_t{1} << 14, 50, EmulatedOrder::forward}),
                          name_of);
+
+#ifndef POLYHE_TEST_CUDA_DEVICE
+// POLYHE_CUDA_TILE_LOG reaches every transform of the ring (src/cuda/ring_ntt_options.hpp): at
+// n = 2^14 each program of a transform, the plain ones and the fused lifts alike, holds 2^tile
+// words a block (its shared memory), 2^11 when the variable is unset. (The scheme and ring
+// tests run again under every tile the knob takes: tests/*/CMakeLists.txt, *.tile8 … *.tile13.)
+TEST(DevicePolyTile, TheKnobSetsEveryTransformsBlocks) {
+  const char* before = std::getenv("POLYHE_CUDA_TILE_LOG");
+  const std::string saved = before != nullptr ? before : "";
+  POLYHE_SEEDED_RNG(rng);
+  const auto ring = test::make_ring(std::size_t{1} << 14, 6, 50);
+  const std::size_t n = ring->n();
+  for (const unsigned tile : {0U, 9U, 10U, 12U}) {
+    if (tile == 0) {
+      ASSERT_EQ(unsetenv("POLYHE_CUDA_TILE_LOG"), 0);
+    } else {
+      ASSERT_EQ(setenv("POLYHE_CUDA_TILE_LOG", std::to_string(tile).c_str(), 1), 0);
+    }
+    const auto device = make_emulated_device();
+    RnsPoly x = random_poly(rng, ring, 3).to_device(device);
+    x.to_evaluation();
+    x.to_coefficient();
+    DeviceWords dx(device, n), da(device, 2 * n), dc(device, 5 * n);
+    std::vector<std::uint64_t> hx(n);
+    for (auto& v : hx) v = rng.uniform(0, ring->basis().prime(2) - 1);
+    device->upload(hx, dx.data());
+    device->zero(da.data(), 2 * n);
+    const std::uint64_t residues[] = {1, 1};
+    const std::uint64_t* a[] = {da.data()};
+    std::uint64_t* c[] = {da.data()};
+    device->lift_forward_sub(*ring, 2, dx.data(), ring->basis().prime(2), a, residues, c, false,
+                             {});
+    device->lift_digits_forward(*ring, 1, 3, 4, 2, dx.data(), dc.data());
+    const unsigned want = tile == 0 ? 11 : tile;
+    std::set<std::string> names;
+    for (const EmulatedLaunch& l : take_emulated_launches(*device)) {
+      names.insert(l.name);
+      EXPECT_EQ(l.shared_bytes, std::size_t{8} << want)
+          << l.name << " (" << l.blocks << " x " << l.batch << " blocks) at tile " << tile;
+    }
+    EXPECT_EQ(names,
+              (std::set<std::string>{"DeviceRing::ntt", "DeviceRing::lift_forward_sub (columns)",
+                                     "DeviceRing::lift_forward_sub (rows)",
+                                     "DeviceRing::lift_digits_forward (columns)",
+                                     "DeviceRing::lift_digits_forward (rows)"}))
+        << "tile " << tile;
+    EXPECT_TRUE(take_emulated_launches(*device).empty()) << "the log is emptied";
+  }
+  if (before != nullptr) {
+    setenv("POLYHE_CUDA_TILE_LOG", saved.c_str(), 1);
+  } else {
+    unsetenv("POLYHE_CUDA_TILE_LOG");
+  }
+}
+#else
+// The launch log is the emulated device's: asked of the GPU's device, it refuses, naming it.
+TEST(DevicePolyTile, OnlyTheEmulatedDeviceKeepsALaunchLog) {
+  std::string why;
+  const auto device = test::test_device(why);
+  if (device == nullptr) GTEST_SKIP() << "no CUDA device: " << why;
+  try {
+    (void)take_emulated_launches(*device);
+    ADD_FAILURE() << "take_emulated_launches accepted " << device->name();
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("is not an emulated device"), std::string::npos)
+        << e.what();
+  }
+}
+#endif
 
 TEST(DevicePolyPlacement, HostAccessorsRefuseDeviceWords) {
   POLYHE_DEVICE_OR_SKIP(dev);

@@ -31,6 +31,7 @@ for d in "${dirs[@]}"; do
 done
 echo "${mark:-none} $*" >>"$CALLS"
 [[ ${mark:-} == silent ]] && { echo "no device" >&2; exit 2; }
+mark=${MARK_OVERRIDE:-$mark}  # set by a variant's env file
 echo "{\"op\":\"$2\",\"log_n\":14,\"limbs\":8,\"median_ns\":${mark:-0}}"
 EOF
   chmod +x "$p/bin/polyhe"
@@ -74,8 +75,53 @@ rc=$?
 s="$work/out2/summary.txt"
 check "fails" test "$rc" -eq 1
 check "names the build without rows" grep -q '^gpu-ab: build a produced no row (no device)' "$s"
-check "names the empty variant" grep -q '^gpu-ab: variant empty holds no library and no bin/polyhe' "$s"
+check "names the empty variant" grep -q '^gpu-ab: variant empty holds no library, no bin/polyhe and no env' "$s"
 check "the other builds' rows are kept" grep -q 'head 2.00 us' "$s"
+
+# 3. A variant that is the pack's own build under an environment (its env file: a comment, a blank
+# line, two settings, no final newline): only its runs see the settings.
+p="$work/p3"
+make_pack "$p"
+mkdir -p "$p/var-a" "$p/var-t10"
+echo 1000 >"$p/var-a/libmark.so"
+printf '# the tile knob\n\nMARK_OVERRIDE=700  # the median\nPOLYHE_CUDA_TILE_LOG=10' >"$p/var-t10/env"
+: >"$CALLS"
+bash "$p/gpu-ab.sh" "$work/out3" 1 >"$work/log3" 2>&1
+rc=$?
+s="$work/out3/summary.txt"
+check "an env-only variant passes" test "$rc" -eq 0
+check "the summary names its settings" \
+  grep -q '^build t10 runs with MARK_OVERRIDE=700 POLYHE_CUDA_TILE_LOG=10$' "$s"
+check "its runs see them, the others do not" grep -q '^b1 ckks 14 8: a 1.00 us, t10 0.70 us (1.43), head 2.00 us (0.50)' "$s"
+
+# 4. A malformed env line stops the run before anything is timed.
+p="$work/p4"
+make_pack "$p"
+mkdir -p "$p/var-bad"
+printf 'POLYHE_CUDA_TILE_LOG = 10\n' >"$p/var-bad/env"
+: >"$CALLS"
+bash "$p/gpu-ab.sh" "$work/out4" 1 >"$work/log4" 2>&1
+rc=$?
+check "a malformed env line fails" test "$rc" -eq 1
+check "and says which" grep -q "^gpu-ab: variant bad: env line 'POLYHE_CUDA_TILE_LOG = 10' is not NAME=VALUE without spaces" "$work/out4/summary.txt"
+check "nothing was timed" test ! -s "$CALLS"
+
+# 5. Another benchmark list (BENCH_FILE), and a missing one.
+p="$work/p5"
+make_pack "$p"
+mkdir -p "$p/var-a"
+echo 1000 >"$p/var-a/libmark.so"
+printf 'bench bgv --json\n' >"$p/ab-schemes.txt"
+: >"$CALLS"
+bash "$p/gpu-ab.sh" "$work/out5" 1 "$p/ab-schemes.txt" >"$work/log5" 2>&1
+rc=$?
+check "another list passes" test "$rc" -eq 0
+check "its benchmarks run" grep -q '^b1: polyhe bench bgv --json' "$work/out5/summary.txt"
+check "only its benchmarks run" test "$(wc -l <"$CALLS")" -eq 2
+bash "$p/gpu-ab.sh" "$work/out6" 1 "$p/nothing.txt" >"$work/log6" 2>&1
+rc=$?
+check "a missing list fails" test "$rc" -eq 1
+check "and says so" grep -q "^gpu-ab: no benchmark list at $p/nothing.txt" "$work/log6"
 
 if ((fails > 0)); then
   echo "$fails gpu-ab check(s) failed"

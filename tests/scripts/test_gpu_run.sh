@@ -294,6 +294,33 @@ PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out8" >"$work/log8" 2>&1
 check "profile: no ncu fails the step" \
   grep -q '^FAIL profile profile-x: ncu not found' "$work/out8/summary.txt"
 
+# 9. A test line with settings: the binary runs again with them in its environment (that run only),
+#    as its own step and raw files.
+p="$work/env"
+make_pack "$p"
+cat >"$p/bin/test_knob" <<'EOF'
+#!/bin/sh
+echo "[ RUN      ] Knob.Tile${POLYHE_CUDA_TILE_LOG:-unset}"
+echo "[       OK ] Knob.Tile${POLYHE_CUDA_TILE_LOG:-unset} (1 ms)"
+echo "[  PASSED  ] 1 test."
+for a in "$@"; do case $a in --gtest_output=json:*) echo '{"tests": 1}' >"${a#--gtest_output=json:}";; esac; done
+EOF
+chmod +x "$p/bin/test_knob"
+printf 'test_knob 20\ntest_knob 20 POLYHE_CUDA_TILE_LOG=10\ntest_knob 20 FOO=1 POLYHE_CUDA_TILE_LOG=12\n' \
+  >"$p/tests.txt"
+PATH="$p/fakebin:$PATH" bash "$p/gpu-run.sh" "$work/out9" >"$work/log9" 2>&1
+rc=$?
+s="$work/out9/summary.txt"
+check "settings: the run passes" test "$rc" -eq 0
+check "settings: the plain step" grep -q '^PASS test_knob: 1 tests' "$s"
+check "settings: the step named with them" grep -q '^PASS test_knob\[POLYHE_CUDA_TILE_LOG=10\]: 1 tests' "$s"
+check "settings: two of them" grep -q '^PASS test_knob\[FOO=1 POLYHE_CUDA_TILE_LOG=12\]: 1 tests' "$s"
+mkdir "$work/x9" && tar -C "$work/x9" -xzf "$work/out9/gpu-results.tar.gz"
+check "settings: the plain run did not see them" grep -q 'Knob.Tileunset' "$work/x9/test_knob.txt"
+check "settings: the run saw them" grep -q 'Knob.Tile10 ' "$work/x9/test_knob.POLYHE_CUDA_TILE_LOG_10.txt"
+check "settings: its own gtest JSON" test -s "$work/x9/test_knob.POLYHE_CUDA_TILE_LOG_10.json"
+check "settings: each run its own files" grep -q 'Knob.Tile12 ' "$work/x9/test_knob.FOO_1_POLYHE_CUDA_TILE_LOG_12.txt"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed"
   for f in "$work"/log*; do echo "--- $f"; cat "$f"; done

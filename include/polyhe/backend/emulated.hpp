@@ -6,8 +6,11 @@
 // speed (it is one host thread emulating thousands).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "polyhe/ring/device.hpp"
 
@@ -22,8 +25,25 @@ enum class EmulatedOrder {
 };
 
 /// A new emulated device. Its allocations are filled with a poison pattern, so a word read before
-/// any kernel wrote it gives wrong results rather than a lucky zero.
+/// any kernel wrote it gives wrong results rather than a lucky zero. POLYHE_CUDA_TILE_LOG is read
+/// as by cuda::make_device (backend/cuda/device.hpp).
 [[nodiscard]] std::shared_ptr<Device> make_emulated_device(
     EmulatedOrder order = EmulatedOrder::forward, std::uint64_t seed = 1);
+
+/// One block program an emulated device ran: the name its launcher gives the kernel, the grid
+/// (threads per block, blocks, batch: blockDim.x, gridDim.x, gridDim.y) and the dynamic shared
+/// memory of a block, as the GPU would be asked for them.
+struct EmulatedLaunch {
+  std::string name;
+  unsigned threads = 0;
+  unsigned blocks = 0;
+  unsigned batch = 0;
+  std::size_t shared_bytes = 0;
+};
+
+/// The block programs `device` ran since it was made or since the last call, oldest first (the
+/// last 4096 at most), and the log emptied: how the tests see which grids the ring operations
+/// choose. InvalidParameter naming the device when it is not an emulated one.
+[[nodiscard]] std::vector<EmulatedLaunch> take_emulated_launches(Device& device);
 
 }  // namespace polyhe

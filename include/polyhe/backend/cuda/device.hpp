@@ -13,6 +13,8 @@ namespace polyhe::cuda {
 /// The Device of `ctx` (InvalidParameter for a null context). Its operations run in order on
 /// the context's compute stream, asynchronously; its memory comes from the context's pool;
 /// per-ring constants (moduli, NTT tables, automorphism maps) are uploaded once per ring.
+/// Its transforms run in blocks of 2^11 words, or 2^POLYHE_CUDA_TILE_LOG when that environment
+/// variable is set (8 … 13, a tuning knob read here; InvalidParameter naming any other value).
 [[nodiscard]] std::shared_ptr<Device> make_device(std::shared_ptr<const Context> ctx);
 
 }  // namespace polyhe::cuda

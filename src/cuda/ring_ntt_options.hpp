@@ -1,0 +1,51 @@
+// The NTT options of the device ring's transforms (DeviceRing, the scheme paths): radix 8 and the
+// default tile (blocks of 2^11 64-bit words), unless the environment variable POLYHE_CUDA_TILE_LOG
+// names another tile. A tuning knob, read when a device is made, for timing grid shapes on a lent
+// GPU without a rebuild (scripts/gpu-ab.sh's env variants): a limb of 2^log_n words runs as
+// 2^(log_n − tile_log) blocks of the two-pass programs, so at N = 2^14 the default gives a limb
+// 8 blocks, and 9 limbs fill 72 of an H200's 132 SMs (perf.md §11).
+#pragma once
+
+#include <cstdlib>
+#include <string>
+
+#include "polyhe/backend/cuda/ntt.hpp"
+#include "polyhe/core/error.hpp"
+
+namespace polyhe::cuda::detail {
+
+/// The tiles the knob accepts: 2^8 … 2^13 words a block (64-bit words: 2 KiB … 64 KiB of shared
+/// memory), the range the emulation tests run the scheme paths over.
+inline constexpr unsigned kRingTileLogMin = 8;
+inline constexpr unsigned kRingTileLogMax = 13;
+
+/// NttOptions{} with tile_log from `value` (POLYHE_CUDA_TILE_LOG's text; null or empty: the
+/// default). InvalidParameter naming the value and the rule for anything but a decimal number in
+/// [kRingTileLogMin, kRingTileLogMax].
+inline NttOptions ring_ntt_options(const char* value) {
+  NttOptions o;
+  if (value == nullptr || *value == '\0') return o;
+  const std::string text(value);
+  unsigned v = 0;
+  bool ok = text.size() <= 2;
+  for (const char ch : text) {
+    ok = ok && ch >= '0' && ch <= '9';
+    if (ok) v = v * 10 + static_cast<unsigned>(ch - '0');
+  }
+  if (!ok || v < kRingTileLogMin || v > kRingTileLogMax) {
+    throw InvalidParameter("POLYHE_CUDA_TILE_LOG=" + text +
+                           ": the device ring's NTT blocks hold 2^tile_log words, tile_log a "
+                           "number from " +
+                           std::to_string(kRingTileLogMin) + " to " +
+                           std::to_string(kRingTileLogMax) + " (unset: 11)");
+  }
+  o.tile_log = v;
+  return o;
+}
+
+/// ring_ntt_options(getenv("POLYHE_CUDA_TILE_LOG")).
+inline NttOptions ring_ntt_options() {
+  return ring_ntt_options(std::getenv("POLYHE_CUDA_TILE_LOG"));  // NOLINT(concurrency-mt-unsafe)
+}
+
+}  // namespace polyhe::cuda::detail
