@@ -14,6 +14,7 @@
 #include "polyhe/arith/word.hpp"
 #include "polyhe/core/config.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
 
 namespace polyhe {
 namespace {
@@ -242,6 +243,21 @@ std::uint64_t Prng::next_u64() {
   return w;
 }
 
+void Prng::skip(std::uint64_t bytes) {
+  const std::uint64_t buffered = std::min<std::uint64_t>(bytes, kBufferBytes - pos_);
+  pos_ += static_cast<std::size_t>(buffered);
+  bytes -= buffered;
+  if (bytes == 0) return;
+  // The buffer is spent: the stream goes on at block_, so whole blocks are skipped by the
+  // counter and the rest read past in a fresh buffer.
+  block_ += bytes / kBlockBytes;
+  const auto rest = static_cast<std::size_t>(bytes % kBlockBytes);
+  if (rest != 0) {
+    refill();
+    pos_ = rest;
+  }
+}
+
 // --- writing signed coefficients ----------------------------------------------------------------
 
 void set_signed(std::span<const std::int64_t> coeffs, RnsPoly& out) {
@@ -360,6 +376,34 @@ void sample_error(Prng& prng, RnsPoly& out) {
   SecretVector<std::int64_t> s(out.n());
   sample_error(prng, s.v);
   set_signed(s.v, out);
+}
+
+void sample_encryption_noise(Prng& prng, std::span<std::int64_t> v, std::span<std::int64_t> e0,
+                             std::span<std::int64_t> e1) {
+  const std::size_t n = v.size();
+  if (e0.size() != n || e1.size() != n) {
+    throw InvalidParameter("sample_encryption_noise: v, e0 and e1 have " + std::to_string(n) +
+                           ", " + std::to_string(e0.size()) + " and " + std::to_string(e1.size()) +
+                           " coefficients; they must have one size");
+  }
+  const auto apart = [](std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
+    return a.empty() || b.empty() || a.data() + a.size() <= b.data() ||
+           b.data() + b.size() <= a.data();
+  };
+  if (!apart(v, e0) || !apart(v, e1) || !apart(e0, e1)) {
+    throw InvalidParameter("sample_encryption_noise: v, e0 and e1 overlap");
+  }
+  // 8 bytes a coefficient (sample_ternary, sample_error): the stretches start 8n and 16n bytes on.
+  Prng for_e0 = prng;
+  Prng for_e1 = prng;
+  for_e0.skip(std::uint64_t{8} * n);
+  for_e1.skip(std::uint64_t{16} * n);
+  parallel_for(3, [&](std::size_t which) {
+    if (which == 0) sample_ternary(prng, v);
+    if (which == 1) sample_error(for_e0, e0);
+    if (which == 2) sample_error(for_e1, e1);
+  });
+  prng.skip(std::uint64_t{16} * n);  // past e_0's and e_1's stretches too
 }
 
 // --- bounded uniform (flooding) -----------------------------------------------------------------

@@ -94,7 +94,7 @@ Ciphertext Encryptor::encrypt_message(const RnsPoly* m, std::size_t level) const
   const polyhe::detail::SecretScope secret;
   if (pk_ != nullptr) {
     // (v·b + e_0 + P·m, v·a + e_1) over Q_l ∪ P, then ModDown (ring/key_switching.hpp): v, e_0,
-    // e_1 drawn in that order from one stream.
+    // e_1 drawn in that order from one stream (on the pool: sample_encryption_noise).
     Prng prng(seeds_.next());
     // Per-thread buffers (no allocation per encryption), wiped after use: v is secret.
     thread_local std::vector<std::int64_t> v, e0, e1;
@@ -102,9 +102,7 @@ Ciphertext Encryptor::encrypt_message(const RnsPoly* m, std::size_t level) const
     v.resize(n);
     e0.resize(n);
     e1.resize(n);
-    sample_ternary(prng, v);
-    sample_error(prng, e0);
-    sample_error(prng, e1);
+    sample_encryption_noise(prng, v, e0, e1);
     const bool m_coefficient = m != nullptr && m->form() == PolyForm::kCoefficient;
     encrypt_with_public_key(params_->key_switching(), level, v, e0, e1, pk_->b, pk_->a,
                             m_coefficient ? m : nullptr, ct[0], ct[1]);

@@ -126,6 +126,58 @@ TEST(PrngTest, FillInPiecesEqualsFillAtOnce) {
   EXPECT_EQ(got, expected);
 }
 
+// skip(b) leaves the stream where reading b bytes would: after partial reads of every kind
+// (inside the buffer, at its end, past it in whole blocks) and for skips inside the buffer, of
+// whole blocks, across the 4 KiB buffer and far beyond it.
+TEST(PrngTest, SkipEqualsReadingPast) {
+  POLYHE_SEEDED_RNG(rng);
+  const Seed seed = seed_from(rng);
+  for (const std::size_t before : {0U, 1U, 8U, 63U, 64U, 100U, 4095U, 4096U, 4097U, 8192U + 24U}) {
+    for (const std::uint64_t gap : {0U, 1U, 7U, 8U, 63U, 64U, 65U, 4000U, 4095U, 4096U, 4097U,
+                                    64U * 1024U + 3U, 3U * 65536U * 8U}) {
+      Prng read(seed, 9), skipped(seed, 9);
+      (void)bytes_of(read, before);
+      (void)bytes_of(skipped, before);
+      (void)bytes_of(read, static_cast<std::size_t>(gap));
+      skipped.skip(gap);
+      EXPECT_EQ(bytes_of(skipped, 5000), bytes_of(read, 5000))
+          << "after " << before << " bytes, skipping " << gap;
+      EXPECT_EQ(skipped.next_u64(), read.next_u64()) << before << ", " << gap;
+    }
+  }
+}
+
+// sample_encryption_noise draws on the pool exactly what sample_ternary, then sample_error twice
+// draw from the same stream one after the other, and leaves the stream past all three (at sizes
+// inside one buffer and far beyond it); sizes that differ or spans that overlap are refused.
+TEST(SamplerTest, EncryptionNoiseIsTheThreeDrawsInOrder) {
+  POLYHE_SEEDED_RNG(rng);
+  const Seed seed = seed_from(rng);
+  for (const std::size_t n : {1U, 16U, 1024U, 16384U}) {
+    Prng serial(seed, 4), pooled(seed, 4);
+    (void)bytes_of(serial, 40);  // not at the start of a block
+    (void)bytes_of(pooled, 40);
+    std::vector<std::int64_t> v(n), e0(n), e1(n), pv(n), pe0(n), pe1(n);
+    sample_ternary(serial, v);
+    sample_error(serial, e0);
+    sample_error(serial, e1);
+    sample_encryption_noise(pooled, pv, pe0, pe1);
+    EXPECT_EQ(pv, v) << n;
+    EXPECT_EQ(pe0, e0) << n;
+    EXPECT_EQ(pe1, e1) << n;
+    EXPECT_EQ(pooled.next_u64(), serial.next_u64()) << n;
+  }
+  std::vector<std::int64_t> a(8), b(8), c(7);
+  Prng prng(seed);
+  EXPECT_THROW(sample_encryption_noise(prng, a, b, c), InvalidParameter);
+  EXPECT_THROW(sample_encryption_noise(prng, std::span(a).first(7), std::span(a).subspan(1, 7),
+                                       std::span(b).first(7)),
+               InvalidParameter);
+  EXPECT_THROW(sample_encryption_noise(prng, std::span(a).first(4), std::span(b).first(4),
+                                       std::span(a).subspan(3, 4)),
+               InvalidParameter);
+}
+
 TEST(PrngTest, CopyContinuesTheSameStream) {
   POLYHE_SEEDED_RNG(rng);
   Prng a(seed_from(rng));

@@ -57,6 +57,10 @@ class Prng {
   void fill_u64(std::span<std::uint64_t> out);
   /// The next 8 bytes of the stream as a little-endian word.
   std::uint64_t next_u64();
+  /// Moves past the next `bytes` bytes of the stream without producing them (ChaCha20 is indexed
+  /// by its block counter): a copy skipped ahead reads what this object would read after
+  /// `bytes` more, so disjoint stretches of one stream can be drawn on several threads.
+  void skip(std::uint64_t bytes);
 
  private:
   void generate(std::span<std::uint8_t> out);  // whole blocks at block_, advances block_
@@ -121,6 +125,13 @@ inline constexpr int kErrorEta = 21;
 /// (σ ≈ 3.24, the stand-in for the discrete Gaussian σ = 3.2 of the HE standard), support
 /// [−21, 21]. Constant time (branch-free bit counting, no tables).
 void sample_error(Prng& prng, std::span<std::int64_t> out);
+
+/// Public-key encryption's randomness: v ternary, then e_0 and e_1 errors, drawn in that order
+/// from prng's stream (sample_ternary, then sample_error twice: exactly those words), the three
+/// stretches at once on the default pool from copies of prng skipped ahead to their starts. prng
+/// ends past all three. The spans must have one size and not overlap (InvalidParameter).
+void sample_encryption_noise(Prng& prng, std::span<std::int64_t> v, std::span<std::int64_t> e0,
+                             std::span<std::int64_t> e1);
 void sample_error(Prng& prng, RnsPoly& out);
 
 /// Exactly uniform in [−2^bits, 2^bits] (noise flooding), 1 ≤ bits ≤ 60 (checked): candidates
