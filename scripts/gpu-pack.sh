@@ -10,7 +10,8 @@
 #   scripts/gpu-pack.sh [BUILD_DIR]      # default build/gpu-pack
 #   POLYHE_PACK_PYTHON=/path/to/python3.12 scripts/gpu-pack.sh
 # With a Python of the device's minor version (3.12 on the lent machines) that has nanobind —
-# POLYHE_PACK_PYTHON, else python3.12 on PATH or under ~/.pyenv — the module is built for it and
+# POLYHE_PACK_PYTHON, else python3.12 on PATH or under ~/.pyenv, else a private environment of
+# such a python3.12 with nanobind and numpy from PyPI (build/pack-py312) — the module is built for it and
 # the package goes into the pack (python/polyhe, with python/tests/test_device.py): gpu-run.sh then
 # runs the Python device tests with the machine's own python3 (numpy and pytest are there).
 # The pack's build links polyhe's own libraries shared (BUILD_SHARED_LIBS): the CUDA kernels are
@@ -119,13 +120,33 @@ if [[ -z "${POLYHE_PACK_PYTHON:-}" ]]; then
     fi
   done
 fi
+# Else a private environment of the first Python 3.12 here (build/pack-py312), with nanobind and
+# numpy (the stub generator imports the module) from PyPI: nothing installed by hand.
+if [[ -z "${POLYHE_PACK_PYTHON:-}" ]]; then
+  for c in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+    if "$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1; then
+      venv=build/pack-py312
+      if [[ ! -x $venv/bin/python ]] && ! "$c" -m venv "$venv" >&2; then
+        rm -rf "$venv"
+        break
+      fi
+      if "$venv/bin/python" -c 'import nanobind, numpy' >/dev/null 2>&1 ||
+        "$venv/bin/python" -m pip install -q nanobind numpy >&2; then
+        POLYHE_PACK_PYTHON=$PWD/$venv/bin/python
+      fi
+      break
+    fi
+  done
+fi
 if [[ -z "${POLYHE_PACK_PYTHON:-}" ]]; then
   echo "gpu-pack: no Python 3.12 with nanobind here (pip install nanobind into one, or set" \
     "POLYHE_PACK_PYTHON): the pack will not test the Python package on the device" >&2
 fi
 python_args=()
 if [[ -n "${POLYHE_PACK_PYTHON:-}" ]]; then
-  python_args=(-DPOLYHE_PYTHON=ON "-DPython_EXECUTABLE=$POLYHE_PACK_PYTHON")
+  # FindPython keeps what it found in the cache (_Python_*): a build folder configured before
+  # with another interpreter would keep that one's headers, so they are found again.
+  python_args=(-DPOLYHE_PYTHON=ON "-DPython_EXECUTABLE=$POLYHE_PACK_PYTHON" -U '_Python_*')
 fi
 cmake --preset release -B "$build" -DPOLYHE_CUDA=ON -DBUILD_SHARED_LIBS=ON \
   -DPOLYHE_BUILD_BENCH=OFF "${python_args[@]}" >/dev/null
