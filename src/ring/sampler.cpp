@@ -14,6 +14,7 @@
 #include "polyhe/arith/word.hpp"
 #include "polyhe/core/config.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
 
 namespace polyhe {
@@ -386,11 +387,7 @@ void sample_encryption_noise(Prng& prng, std::span<std::int64_t> v, std::span<st
                            ", " + std::to_string(e0.size()) + " and " + std::to_string(e1.size()) +
                            " coefficients; they must have one size");
   }
-  const auto apart = [](std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
-    return a.empty() || b.empty() || a.data() + a.size() <= b.data() ||
-           b.data() + b.size() <= a.data();
-  };
-  if (!apart(v, e0) || !apart(v, e1) || !apart(e0, e1)) {
+  if (overlaps(v, e0) || overlaps(v, e1) || overlaps(e0, e1)) {
     throw InvalidParameter("sample_encryption_noise: v, e0 and e1 overlap");
   }
   // 8 bytes a coefficient (sample_ternary, sample_error): the stretches start 8n and 16n bytes on.
