@@ -62,9 +62,12 @@ static_assert(kRingVariant == kDefaultNttVariant);
 template <class Exec>
 class DeviceRing final : public Device {
  public:
-  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take
-  /// (ring_ntt_options.hpp).
-  explicit DeviceRing(Exec exec) : exec_(std::move(exec)), ntt_options_(ring_ntt_options()) {}
+  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take, or
+  /// POLYHE_CUDA_STAGED_TWIDDLES to anything but 0 or 1 (ring_ntt_options.hpp).
+  explicit DeviceRing(Exec exec)
+      : exec_(std::move(exec)),
+        ntt_options_(ring_ntt_options()),
+        staged_twiddles_(ring_staged_twiddles()) {}
 
   /// The executor (the emulated device's launch log reads it).
   [[nodiscard]] Exec& executor() { return exec_; }
@@ -109,7 +112,9 @@ class DeviceRing final : public Device {
                                            static_cast<unsigned>(r.count), 64, ntt_options_);
     static_assert(NttOptions{}.radix == 8);
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt"); };
-    run_transform<3>(layout, t.ntt.data() + r.first, src, dst, inverse, run);
+    with_staged([&](auto staged) {
+      run_transform<3, staged()>(layout, t.ntt.data() + r.first, src, dst, inverse, run);
+    });
   }
 
   void ntt_mapped(const RingContext& ring, std::span<const std::size_t> limb_map,
@@ -120,7 +125,8 @@ class DeviceRing final : public Device {
                       static_cast<unsigned>(repeats * limb_map.size()), 64, ntt_options_);
     layout.period = static_cast<unsigned>(limb_map.size());
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt_mapped"); };
-    run_transform<3>(layout, policies, src, dst, inverse, run);
+    with_staged(
+        [&](auto staged) { run_transform<3, staged()>(layout, policies, src, dst, inverse, run); });
   }
 
   void lift_digits(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
@@ -156,9 +162,12 @@ class DeviceRing final : public Device {
             layout.log_width, static_cast<unsigned>(limbs), static_cast<unsigned>(q_limbs),
             static_cast<unsigned>(p_first), static_cast<unsigned>(digits), layout.column_threads},
         "DeviceRing::lift_digits_forward (columns)");
-    exec_.run(RowNtt<u64, RingButterfly, 3>{policies, c, c, layout.log_n1, layout.log_n2,
-                                            layout.limbs, layout.period, layout.row_threads, false},
-              "DeviceRing::lift_digits_forward (rows)");
+    with_staged([&](auto staged) {
+      exec_.run(RowNtt<u64, RingButterfly, 3, staged()>{policies, c, c, layout.log_n1,
+                                                        layout.log_n2, layout.limbs, layout.period,
+                                                        layout.row_threads, false},
+                "DeviceRing::lift_digits_forward (rows)");
+    });
   }
 
   void binary(Binary op, const RingContext& ring, LimbRange r, const u64* a, const u64* b,
@@ -312,11 +321,23 @@ class DeviceRing final : public Device {
       columns(std::true_type{}, scalar_table(ring, factors.first(limbs)),
               "DeviceRing::lift_forward_sub (scaled columns)");
     }
-    SubScaleRowNtt<RingButterfly, 3> row{};
+    with_staged([&](auto staged) {
+      lift_forward_sub_rows<staged()>(ring, policies, layout, limbs, parts, a.data(), work.data(),
+                                      residues, c.data(), accumulate);
+    });
+  }
+
+  /// lift_forward_sub's row pass: SubScaleRowNtt over the column pass's output in work.
+  template <bool Staged>
+  void lift_forward_sub_rows(const RingContext& ring, const RingButterfly* policies,
+                             const NttLayout& layout, std::size_t limbs, std::size_t parts,
+                             const u64* const* a, const u64* work, std::span<const u64> residues,
+                             u64* const* c, bool accumulate) {
+    SubScaleRowNtt<RingButterfly, 3, Staged> row{};
     row.policies = policies;
     row.moduli = moduli(ring, LimbRange{0, limbs});
     row.scalars = scalar_table(ring, residues.first(limbs));
-    row.src = work.data();
+    row.src = work;
     for (std::size_t j = 0; j < parts; ++j) {
       row.a[j] = a[j];
       row.c[j] = c[j];
@@ -569,10 +590,22 @@ class DeviceRing final : public Device {
     return it->second.data();
   }
 
+  /// f(std::true_type) when the row passes stage their twiddles, else f(std::false_type).
+  template <class F>
+  void with_staged(F&& f) const {
+    if (staged_twiddles_) {
+      f(std::true_type{});
+    } else {
+      f(std::false_type{});
+    }
+  }
+
   Exec exec_;
   /// Every transform's layout: radix 8 (the programs below are instantiated for it only; the
   /// knob sets tile_log alone), the tile from POLYHE_CUDA_TILE_LOG or the default.
   NttOptions ntt_options_;
+  /// POLYHE_CUDA_STAGED_TWIDDLES: the row passes stage their twiddles in shared memory.
+  bool staged_twiddles_;
   std::mutex mutex_;
   std::map<const RingContext*, std::unique_ptr<Tables>> tables_;
   std::map<std::uint64_t, std::unique_ptr<Converter>> converters_;  // by BaseConverter::id()

@@ -43,6 +43,25 @@ inline NttOptions ring_ntt_options(const char* value) {
   return o;
 }
 
+/// Whether the device ring's row passes stage their twiddles in shared memory (RowNtt's and
+/// SubScaleRowNtt's Staged), from `value` (POLYHE_CUDA_STAGED_TWIDDLES's text): "1" yes, "0",
+/// null or empty no (the default until a lent GPU has timed it). A knob like the tile's, read
+/// when a device is made. InvalidParameter naming the value and the rule for anything else.
+inline bool ring_staged_twiddles(const char* value) {
+  if (value == nullptr || *value == '\0') return false;
+  const std::string text(value);
+  if (text == "0" || text == "1") return text == "1";
+  throw InvalidParameter("POLYHE_CUDA_STAGED_TWIDDLES=" + text +
+                         ": 1 stages the device ring's row twiddles in shared memory, 0 (or "
+                         "unset) reads them from device memory");
+}
+
+/// ring_staged_twiddles(getenv("POLYHE_CUDA_STAGED_TWIDDLES")).
+inline bool ring_staged_twiddles() {
+  return ring_staged_twiddles(
+      std::getenv("POLYHE_CUDA_STAGED_TWIDDLES"));  // NOLINT(concurrency-mt-unsafe)
+}
+
 /// ring_ntt_options(getenv("POLYHE_CUDA_TILE_LOG")).
 inline NttOptions ring_ntt_options() {
   return ring_ntt_options(std::getenv("POLYHE_CUDA_TILE_LOG"));  // NOLINT(concurrency-mt-unsafe)
