@@ -62,12 +62,14 @@ static_assert(kRingVariant == kDefaultNttVariant);
 template <class Exec>
 class DeviceRing final : public Device {
  public:
-  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take, or
-  /// POLYHE_CUDA_STAGED_TWIDDLES to anything but 0 or 1 (ring_ntt_options.hpp).
+  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take,
+  /// POLYHE_CUDA_STAGED_TWIDDLES to anything but 0 or 1, or POLYHE_CUDA_CONVERT_GROUP to
+  /// anything but 1 … 4 (ring_ntt_options.hpp).
   explicit DeviceRing(Exec exec)
       : exec_(std::move(exec)),
         ntt_options_(ring_ntt_options()),
-        staged_twiddles_(ring_staged_twiddles()) {}
+        staged_twiddles_(ring_staged_twiddles()),
+        convert_group_(ring_convert_group()) {}
 
   /// The executor (the emulated device's launch log reads it).
   [[nodiscard]] Exec& executor() { return exec_; }
@@ -371,12 +373,30 @@ class DeviceRing final : public Device {
                std::span<const std::size_t> out_limbs, bool exact, std::size_t count,
                std::size_t c_stride) override {
     const auto [t, positions] = converter(conv, out_limbs);
-    const std::size_t targets = conv.to().size();
-    exec_.for_each(ConvertBody{x, t->from_moduli.data(), t->q_hat_inv.data(), conv.from().size(),
-                               static_cast<std::uint32_t>(targets), t->hat.data(), t->qmod.data(),
-                               t->inv.data(), t->wide.data(), positions, c, c_stride,
-                               std::countr_zero(n), exact},
-                   count * targets * n);
+    const auto targets = static_cast<std::uint32_t>(conv.to().size());
+    const auto run = [&](auto group) {
+      const ConvertBody<decltype(group)::value> body{x,
+                                                     t->from_moduli.data(),
+                                                     t->q_hat_inv.data(),
+                                                     conv.from().size(),
+                                                     targets,
+                                                     t->hat.data(),
+                                                     t->qmod.data(),
+                                                     t->inv.data(),
+                                                     t->wide.data(),
+                                                     positions,
+                                                     c,
+                                                     c_stride,
+                                                     std::countr_zero(n),
+                                                     exact};
+      exec_.for_each(body, count * body.groups() * n);
+    };
+    switch (convert_group_) {
+      case 2: run(std::integral_constant<unsigned, 2>{}); return;
+      case 3: run(std::integral_constant<unsigned, 3>{}); return;
+      case 4: run(std::integral_constant<unsigned, 4>{}); return;
+      default: run(std::integral_constant<unsigned, 1>{}); return;
+    }
   }
 
   void scale_round(const ScaleRounder& rounder, std::size_t n, const u64* x_q, const u64* x_p,
@@ -606,6 +626,8 @@ class DeviceRing final : public Device {
   NttOptions ntt_options_;
   /// POLYHE_CUDA_STAGED_TWIDDLES: the row passes stage their twiddles in shared memory.
   bool staged_twiddles_;
+  /// POLYHE_CUDA_CONVERT_GROUP: the targets a base conversion's thread computes (1 … 4).
+  unsigned convert_group_;
   std::mutex mutex_;
   std::map<const RingContext*, std::unique_ptr<Tables>> tables_;
   std::map<std::uint64_t, std::unique_ptr<Converter>> converters_;  // by BaseConverter::id()

@@ -17,6 +17,16 @@
 #include "polyhe/backend/cuda/elementwise.hpp"
 #include "polyhe/rns/wide_reduce.hpp"
 
+// Loops of a compile-time count unrolled on the device (registers, not local memory), as in
+// ntt_body.hpp.
+#ifndef POLYHE_UNROLL
+#if defined(__CUDACC__)
+#define POLYHE_UNROLL _Pragma("unroll")
+#else
+#define POLYHE_UNROLL
+#endif
+#endif
+
 namespace polyhe::cuda {
 
 /// (c0, c1, c2) = (a0·b0, a0·b1 + a1·b0, a1·b1) slot-wise with [GPU-Polymul, Alg. 4] Barrett
@@ -246,16 +256,21 @@ POLYHE_HD inline double add_product_rn(double s, double x, double y) {
 #endif
 }
 
-/// BaseConverter at target j, coefficient k of input `poly` (both steps in one body, no scratch
-/// between them): t_i = [x_i·q̂_i^−1]_{q_i} (Shoup, as vec::multiply_scalar), then
+/// BaseConverter at targets j0 … j0 + G − 1, coefficient k of input `poly` (both steps in one
+/// body, no scratch between them): t_i = [x_i·q̂_i^−1]_{q_i} (Shoup, as vec::multiply_scalar), then
 ///   y_j = Σ_i t_i·(q̂_i mod c_j) mod c_j                    (approximate, FastBConv)
 ///   y_j = Σ_i t_i·(q̂_i mod c_j) − v·Q mod c_j, v = round(Σ_i t_i/q_i)   (exact, HPS),
-/// v summed in double in the CPU's order and capped at |B| as it does; the 128-bit sum reduced
-/// every 8 products (each below 2^124). Index i runs over inputs, then targets, then
-/// coefficients; input p (|B| limbs at x + p·|B|·N) is written to limb positions[j] of the
-/// buffer at out + p·out_stride. Each thread makes the t_i it needs itself: |C| Shoup products
-/// per source and coefficient instead of one, against a launch and a pass over a scratch.
+/// v summed in double in the CPU's order and capped at |B| as it does; each target's 128-bit sum
+/// reduced every 8 products (each below 2^124). Index i runs over inputs, then groups of G
+/// targets (the last group may be short), then coefficients; input p (|B| limbs at x + p·|B|·N) is
+/// written to limb positions[j] of the buffer at out + p·out_stride. Each thread makes the t_i
+/// and v it needs itself, once for its G targets: ⌈|C|/G⌉ Shoup products per source and
+/// coefficient instead of one, against a launch and a pass over a scratch. G = 1 is the body as
+/// it ran on the H200 until 2026-11-27; G > 1 (POLYHE_CUDA_CONVERT_GROUP, ring_ntt_options.hpp)
+/// makes fewer, longer threads, the same words.
+template <unsigned G = 1>
 struct ConvertBody {
+  static_assert(G >= 1 && G <= 4);
   const std::uint64_t* x;                         // inputs of |B| limbs of N words each
   const LimbModulus<std::uint64_t>* from_moduli;  // q_i
   const ShoupOperand<std::uint64_t>* q_hat_inv;   // q̂_i^−1 mod q_i
@@ -270,31 +285,50 @@ struct ConvertBody {
   std::size_t out_stride;  // words between two inputs' output buffers
   int log_n;
   bool exact;
+
+  /// Groups of G targets: the body runs over inputs · groups() · N indices.
+  [[nodiscard]] POLYHE_HD std::uint32_t groups() const { return (targets + G - 1) / G; }
+
   POLYHE_HD void operator()(std::size_t i) const {
-    const auto row = static_cast<std::uint32_t>(i >> log_n);  // target over every input
-    const std::uint32_t poly = row / targets;
-    const std::uint32_t j = row - poly * targets;
+    const auto row = static_cast<std::uint32_t>(i >> log_n);  // group over every input
+    const std::uint32_t per_poly = groups();
+    const std::uint32_t poly = row / per_poly;
+    const std::uint32_t j0 = (row - poly * per_poly) * G;
+    const std::uint32_t count = targets - j0 < G ? targets - j0 : G;
     const std::size_t n = std::size_t{1} << log_n;
     const std::size_t k = i & (n - 1);
     const std::uint64_t* xp = x + static_cast<std::size_t>(poly) * sources * n;
-    const WideBarrett& w = wide[j];
-    const std::uint64_t* h = hat + static_cast<std::size_t>(j) * sources;
-    u128 acc = 0;
+    u128 acc[G];
+    POLYHE_UNROLL
+    for (unsigned g = 0; g < G; ++g) acc[g] = 0;
     double sum = 0;
     for (std::size_t s = 0; s < sources; ++s) {
       const std::uint64_t t = mul_shoup(xp[s * n + k], q_hat_inv[s], from_moduli[s].q);
-      acc += mul_wide(t, h[s]);
-      if ((s & 7) == 7) acc = wide_reduce(acc, w);
+      POLYHE_UNROLL
+      for (unsigned g = 0; g < G; ++g) {
+        if (g < count) {
+          acc[g] += mul_wide(t, hat[static_cast<std::size_t>(j0 + g) * sources + s]);
+          if ((s & 7) == 7) acc[g] = wide_reduce(acc[g], wide[j0 + g]);
+        }
+      }
       if (exact) sum = add_product_rn(sum, static_cast<double>(t), inv[s]);
     }
-    std::uint64_t y = wide_reduce(acc, w);
+    std::uint64_t v = 0;
     if (exact) {
-      std::uint64_t v = static_cast<std::uint64_t>(sum + 0.5);
+      v = static_cast<std::uint64_t>(sum + 0.5);
       if (v > sources) v = sources;
-      y = sub_mod(y, qmod[j * (sources + 1) + v], w.q);
     }
-    out[static_cast<std::size_t>(poly) * out_stride + static_cast<std::size_t>(positions[j]) * n +
-        k] = y;
+    POLYHE_UNROLL
+    for (unsigned g = 0; g < G; ++g) {
+      if (g < count) {
+        const std::uint32_t j = j0 + g;
+        const WideBarrett& w = wide[j];
+        std::uint64_t y = wide_reduce(acc[g], w);
+        if (exact) y = sub_mod(y, qmod[j * (sources + 1) + v], w.q);
+        out[static_cast<std::size_t>(poly) * out_stride +
+            static_cast<std::size_t>(positions[j]) * n + k] = y;
+      }
+    }
   }
 };
 

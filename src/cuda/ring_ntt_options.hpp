@@ -62,6 +62,27 @@ inline bool ring_staged_twiddles() {
       std::getenv("POLYHE_CUDA_STAGED_TWIDDLES"));  // NOLINT(concurrency-mt-unsafe)
 }
 
+/// The targets of a base conversion one device thread computes (ConvertBody's G, ring_bodies.hpp),
+/// from `value` (POLYHE_CUDA_CONVERT_GROUP's text): 1 … 4; null or empty: 1, the body as the H200
+/// first timed it. A knob like the tile's, read when a device is made; InvalidParameter naming
+/// the value and the rule for anything else.
+inline unsigned ring_convert_group(const char* value) {
+  if (value == nullptr || *value == '\0') return 1;
+  const std::string text(value);
+  if (text.size() != 1 || text[0] < '1' || text[0] > '4') {
+    throw InvalidParameter("POLYHE_CUDA_CONVERT_GROUP=" + text +
+                           ": a device thread of a base conversion computes 1 to 4 targets "
+                           "(unset: 1)");
+  }
+  return static_cast<unsigned>(text[0] - '0');
+}
+
+/// ring_convert_group(getenv("POLYHE_CUDA_CONVERT_GROUP")).
+inline unsigned ring_convert_group() {
+  return ring_convert_group(
+      std::getenv("POLYHE_CUDA_CONVERT_GROUP"));  // NOLINT(concurrency-mt-unsafe)
+}
+
 /// ring_ntt_options(getenv("POLYHE_CUDA_TILE_LOG")).
 inline NttOptions ring_ntt_options() {
   return ring_ntt_options(std::getenv("POLYHE_CUDA_TILE_LOG"));  // NOLINT(concurrency-mt-unsafe)

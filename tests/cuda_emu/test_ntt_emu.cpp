@@ -579,6 +579,38 @@ TEST(NttEmulationLayout, RingStagedTwiddlesKnob) {
   }
 }
 
+// POLYHE_CUDA_CONVERT_GROUP: 1 … 4 taken, unset or empty is 1, anything else refused naming the
+// value, and a device is not made with it.
+TEST(NttEmulationLayout, RingConvertGroupKnob) {
+  using cuda::detail::ring_convert_group;
+  EXPECT_EQ(ring_convert_group(nullptr), 1U);
+  EXPECT_EQ(ring_convert_group(""), 1U);
+  for (unsigned g = 1; g <= 4; ++g) EXPECT_EQ(ring_convert_group(std::to_string(g).c_str()), g);
+  for (const char* bad : {"0", "5", "01", "2 ", "two", "-1", "16"}) {
+    try {
+      (void)ring_convert_group(bad);
+      ADD_FAILURE() << "accepted POLYHE_CUDA_CONVERT_GROUP=" << bad;
+    } catch (const InvalidParameter& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string("POLYHE_CUDA_CONVERT_GROUP=") + bad + ":"),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("1 to 4"), std::string::npos) << what;
+    }
+  }
+  const char* before = std::getenv("POLYHE_CUDA_CONVERT_GROUP");
+  const std::string saved = before != nullptr ? before : "";
+  ASSERT_EQ(setenv("POLYHE_CUDA_CONVERT_GROUP", "8", 1), 0);
+  EXPECT_THROW((void)make_emulated_device(), InvalidParameter);
+  ASSERT_EQ(setenv("POLYHE_CUDA_CONVERT_GROUP", "3", 1), 0);
+  EXPECT_NE(make_emulated_device(), nullptr);
+  if (before != nullptr) {
+    setenv("POLYHE_CUDA_CONVERT_GROUP", saved.c_str(), 1);
+  } else {
+    unsetenv("POLYHE_CUDA_CONVERT_GROUP");
+  }
+}
+
 // The device runs every variant but the reference; every radix for shoup-lazy and barrett-alg4,
 // radix 8 for the others.
 TEST(NttEmulationLayout, DeviceVariants) {
