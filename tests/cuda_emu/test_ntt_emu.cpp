@@ -592,8 +592,7 @@ TEST(NttEmulationLayout, RingConvertGroupKnob) {
       ADD_FAILURE() << "accepted POLYHE_CUDA_CONVERT_GROUP=" << bad;
     } catch (const InvalidParameter& e) {
       const std::string what = e.what();
-      EXPECT_NE(what.find(std::string("POLYHE_CUDA_CONVERT_GROUP=") + bad + ":"),
-                std::string::npos)
+      EXPECT_NE(what.find(std::string("POLYHE_CUDA_CONVERT_GROUP=") + bad + ":"), std::string::npos)
           << what;
       EXPECT_NE(what.find("1 to 4"), std::string::npos) << what;
     }
