@@ -372,7 +372,10 @@ class DeviceRing final : public Device {
   void convert(const BaseConverter& conv, std::size_t n, const u64* x, u64* c,
                std::span<const std::size_t> out_limbs, bool exact, std::size_t count,
                std::size_t c_stride) override {
-    const auto [t, positions] = converter(conv, out_limbs);
+    // Not a structured binding: the lambda below captures them (clang before 16 refuses that).
+    const std::pair<const Converter*, const std::uint32_t*> tables = converter(conv, out_limbs);
+    const Converter* const t = tables.first;
+    const std::uint32_t* const positions = tables.second;
     const auto targets = static_cast<std::uint32_t>(conv.to().size());
     const auto run = [&](auto group) {
       const ConvertBody<decltype(group)::value> body{x,
