@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "cuda/ntt_programs.hpp"
 #include "cuda/ring_ntt_options.hpp"
 #include "polyhe/polyhe.hpp"
+#include "support/scoped_env.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe {
@@ -505,6 +507,27 @@ TEST(NttEmulationLayout, Options) {
                InvalidParameter);
 }
 
+/// Each of `bad` refused by parse as VARIABLE=value, naming it, and with `rule` in its message;
+/// a device is not made with the first of them, and is made with `good`.
+template <class Parse>
+void expect_knob_refusals(const char* variable, Parse parse, std::initializer_list<const char*> bad,
+                          const char* rule, const char* good) {
+  for (const char* value : bad) {
+    try {
+      (void)parse(value);
+      ADD_FAILURE() << "accepted " << variable << "=" << value;
+    } catch (const InvalidParameter& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string(variable) + "=" + value + ":"), std::string::npos) << what;
+      EXPECT_NE(what.find(rule), std::string::npos) << what;
+    }
+  }
+  const test::ScopedEnv env(variable, *bad.begin());
+  EXPECT_THROW((void)make_emulated_device(), InvalidParameter);
+  env.set(good);
+  EXPECT_NE(make_emulated_device(), nullptr);
+}
+
 // POLYHE_CUDA_TILE_LOG's text → the device ring's options: unset or empty is the default; a
 // decimal 8 … 13 sets the tile alone (radix 8, automatic kernel); anything else is refused with
 // the text and the range, and so is making a device while it is set so (the ring's constructor).
@@ -523,28 +546,10 @@ TEST(NttEmulationLayout, RingTileKnob) {
     EXPECT_EQ(o.kernel, NttKernel::automatic);
     EXPECT_EQ(cuda::detail::choose_layout(14, 9, 64, o).log_n2, t);
   }
-  for (const char* bad : {"7", "14", "011", "10 ", " 10", "-10", "ten", "1e1", "99999999999"}) {
-    try {
-      (void)ring_ntt_options(bad);
-      ADD_FAILURE() << "accepted POLYHE_CUDA_TILE_LOG=" << bad;
-    } catch (const InvalidParameter& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find(std::string("POLYHE_CUDA_TILE_LOG=") + bad + ":"), std::string::npos)
-          << what;
-      EXPECT_NE(what.find("from 8 to 13"), std::string::npos) << what;
-    }
-  }
-  const char* before = std::getenv("POLYHE_CUDA_TILE_LOG");
-  const std::string saved = before != nullptr ? before : "";
-  ASSERT_EQ(setenv("POLYHE_CUDA_TILE_LOG", "20", 1), 0);
-  EXPECT_THROW((void)make_emulated_device(), InvalidParameter);
-  ASSERT_EQ(setenv("POLYHE_CUDA_TILE_LOG", "10", 1), 0);
-  EXPECT_NE(make_emulated_device(), nullptr);
-  if (before != nullptr) {
-    setenv("POLYHE_CUDA_TILE_LOG", saved.c_str(), 1);
-  } else {
-    unsetenv("POLYHE_CUDA_TILE_LOG");
-  }
+  expect_knob_refusals(
+      "POLYHE_CUDA_TILE_LOG", [](const char* v) { return ring_ntt_options(v); },
+      {"20", "7", "14", "011", "10 ", " 10", "-10", "ten", "1e1", "99999999999"}, "from 8 to 13",
+      "10");
 }
 
 // POLYHE_CUDA_STAGED_TWIDDLES: 1 stages, 0 / unset / empty does not, anything else is refused
@@ -555,28 +560,9 @@ TEST(NttEmulationLayout, RingStagedTwiddlesKnob) {
   EXPECT_FALSE(ring_staged_twiddles(""));
   EXPECT_FALSE(ring_staged_twiddles("0"));
   EXPECT_TRUE(ring_staged_twiddles("1"));
-  for (const char* bad : {"2", "01", "1 ", "yes", "true", "-1"}) {
-    try {
-      (void)ring_staged_twiddles(bad);
-      ADD_FAILURE() << "accepted POLYHE_CUDA_STAGED_TWIDDLES=" << bad;
-    } catch (const InvalidParameter& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find(std::string("POLYHE_CUDA_STAGED_TWIDDLES=") + bad + ":"),
-                std::string::npos)
-          << what;
-    }
-  }
-  const char* before = std::getenv("POLYHE_CUDA_STAGED_TWIDDLES");
-  const std::string saved = before != nullptr ? before : "";
-  ASSERT_EQ(setenv("POLYHE_CUDA_STAGED_TWIDDLES", "on", 1), 0);
-  EXPECT_THROW((void)make_emulated_device(), InvalidParameter);
-  ASSERT_EQ(setenv("POLYHE_CUDA_STAGED_TWIDDLES", "1", 1), 0);
-  EXPECT_NE(make_emulated_device(), nullptr);
-  if (before != nullptr) {
-    setenv("POLYHE_CUDA_STAGED_TWIDDLES", saved.c_str(), 1);
-  } else {
-    unsetenv("POLYHE_CUDA_STAGED_TWIDDLES");
-  }
+  expect_knob_refusals(
+      "POLYHE_CUDA_STAGED_TWIDDLES", [](const char* v) { return ring_staged_twiddles(v); },
+      {"on", "2", "01", "1 ", "yes", "true", "-1"}, "1 stages", "1");
 }
 
 // POLYHE_CUDA_CONVERT_GROUP: 1 … 4 taken, unset or empty is 1, anything else refused naming the
@@ -586,28 +572,9 @@ TEST(NttEmulationLayout, RingConvertGroupKnob) {
   EXPECT_EQ(ring_convert_group(nullptr), 1U);
   EXPECT_EQ(ring_convert_group(""), 1U);
   for (unsigned g = 1; g <= 4; ++g) EXPECT_EQ(ring_convert_group(std::to_string(g).c_str()), g);
-  for (const char* bad : {"0", "5", "01", "2 ", "two", "-1", "16"}) {
-    try {
-      (void)ring_convert_group(bad);
-      ADD_FAILURE() << "accepted POLYHE_CUDA_CONVERT_GROUP=" << bad;
-    } catch (const InvalidParameter& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find(std::string("POLYHE_CUDA_CONVERT_GROUP=") + bad + ":"), std::string::npos)
-          << what;
-      EXPECT_NE(what.find("1 to 4"), std::string::npos) << what;
-    }
-  }
-  const char* before = std::getenv("POLYHE_CUDA_CONVERT_GROUP");
-  const std::string saved = before != nullptr ? before : "";
-  ASSERT_EQ(setenv("POLYHE_CUDA_CONVERT_GROUP", "8", 1), 0);
-  EXPECT_THROW((void)make_emulated_device(), InvalidParameter);
-  ASSERT_EQ(setenv("POLYHE_CUDA_CONVERT_GROUP", "3", 1), 0);
-  EXPECT_NE(make_emulated_device(), nullptr);
-  if (before != nullptr) {
-    setenv("POLYHE_CUDA_CONVERT_GROUP", saved.c_str(), 1);
-  } else {
-    unsetenv("POLYHE_CUDA_CONVERT_GROUP");
-  }
+  expect_knob_refusals(
+      "POLYHE_CUDA_CONVERT_GROUP", [](const char* v) { return ring_convert_group(v); },
+      {"8", "0", "5", "01", "2 ", "two", "-1", "16"}, "1 to 4", "3");
 }
 
 // The device runs every variant but the reference; every radix for shoup-lazy and barrett-alg4,

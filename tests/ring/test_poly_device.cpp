@@ -19,10 +19,13 @@
 #include "polyhe/rns/base_converter.hpp"
 #include "polyhe/rns/scale_rounder.hpp"
 #include "ring/ring_cases.hpp"
+#include "support/scoped_env.hpp"
 #include "support/test_device.hpp"
 
 namespace polyhe {
 namespace {
+
+using test::ScopedEnv;
 
 using test::random_poly;
 using test::to_vector;
@@ -475,32 +478,6 @@ INSTANTIATE_TEST_SUITE_P(Cuda, DevicePolyTest, kDevicePolyCases, name_of);
 #else
 INSTANTIATE_TEST_SUITE_P(Emulated, DevicePolyTest, kDevicePolyCases, name_of);
 #endif
-
-/// Sets (or, with nullptr, unsets) an environment variable for a scope, as it was after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* before = std::getenv(name);
-    had_ = before != nullptr;
-    if (had_) saved_ = before;
-    set(value);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() { set(had_ ? saved_.c_str() : nullptr); }
-  void set(const char* value) const {
-    if (value != nullptr) {
-      setenv(name_, value, 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string saved_;
-  bool had_ = false;
-};
 
 // The row passes with their twiddles staged in shared memory (POLYHE_CUDA_STAGED_TWIDDLES=1)
 // give the words of the default device's: transforms both ways at n = 2^12 … 2^16 (two passes),
