@@ -49,11 +49,10 @@ tests=(
   "test_ring_poly_cuda 120 POLYHE_CUDA_STAGED_TWIDDLES=1 POLYHE_CUDA_TILE_LOG=13"
   "test_ckks_cuda 240 POLYHE_CUDA_STAGED_TWIDDLES=1 POLYHE_CUDA_TILE_LOG=13"
   "test_bgv_cuda 240 POLYHE_CUDA_STAGED_TWIDDLES=1 POLYHE_CUDA_TILE_LOG=13"
-  # Base conversions with 3 and 4 targets a thread (POLYHE_CUDA_CONVERT_GROUP): BFV's and BGV's.
-  "test_ring_poly_cuda 120 POLYHE_CUDA_CONVERT_GROUP=3"
-  "test_bgv_cuda 240 POLYHE_CUDA_CONVERT_GROUP=3"
-  "test_ring_poly_cuda 120 POLYHE_CUDA_CONVERT_GROUP=4"
-  "test_bgv_cuda 240 POLYHE_CUDA_CONVERT_GROUP=4"
+  # Base conversions with one target a thread (POLYHE_CUDA_CONVERT_GROUP=1, the body before 3
+  # became the default; 3 and 4 passed here on 2026-11-28): BFV's and BGV's.
+  "test_ring_poly_cuda 120 POLYHE_CUDA_CONVERT_GROUP=1"
+  "test_bgv_cuda 240 POLYHE_CUDA_CONVERT_GROUP=1"
 )
 # Benchmarks, each run once as JSON lines: "NAME TIMEOUT_S ARGS..." of bin/polyhe, the schemes
 # first (issue 15's targets: CKKS at the anchor set N = 2^16, Q = 50 + 8×40, P = 50, and with

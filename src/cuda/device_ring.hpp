@@ -396,9 +396,9 @@ class DeviceRing final : public Device {
     };
     switch (convert_group_) {
       case 2: run(std::integral_constant<unsigned, 2>{}); return;
-      case 3: run(std::integral_constant<unsigned, 3>{}); return;
       case 4: run(std::integral_constant<unsigned, 4>{}); return;
-      default: run(std::integral_constant<unsigned, 1>{}); return;
+      case 1: run(std::integral_constant<unsigned, 1>{}); return;
+      default: run(std::integral_constant<unsigned, 3>{}); return;
     }
   }
 

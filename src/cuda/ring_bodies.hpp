@@ -266,8 +266,8 @@ POLYHE_HD inline double add_product_rn(double s, double x, double y) {
 /// written to limb positions[j] of the buffer at out + p·out_stride. Each thread makes the t_i
 /// and v it needs itself, once for its G targets: ⌈|C|/G⌉ Shoup products per source and
 /// coefficient instead of one, against a launch and a pass over a scratch. G = 1 is the body as
-/// it ran on the H200 until 2026-11-27; G > 1 (POLYHE_CUDA_CONVERT_GROUP, ring_ntt_options.hpp)
-/// makes fewer, longer threads, the same words.
+/// it ran on the H200 until 2026-11-27; G > 1 makes fewer, longer threads, the same words. The
+/// device ring runs G = 3 unless POLYHE_CUDA_CONVERT_GROUP says otherwise (ring_ntt_options.hpp).
 template <unsigned G = 1>
 struct ConvertBody {
   static_assert(G >= 1 && G <= 4);

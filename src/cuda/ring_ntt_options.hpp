@@ -62,17 +62,23 @@ inline bool ring_staged_twiddles() {
       std::getenv("POLYHE_CUDA_STAGED_TWIDDLES"));  // NOLINT(concurrency-mt-unsafe)
 }
 
+/// The targets a thread of a base conversion computes when POLYHE_CUDA_CONVERT_GROUP is unset: 3,
+/// from the H200's timing (2026-11-28, perf.md §11 "Fifth run": BFV multiply_relin at 2^14 1.05×
+/// G = 1's time, 4 no better, the CKKS and BGV rows unchanged).
+inline constexpr unsigned kRingConvertGroup = 3;
+
 /// The targets of a base conversion one device thread computes (ConvertBody's G, ring_bodies.hpp),
-/// from `value` (POLYHE_CUDA_CONVERT_GROUP's text): 1 … 4; null or empty: 1, the body as the H200
-/// first timed it. A knob like the tile's, read when a device is made; InvalidParameter naming
-/// the value and the rule for anything else.
+/// from `value` (POLYHE_CUDA_CONVERT_GROUP's text): 1 … 4; null or empty: kRingConvertGroup. A
+/// knob like the tile's, read when a device is made; InvalidParameter naming the value and the
+/// rule for anything else.
 inline unsigned ring_convert_group(const char* value) {
-  if (value == nullptr || *value == '\0') return 1;
+  if (value == nullptr || *value == '\0') return kRingConvertGroup;
   const std::string text(value);
   if (text.size() != 1 || text[0] < '1' || text[0] > '4') {
     throw InvalidParameter("POLYHE_CUDA_CONVERT_GROUP=" + text +
                            ": a device thread of a base conversion computes 1 to 4 targets "
-                           "(unset: 1)");
+                           "(unset: " +
+                           std::to_string(kRingConvertGroup) + ")");
   }
   return static_cast<unsigned>(text[0] - '0');
 }

@@ -565,12 +565,13 @@ TEST(NttEmulationLayout, RingStagedTwiddlesKnob) {
       {"on", "2", "01", "1 ", "yes", "true", "-1"}, "1 stages", "1");
 }
 
-// POLYHE_CUDA_CONVERT_GROUP: 1 … 4 taken, unset or empty is 1, anything else refused naming the
-// value, and a device is not made with it.
+// POLYHE_CUDA_CONVERT_GROUP: 1 … 4 taken, unset or empty is 3 (the default since the H200 timed
+// it), anything else refused naming the value, and a device is not made with it.
 TEST(NttEmulationLayout, RingConvertGroupKnob) {
   using cuda::detail::ring_convert_group;
-  EXPECT_EQ(ring_convert_group(nullptr), 1U);
-  EXPECT_EQ(ring_convert_group(""), 1U);
+  static_assert(cuda::detail::kRingConvertGroup == 3);
+  EXPECT_EQ(ring_convert_group(nullptr), 3U);
+  EXPECT_EQ(ring_convert_group(""), 3U);
   for (unsigned g = 1; g <= 4; ++g) EXPECT_EQ(ring_convert_group(std::to_string(g).c_str()), g);
   expect_knob_refusals(
       "POLYHE_CUDA_CONVERT_GROUP", [](const char* v) { return ring_convert_group(v); },
