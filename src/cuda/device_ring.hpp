@@ -62,13 +62,11 @@ static_assert(kRingVariant == kDefaultNttVariant);
 template <class Exec>
 class DeviceRing final : public Device {
  public:
-  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take,
-  /// POLYHE_CUDA_STAGED_TWIDDLES to anything but 0 or 1, or POLYHE_CUDA_CONVERT_GROUP to
-  /// anything but 1 … 4 (ring_ntt_options.hpp).
+  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take, or
+  /// POLYHE_CUDA_CONVERT_GROUP to anything but 1 … 4 (ring_ntt_options.hpp).
   explicit DeviceRing(Exec exec)
       : exec_(std::move(exec)),
         ntt_options_(ring_ntt_options()),
-        staged_twiddles_(ring_staged_twiddles()),
         convert_group_(ring_convert_group()) {}
 
   /// The executor (the emulated device's launch log reads it).
@@ -114,9 +112,7 @@ class DeviceRing final : public Device {
                                            static_cast<unsigned>(r.count), 64, ntt_options_);
     static_assert(NttOptions{}.radix == 8);
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt"); };
-    with_staged([&](auto staged) {
-      run_transform<3, staged()>(layout, t.ntt.data() + r.first, src, dst, inverse, run);
-    });
+    run_transform<3>(layout, t.ntt.data() + r.first, src, dst, inverse, run);
   }
 
   void ntt_mapped(const RingContext& ring, std::span<const std::size_t> limb_map,
@@ -127,8 +123,7 @@ class DeviceRing final : public Device {
                       static_cast<unsigned>(repeats * limb_map.size()), 64, ntt_options_);
     layout.period = static_cast<unsigned>(limb_map.size());
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt_mapped"); };
-    with_staged(
-        [&](auto staged) { run_transform<3, staged()>(layout, policies, src, dst, inverse, run); });
+    run_transform<3>(layout, policies, src, dst, inverse, run);
   }
 
   void lift_digits(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
@@ -164,12 +159,9 @@ class DeviceRing final : public Device {
             layout.log_width, static_cast<unsigned>(limbs), static_cast<unsigned>(q_limbs),
             static_cast<unsigned>(p_first), static_cast<unsigned>(digits), layout.column_threads},
         "DeviceRing::lift_digits_forward (columns)");
-    with_staged([&](auto staged) {
-      exec_.run(RowNtt<u64, RingButterfly, 3, staged()>{policies, c, c, layout.log_n1,
-                                                        layout.log_n2, layout.limbs, layout.period,
-                                                        layout.row_threads, false},
-                "DeviceRing::lift_digits_forward (rows)");
-    });
+    exec_.run(RowNtt<u64, RingButterfly, 3>{policies, c, c, layout.log_n1, layout.log_n2,
+                                            layout.limbs, layout.period, layout.row_threads, false},
+              "DeviceRing::lift_digits_forward (rows)");
   }
 
   void binary(Binary op, const RingContext& ring, LimbRange r, const u64* a, const u64* b,
@@ -323,23 +315,11 @@ class DeviceRing final : public Device {
       columns(std::true_type{}, scalar_table(ring, factors.first(limbs)),
               "DeviceRing::lift_forward_sub (scaled columns)");
     }
-    with_staged([&](auto staged) {
-      lift_forward_sub_rows<staged()>(ring, policies, layout, limbs, parts, a.data(), work.data(),
-                                      residues, c.data(), accumulate);
-    });
-  }
-
-  /// lift_forward_sub's row pass: SubScaleRowNtt over the column pass's output in work.
-  template <bool Staged>
-  void lift_forward_sub_rows(const RingContext& ring, const RingButterfly* policies,
-                             const NttLayout& layout, std::size_t limbs, std::size_t parts,
-                             const u64* const* a, const u64* work, std::span<const u64> residues,
-                             u64* const* c, bool accumulate) {
-    SubScaleRowNtt<RingButterfly, 3, Staged> row{};
+    SubScaleRowNtt<RingButterfly, 3> row{};
     row.policies = policies;
     row.moduli = moduli(ring, LimbRange{0, limbs});
     row.scalars = scalar_table(ring, residues.first(limbs));
-    row.src = work;
+    row.src = work.data();
     for (std::size_t j = 0; j < parts; ++j) {
       row.a[j] = a[j];
       row.c[j] = c[j];
@@ -613,22 +593,10 @@ class DeviceRing final : public Device {
     return it->second.data();
   }
 
-  /// f(std::true_type) when the row passes stage their twiddles, else f(std::false_type).
-  template <class F>
-  void with_staged(F&& f) const {
-    if (staged_twiddles_) {
-      f(std::true_type{});
-    } else {
-      f(std::false_type{});
-    }
-  }
-
   Exec exec_;
   /// Every transform's layout: radix 8 (the programs below are instantiated for it only; the
   /// knob sets tile_log alone), the tile from POLYHE_CUDA_TILE_LOG or the default.
   NttOptions ntt_options_;
-  /// POLYHE_CUDA_STAGED_TWIDDLES: the row passes stage their twiddles in shared memory.
-  bool staged_twiddles_;
   /// POLYHE_CUDA_CONVERT_GROUP: the targets a base conversion's thread computes (1 … 4).
   unsigned convert_group_;
   std::mutex mutex_;

@@ -156,9 +156,8 @@ struct LiftColumnNtt {
 };
 
 /// The forward row pass (RowNtt's, stages [log_n1, log_n)) of LiftColumnNtt's output `src`, its
-/// last store c_j = (a_j − ·)·s_j (or c_j += that) into part b / limbs, limb b % limbs. Staged:
-/// the row's twiddles staged in shared memory, as RowNtt's.
-template <class P, int RMAX, bool Staged = false>
+/// last store c_j = (a_j − ·)·s_j (or c_j += that) into part b / limbs, limb b % limbs.
+template <class P, int RMAX>
 struct SubScaleRowNtt {
   static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;  // per ring limb
@@ -176,9 +175,8 @@ struct SubScaleRowNtt {
 
   [[nodiscard]] POLYHE_HD Passes passes() const { return {log_n1, log_n1 + log_n2, RMAX}; }
   [[nodiscard]] LaunchShape shape() const {
-    const std::size_t words = (std::size_t{1} << log_n2) * sizeof(std::uint64_t);
     return {threads, 1u << log_n1, limbs * parts,
-            Staged ? words + staged_twiddle_bytes<P>(log_n2) : words};
+            (std::size_t{1} << log_n2) * sizeof(std::uint64_t)};
   }
   [[nodiscard]] POLYHE_HD unsigned phases() const { return passes().count(); }
 
@@ -186,21 +184,6 @@ struct SubScaleRowNtt {
     const unsigned part = t.batch / limbs;
     const unsigned limb = t.batch - part * limbs;
     const P pol = policies[limb];
-    if constexpr (Staged) {
-      auto* const staged = reinterpret_cast<typename P::Tw*>(static_cast<std::uint64_t*>(shared) +
-                                                             (std::size_t{1} << log_n2));
-      if (phase != 0) {
-        run_groups(StagedTwiddles<P>{pol, staged, log_n1}, phase, t, shared, part, limb);
-        return;
-      }
-      stage_row_twiddles(pol, false, log_n1, log_n2, t.block, staged, t.thread, threads);
-    }
-    run_groups(pol, phase, t, shared, part, limb);
-  }
-
-  template <class Q>
-  POLYHE_HD POLYHE_NTT_INLINE void run_groups(const Q& pol, unsigned phase, ThreadIndex t,
-                                              void* shared, unsigned part, unsigned limb) const {
     const unsigned log_n = log_n1 + log_n2;
     const std::size_t row0 = static_cast<std::size_t>(t.block) << log_n2;
     const Linear<std::uint64_t> sm{static_cast<std::uint64_t*>(shared), row0};

@@ -361,60 +361,6 @@ struct WholePolymul {
   }
 };
 
-// --- A row's twiddles staged in shared memory ---------------------------------------------------
-
-/// floor(log2(x)) for x > 0.
-[[nodiscard]] POLYHE_HD inline unsigned floor_log2(std::uint64_t x) {
-#if defined(__CUDA_ARCH__)
-  return 63U - static_cast<unsigned>(__clzll(static_cast<long long>(x)));
-#else
-  return static_cast<unsigned>(std::bit_width(x)) - 1U;
-#endif
-}
-
-/// Row ρ of a split transform (n = n1·n2) uses, in its row stages, the twiddles
-///   i = 2^s + ρ·2^d + j   (d = s − log2(n1) < log2(n2), j < 2^d)
-/// — the forward's stage s, and the inverse's stage of half-width t with 2^s = n/(2t), alike. A
-/// staged row pass copies them in phase 0 into shared memory behind the row's words, entry
-/// 2^d − 1 + j for i: n2 − 1 entries, each stage's run contiguous (so the copy coalesces), and
-/// its later phases read them there instead of waiting on device memory once a phase (perf.md
-/// §11, "Fourth run": a row pass's time at 2^14 is bound by latency, not by its blocks' work).
-[[nodiscard]] POLYHE_HD inline std::size_t staged_twiddle_entry(std::size_t i, unsigned log_n1) {
-  const std::size_t mask = (std::size_t{1} << (floor_log2(i) - log_n1)) - 1;
-  return (i & mask) + mask;
-}
-
-/// The n2 − 1 twiddles of row `row` (forward, or the inverse's) into staged[0, n2 − 1), one
-/// thread's share.
-template <class P>
-POLYHE_HD void stage_row_twiddles(const P& p, bool inverse, unsigned log_n1, unsigned log_n2,
-                                  std::size_t row, typename P::Tw* staged, unsigned thread,
-                                  unsigned threads) {
-  const std::size_t entries = (std::size_t{1} << log_n2) - 1;
-  for (std::size_t e = thread; e < entries; e += threads) {
-    const unsigned d = floor_log2(e + 1);
-    const std::size_t i =
-        (std::size_t{1} << (log_n1 + d)) + (row << d) + (e + 1 - (std::size_t{1} << d));
-    staged[e] = inverse ? p.inv_tw(i) : p.fwd_tw(i);
-  }
-}
-
-/// Bytes of shared memory a staged row of 2^log_n2 words adds for its twiddles.
-template <class P>
-[[nodiscard]] constexpr std::size_t staged_twiddle_bytes(unsigned log_n2) {
-  return ((std::size_t{1} << log_n2) - 1) * sizeof(typename P::Tw);
-}
-
-/// Policy P with its twiddles read from a row's staged array (the row stages only).
-template <class P>
-struct StagedTwiddles : P {
-  using Tw = typename P::Tw;
-  const Tw* staged;
-  unsigned log_n1;
-  POLYHE_HD Tw fwd_tw(std::size_t i) const { return staged[staged_twiddle_entry(i, log_n1)]; }
-  POLYHE_HD Tw inv_tw(std::size_t i) const { return staged[staged_twiddle_entry(i, log_n1)]; }
-};
-
 // --- Two passes over device memory (LOM), limbs side by side (TOM) ------------------------------
 
 /// The column half of a split transform (n = n1·n2 = 2^log_n1 · 2^log_n2): the forward stages
@@ -484,10 +430,8 @@ struct ColumnNtt {
 };
 
 /// The row half of a split transform: the forward stages [log_n1, log_n) or the inverse stages
-/// [0, log_n2), one row of n2 words per block in shared memory. dst may be src. Staged: phase 0
-/// also copies the row's twiddles into shared memory behind the words (stage_row_twiddles), and
-/// the later phases read them there (not with load_shared).
-template <Word W, class P, int RMAX, bool Staged = false>
+/// [0, log_n2), one row of n2 words per block in shared memory. dst may be src.
+template <Word W, class P, int RMAX>
 struct RowNtt {
   static constexpr unsigned kMinBlocks = program_min_blocks(RMAX);
   const P* policies;
@@ -508,28 +452,12 @@ struct RowNtt {
     return inverse ? Passes{0, log_n2, RMAX} : Passes{log_n1, log_n1 + log_n2, RMAX};
   }
   [[nodiscard]] LaunchShape shape() const {
-    const std::size_t words = (std::size_t{1} << log_n2) * sizeof(W);
-    return {threads, 1u << log_n1, limbs, Staged ? words + staged_twiddle_bytes<P>(log_n2) : words};
+    return {threads, 1u << log_n1, limbs, (std::size_t{1} << log_n2) * sizeof(W)};
   }
   [[nodiscard]] POLYHE_HD unsigned phases() const { return passes().count(); }
 
   POLYHE_HD void run(unsigned phase, ThreadIndex t, void* shared) const {
     const P p = policies[t.batch % period];
-    if constexpr (Staged) {
-      auto* const staged =
-          reinterpret_cast<typename P::Tw*>(static_cast<W*>(shared) + (std::size_t{1} << log_n2));
-      if (phase != 0) {
-        run_groups(StagedTwiddles<P>{p, staged, log_n1}, phase, t, shared);
-        return;
-      }
-      stage_row_twiddles(p, inverse, log_n1, log_n2, t.block, staged, t.thread, threads);
-    }
-    run_groups(p, phase, t, shared);
-  }
-
-  template <class Q>
-  POLYHE_HD POLYHE_NTT_INLINE void run_groups(const Q& p, unsigned phase, ThreadIndex t,
-                                              void* shared) const {
     const unsigned log_n = log_n1 + log_n2;
     const std::size_t off = static_cast<std::size_t>(t.batch) << log_n;
     const std::size_t row0 = static_cast<std::size_t>(t.block) << log_n2;

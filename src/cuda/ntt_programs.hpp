@@ -164,9 +164,8 @@ inline void require_device_radix(NttVariant v, unsigned r_max) {
 
 /// Runs `run(program)` for each program of the transform of every limb of src into dst (dst may
 /// be src): one WholeNtt or ClusterNtt, or a column and a row pass (forward) / a row and a column
-/// pass (inverse). policies: l.period of them. Staged: the row pass stages its twiddles in
-/// shared memory (RowNtt's Staged).
-template <int RMAX, bool Staged = false, Word W, class P, class Run>
+/// pass (inverse). policies: l.period of them.
+template <int RMAX, Word W, class P, class Run>
 void run_transform(const NttLayout& l, const P* policies, const W* src, W* dst, bool inverse,
                    Run&& run) {
   POLYHE_DEBUG_ASSERT(static_cast<unsigned>(RMAX) == l.r_max);
@@ -180,8 +179,8 @@ void run_transform(const NttLayout& l, const P* policies, const W* src, W* dst, 
                              inverse});
     return;
   }
-  const RowNtt<W, P, RMAX, Staged> row{policies, dst,      dst,           l.log_n1, l.log_n2,
-                                       l.limbs,  l.period, l.row_threads, inverse};
+  const RowNtt<W, P, RMAX> row{policies, dst,      dst,           l.log_n1, l.log_n2,
+                               l.limbs,  l.period, l.row_threads, inverse};
   ColumnNtt<W, P, RMAX> column{policies, {src, nullptr},   {dst, nullptr}, l.log_n1,
                                l.log_n2, l.log_width,      l.limbs,        l.period,
                                1,        l.column_threads, inverse};
@@ -189,7 +188,7 @@ void run_transform(const NttLayout& l, const P* policies, const W* src, W* dst, 
     run(column);
     run(row);
   } else {
-    RowNtt<W, P, RMAX, Staged> first = row;
+    RowNtt<W, P, RMAX> first = row;
     first.src = src;
     run(first);
     column.src[0] = dst;

@@ -43,25 +43,6 @@ inline NttOptions ring_ntt_options(const char* value) {
   return o;
 }
 
-/// Whether the device ring's row passes stage their twiddles in shared memory (RowNtt's and
-/// SubScaleRowNtt's Staged), from `value` (POLYHE_CUDA_STAGED_TWIDDLES's text): "1" yes, "0",
-/// null or empty no (the default until a lent GPU has timed it). A knob like the tile's, read
-/// when a device is made. InvalidParameter naming the value and the rule for anything else.
-inline bool ring_staged_twiddles(const char* value) {
-  if (value == nullptr || *value == '\0') return false;
-  const std::string text(value);
-  if (text == "0" || text == "1") return text == "1";
-  throw InvalidParameter("POLYHE_CUDA_STAGED_TWIDDLES=" + text +
-                         ": 1 stages the device ring's row twiddles in shared memory, 0 (or "
-                         "unset) reads them from device memory");
-}
-
-/// ring_staged_twiddles(getenv("POLYHE_CUDA_STAGED_TWIDDLES")).
-inline bool ring_staged_twiddles() {
-  return ring_staged_twiddles(
-      std::getenv("POLYHE_CUDA_STAGED_TWIDDLES"));  // NOLINT(concurrency-mt-unsafe)
-}
-
 /// The targets a thread of a base conversion computes when POLYHE_CUDA_CONVERT_GROUP is unset: 3,
 /// from the H200's timing (2026-11-28, perf.md §11 "Fifth run": BFV multiply_relin at 2^14 1.05×
 /// G = 1's time, 4 no better, the CKKS and BGV rows unchanged).

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -66,8 +65,7 @@ struct Shape {
   bool split;
   unsigned tile_log;
   EmulationOrder order;
-  unsigned log_k = 0;   // > 0: one pass on clusters of 2^log_k blocks (split, tile_log unused)
-  bool staged = false;  // the row pass stages its twiddles in shared memory (RowNtt's Staged)
+  unsigned log_k = 0;  // > 0: one pass on clusters of 2^log_k blocks (split, tile_log unused)
 };
 
 std::string describe(unsigned log_n, NttVariant v, const Shape& s) {
@@ -75,8 +73,7 @@ std::string describe(unsigned log_n, NttVariant v, const Shape& s) {
                              : s.split    ? ", split, tile 2^" + std::to_string(s.tile_log)
                                           : ", one block";
   return "log_n " + std::to_string(log_n) + ", " + std::string(to_string(v)) + ", radix 2^" +
-         std::to_string(s.r_max) + kernel + (s.staged ? ", staged twiddles" : "") + ", order " +
-         std::to_string(static_cast<int>(s.order));
+         std::to_string(s.r_max) + kernel + ", order " + std::to_string(static_cast<int>(s.order));
 }
 
 cuda::detail::NttLayout layout_for(unsigned log_n, std::size_t limbs, const Shape& s) {
@@ -102,18 +99,12 @@ void check_transform(const Limbs<W>& l, NttVariant v, const Shape& s, test::Test
       auto emulate = [&](const auto& program) {
         cuda::detail::emulate(program, s.order, rng.bits());
       };
-      const auto transform = [&](const W* src, W* dst, bool inverse) {
-        if (s.staged) {
-          cuda::detail::run_transform<rmax(), true>(layout, policies.data(), src, dst, inverse,
-                                                    emulate);
-        } else {
-          cuda::detail::run_transform<rmax()>(layout, policies.data(), src, dst, inverse, emulate);
-        }
-      };
       // Out of place forward, then the inverse in place.
-      transform(x.data(), y.data(), false);
+      cuda::detail::run_transform<rmax()>(layout, policies.data(), x.data(), y.data(), false,
+                                          emulate);
       ASSERT_EQ(y, expect) << "forward";
-      transform(y.data(), y.data(), true);
+      cuda::detail::run_transform<rmax()>(layout, policies.data(), y.data(), y.data(), true,
+                                          emulate);
       ASSERT_EQ(y, x) << "inverse";
     });
   });
@@ -261,68 +252,6 @@ TYPED_TEST(NttEmulation, TwoPassesLarge) {
       check_transform(l, kDefaultNttVariant, {3, false, 0, EmulationOrder::forward}, rng);
       check_polymul(l, kDefaultNttVariant, {4, false, 0, EmulationOrder::forward}, rng);
     }
-  }
-}
-
-// The row pass with its twiddles staged in shared memory (RowNtt's Staged, the device ring's
-// POLYHE_CUDA_STAGED_TWIDDLES): every variant and radix for N = 2^3 … 2^10 with rows from 2^2
-// words (the shortest the layout makes) up, the default variant up to 2^17 at the default tile and
-// others, threads and blocks in every order; the same words as the CPU's. The staged entries are
-// written in phase 0 and read from phase 1 on: the emulation's poisoned shared memory and thread
-// orders catch an entry read before it is written or written by two threads.
-TYPED_TEST(NttEmulation, StagedRowTwiddles) {
-  using W = TypeParam;
-  POLYHE_SEEDED_RNG(rng);
-  for (unsigned log_n = 3; log_n <= 10; ++log_n) {
-    const Limbs<W> l = make_limbs<W>(log_n, prime_bits<W>());
-    for (NttVariant v : kAllNttVariants) {
-      if (!l.plans[0]->supports(v)) continue;
-      for (unsigned r = 1; r <= 4; ++r) {
-        for (unsigned tile : {2u, 3u, 5u, log_n - 1}) {
-          const auto order = static_cast<EmulationOrder>((log_n + r + tile) % 3);
-          check_transform(l, v, {r, true, tile, order, 0, true}, rng);
-        }
-      }
-    }
-  }
-  for (unsigned log_n = 11; log_n <= 17; ++log_n) {
-    const Limbs<W> l = make_limbs<W>(log_n, {prime_bits<W>()[0], prime_bits<W>()[1]});
-    for (unsigned tile : {8u, 9u, 11u, 13u}) {
-      if (tile >= log_n) continue;
-      const auto order = static_cast<EmulationOrder>((log_n + tile) % 3);
-      check_transform(l, kDefaultNttVariant, {3, true, tile, order, 0, true}, rng);
-    }
-    check_transform(l, NttVariant::barrett_alg4, {4, true, 11, EmulationOrder::shuffled, 0, true},
-                    rng);
-  }
-}
-
-// The staged array's map: entry 2^d − 1 + j holds row ρ's twiddle 2^s + ρ·2^d + j (d = s −
-// log_n1); every row's entries are n2 − 1 distinct slots, and staging reads each of its
-// twiddles once.
-TEST(NttEmulationStaged, EntryMapIsABijectionPerRow) {
-  using cuda::detail::staged_twiddle_entry;
-  for (unsigned log_n1 : {0u, 1u, 3u, 6u}) {
-    for (unsigned log_n2 : {1u, 2u, 5u, 11u}) {
-      const std::size_t n2 = std::size_t{1} << log_n2;
-      const std::size_t rows = std::size_t{1} << log_n1;
-      for (std::size_t row : {std::size_t{0}, rows / 2, rows - 1}) {
-        std::vector<int> hits(n2 - 1, 0);
-        for (unsigned d = 0; d < log_n2; ++d) {
-          for (std::size_t j = 0; j < (std::size_t{1} << d); ++j) {
-            const std::size_t i = (std::size_t{1} << (log_n1 + d)) + (row << d) + j;
-            const std::size_t e = staged_twiddle_entry(i, log_n1);
-            ASSERT_LT(e, n2 - 1) << "i " << i << " log_n1 " << log_n1 << " log_n2 " << log_n2;
-            EXPECT_EQ(e, (std::size_t{1} << d) - 1 + j);
-            ++hits[e];
-          }
-        }
-        EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), static_cast<long>(n2 - 1));
-      }
-    }
-  }
-  for (std::uint64_t x : {1ULL, 2ULL, 3ULL, 1023ULL, 1024ULL, ~0ULL}) {
-    EXPECT_EQ(cuda::detail::floor_log2(x), static_cast<unsigned>(std::bit_width(x)) - 1) << x;
   }
 }
 
@@ -550,19 +479,6 @@ TEST(NttEmulationLayout, RingTileKnob) {
       "POLYHE_CUDA_TILE_LOG", [](const char* v) { return ring_ntt_options(v); },
       {"20", "7", "14", "011", "10 ", " 10", "-10", "ten", "1e1", "99999999999"}, "from 8 to 13",
       "10");
-}
-
-// POLYHE_CUDA_STAGED_TWIDDLES: 1 stages, 0 / unset / empty does not, anything else is refused
-// naming the value, and a device is not made with it.
-TEST(NttEmulationLayout, RingStagedTwiddlesKnob) {
-  using cuda::detail::ring_staged_twiddles;
-  EXPECT_FALSE(ring_staged_twiddles(nullptr));
-  EXPECT_FALSE(ring_staged_twiddles(""));
-  EXPECT_FALSE(ring_staged_twiddles("0"));
-  EXPECT_TRUE(ring_staged_twiddles("1"));
-  expect_knob_refusals(
-      "POLYHE_CUDA_STAGED_TWIDDLES", [](const char* v) { return ring_staged_twiddles(v); },
-      {"on", "2", "01", "1 ", "yes", "true", "-1"}, "1 stages", "1");
 }
 
 // POLYHE_CUDA_CONVERT_GROUP: 1 … 4 taken, unset or empty is 3 (the default since the H200 timed

@@ -479,62 +479,6 @@ INSTANTIATE_TEST_SUITE_P(Cuda, DevicePolyTest, kDevicePolyCases, name_of);
 INSTANTIATE_TEST_SUITE_P(Emulated, DevicePolyTest, kDevicePolyCases, name_of);
 #endif
 
-// The row passes with their twiddles staged in shared memory (POLYHE_CUDA_STAGED_TWIDDLES=1)
-// give the words of the default device's: transforms both ways at n = 2^12 … 2^16 (two passes),
-// both lifts with their fused row passes (lift_forward_sub with and without factors, two parts).
-// In the GPU twin this runs the staged kernels on the card in every runbook step, the four
-// compute-sanitizer tools included.
-TEST(DevicePolyStaged, StagedRowPassesGiveTheDefaultWords) {
-  POLYHE_SEEDED_RNG(rng);
-  const ScopedEnv tile("POLYHE_CUDA_TILE_LOG", nullptr);
-  const ScopedEnv knob("POLYHE_CUDA_STAGED_TWIDDLES", "0");
-  POLYHE_DEVICE_OR_SKIP(plain);
-  knob.set("1");
-  const std::shared_ptr<Device> staged = test::test_device(why_device_);
-  ASSERT_NE(staged, nullptr) << why_device_;
-  for (const unsigned log_n : {12U, 14U, 16U}) {
-    SCOPED_TRACE("n = 2^" + std::to_string(log_n));
-    const auto ring = test::make_ring(std::size_t{1} << log_n, 5, 50);
-    const std::size_t n = ring->n();
-    const RnsPoly x = random_poly(rng, ring, 4);
-    RnsPoly a = x.to_device(plain), b = x.to_device(staged);
-    a.to_evaluation();
-    b.to_evaluation();
-    EXPECT_EQ(test::words_of(b), test::words_of(a)) << "forward";
-    a.to_coefficient();
-    b.to_coefficient();
-    EXPECT_EQ(test::words_of(b), test::words_of(a)) << "inverse";
-    EXPECT_EQ(test::words_of(b), test::words_of(x)) << "inverse of the forward";
-    if (log_n == 16) continue;  // the lifts at two sizes
-    std::vector<std::uint64_t> hx(2 * n), ha(2 * 4 * n);
-    const std::uint64_t p = ring->basis().prime(4);
-    for (auto& v : hx) v = rng.uniform(0, p - 1);
-    for (std::size_t w = 0; w < ha.size(); ++w) {
-      ha[w] = rng.uniform(0, ring->basis().prime((w / n) % 4) - 1);
-    }
-    const std::vector<std::uint64_t> residues{3, 5, 7, 11}, factors{2, 3, 4, 5};
-    for (const bool scaled : {false, true}) {
-      std::vector<std::vector<std::uint64_t>> got;
-      for (const auto& dev : {plain, staged}) {
-        DeviceWords dx(dev, hx.size()), da(dev, ha.size()), dd(dev, 2 * 5 * n);
-        dev->upload(hx, dx.data());
-        dev->upload(ha, da.data());
-        const std::uint64_t* parts_a[] = {da.data(), da.data() + 4 * n};
-        std::uint64_t* parts_c[] = {da.data(), da.data() + 4 * n};
-        dev->lift_forward_sub(
-            *ring, 4, dx.data(), p, parts_a, residues, parts_c, false,
-            scaled ? std::span<const std::uint64_t>(factors) : std::span<const std::uint64_t>{});
-        dev->lift_digits_forward(*ring, 2, 3, 3, 2, dx.data(), dd.data());
-        std::vector<std::uint64_t> out(ha.size() + dd.words());
-        dev->download(da.data(), std::span<std::uint64_t>(out).first(ha.size()));
-        dev->download(dd.data(), std::span<std::uint64_t>(out).subspan(ha.size()));
-        got.push_back(std::move(out));
-      }
-      EXPECT_EQ(got[1], got[0]) << "lifts, scaled " << scaled;
-    }
-  }
-}
-
 #ifndef POLYHE_TEST_CUDA_DEVICE
 // POLYHE_CUDA_TILE_LOG reaches every transform of the ring (src/cuda/ring_ntt_options.hpp): at
 // n = 2^14 each program of a transform, the plain ones and the fused lifts alike, holds 2^tile
@@ -571,7 +515,6 @@ const std::set<std::string> kTransformPrograms{
 
 TEST(DevicePolyTile, TheKnobSetsEveryTransformsBlocks) {
   POLYHE_SEEDED_RNG(rng);
-  const ScopedEnv staged("POLYHE_CUDA_STAGED_TWIDDLES", nullptr);
   const ScopedEnv tile_env("POLYHE_CUDA_TILE_LOG", nullptr);
   for (const unsigned tile : {0U, 9U, 10U, 12U}) {
     tile_env.set(tile == 0 ? nullptr : std::to_string(tile).c_str());
@@ -586,44 +529,6 @@ TEST(DevicePolyTile, TheKnobSetsEveryTransformsBlocks) {
   }
 }
 
-// POLYHE_CUDA_STAGED_TWIDDLES=1 (ring_ntt_options.hpp) reaches every row pass of the ring (the
-// plain transforms', lift_forward_sub's and lift_digits_forward's): each holds its row's 2^tile
-// words and the row's 2^tile − 1 twiddles (16 bytes each); the column passes are unchanged, and
-// 0 changes nothing. (The ring, CKKS and BGV device tests run again under the knob:
-// tests/CMakeLists.txt, *.staged.)
-TEST(DevicePolyTile, TheStagedKnobReachesEveryRowPass) {
-  POLYHE_SEEDED_RNG(rng);
-  const ScopedEnv staged("POLYHE_CUDA_STAGED_TWIDDLES", nullptr);
-  const ScopedEnv tile_env("POLYHE_CUDA_TILE_LOG", nullptr);
-  for (const unsigned tile : {0U, 9U, 12U}) {
-    tile_env.set(tile == 0 ? nullptr : std::to_string(tile).c_str());
-    const unsigned t = tile == 0 ? 11 : tile;
-    for (const char* knob : {"1", "0"}) {
-      staged.set(knob);
-      const std::vector<EmulatedLaunch> log = ring_transform_launches(rng);
-      // In order: the forward transform (columns, rows), the inverse (rows, columns), then each
-      // lift's columns and rows.
-      const std::vector<std::string> order{"DeviceRing::ntt",
-                                           "DeviceRing::ntt",
-                                           "DeviceRing::ntt",
-                                           "DeviceRing::ntt",
-                                           "DeviceRing::lift_forward_sub (columns)",
-                                           "DeviceRing::lift_forward_sub (rows)",
-                                           "DeviceRing::lift_digits_forward (columns)",
-                                           "DeviceRing::lift_digits_forward (rows)"};
-      ASSERT_EQ(log.size(), order.size()) << "tile " << tile;
-      const std::size_t words = std::size_t{8} << t;
-      for (std::size_t k = 0; k < log.size(); ++k) {
-        EXPECT_EQ(log[k].name, order[k]) << k;
-        const bool row = k == 1 || k == 2 || k == 5 || k == 7;
-        const bool on = std::string(knob) == "1";
-        EXPECT_EQ(log[k].shared_bytes, row && on ? words + 16 * ((std::size_t{1} << t) - 1) : words)
-            << log[k].name << " (launch " << k << ") at tile " << tile
-            << ", POLYHE_CUDA_STAGED_TWIDDLES=" << knob;
-      }
-    }
-  }
-}
 #else
 // The launch log is the emulated device's: asked of the GPU's device, it refuses, naming it.
 TEST(DevicePolyTile, OnlyTheEmulatedDeviceKeepsALaunchLog) {

@@ -25,9 +25,8 @@ enum class EmulatedOrder {
 };
 
 /// A new emulated device. Its allocations are filled with a poison pattern, so a word read before
-/// any kernel wrote it gives wrong results rather than a lucky zero. POLYHE_CUDA_TILE_LOG,
-/// POLYHE_CUDA_STAGED_TWIDDLES and POLYHE_CUDA_CONVERT_GROUP are read as by cuda::make_device
-/// (backend/cuda/device.hpp).
+/// any kernel wrote it gives wrong results rather than a lucky zero. POLYHE_CUDA_TILE_LOG and
+/// POLYHE_CUDA_CONVERT_GROUP are read as by cuda::make_device (backend/cuda/device.hpp).
 [[nodiscard]] std::shared_ptr<Device> make_emulated_device(
     EmulatedOrder order = EmulatedOrder::forward, std::uint64_t seed = 1);
 

@@ -15,10 +15,9 @@ namespace polyhe::cuda {
 /// per-ring constants (moduli, NTT tables, automorphism maps) are uploaded once per ring.
 /// Its transforms run in blocks of 2^11 words, or 2^POLYHE_CUDA_TILE_LOG when that environment
 /// variable is set (8 … 13, a tuning knob read here; InvalidParameter naming any other value).
-/// POLYHE_CUDA_STAGED_TWIDDLES=1 makes their row passes stage each row's twiddles in shared
-/// memory (0 or unset: read from device memory; another knob for timing, read here, anything
-/// else refused), and POLYHE_CUDA_CONVERT_GROUP (1 … 4, unset 3) the targets one thread of a base
-/// conversion computes. None of them changes a word of any result.
+/// POLYHE_CUDA_CONVERT_GROUP (1 … 4, unset 3; another knob for timing, read here, anything else
+/// refused) sets the targets one thread of a base conversion computes. Neither changes a word of
+/// any result.
 [[nodiscard]] std::shared_ptr<Device> make_device(std::shared_ptr<const Context> ctx);
 
 }  // namespace polyhe::cuda
