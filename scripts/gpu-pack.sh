@@ -159,7 +159,7 @@ done
 # such an object from 2026-11-27 to 2026-11-28), so the pack would carry stale device code under
 # the commit's name. Remove them: this build compiles them again and records their headers.
 if [[ -f "$build/.ninja_deps" ]] && command -v ninja >/dev/null; then
-  ninja -C "$build" -t deps | sed -n 's/^\(.*\.o\): #deps 0,.*/\1/p' | while read -r o; do
+  ninja -C "$build" -t deps | sed -n 's/^\(.*\.o\): #deps 0,.*/\1/p' | sort -u | while read -r o; do
     echo "gpu-pack: $o has no recorded header dependencies; compiling it again" >&2
     rm -f "$build/$o"
   done

@@ -619,11 +619,14 @@ void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants&
   const std::size_t n = ring.n();
   const u64 ql = ring.basis().prime(l);
   const std::span<u64> last = scratch(detail::kScratchCoef, jobs.size() * n);
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
+  // The parts' last limbs back to coefficients, one part a thread (a ciphertext's two inverse
+  // transforms side by side: on one thread they were 2 of the 2(l + 1) transforms that the others
+  // wait for).
+  parallel_for(jobs.size(), [&](std::size_t j) {
     const std::span<u64> w = last.subspan(j * n, n);
     ring.inverse(l, jobs[j].x->data().subspan(l * n, n), w);
     if (mu != 1) vec::multiply_scalar(w, k.mu_inv_last, w, ring.basis().modulus(l));
-  }
+  });
   parallel_for(l, [&](std::size_t i) {
     const Modulus<u64>& qi = ring.basis().modulus(i);
     for (std::size_t j = 0; j < jobs.size(); ++j) {
