@@ -471,50 +471,66 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
   // unique. That check costs one or two word products per prime, against i for prime i in
   // Garner's steps. A block with a coefficient that fails (|x| > Q'/2) takes every prime below.
   const std::size_t prefix = std::min(prefix_limbs_, limbs);
-  std::vector<std::int64_t> digits(limbs * kGarnerBlock);
-  std::vector<std::size_t> full;  // the first coefficient of each block that needs every prime
   const std::uint64_t* words = p.data().data();
-  for (std::size_t c0 = 0; c0 < big_n; c0 += kGarnerBlock) {
-    const std::size_t count = std::min(kGarnerBlock, big_n - c0);
-    garner_digits(words + c0, big_n, count, moduli.first(prefix), garner_, digits.data());
-    __extension__ __int128 x[kGarnerBlock];
-    for (std::size_t c = 0; c < count; ++c) {
-      __extension__ __int128 acc = digits[(prefix - 1) * kGarnerBlock + c];
-      for (std::size_t j = prefix - 1; j-- > 0;) {
-        acc = acc * moduli[j].value() + digits[j * kGarnerBlock + c];
-      }
-      x[c] = acc;
-    }
-    // x' mod q_i: where every x' of the block fits in 64 bits, by one Shoup product
-    // (reduce_signed); otherwise |x'| < 2^125 by the 128-bit Barrett reduction, the sign after.
-    bool narrow = true;
-    for (std::size_t c = 0; c < count; ++c) {
-      narrow &= static_cast<std::int64_t>(x[c] >> 64) ==
-                (static_cast<std::int64_t>(static_cast<std::uint64_t>(x[c])) >> 63);
-    }
-    bool same = true;
-    for (std::size_t i = prefix; i < limbs && same; ++i) {
-      const std::uint64_t q = moduli[i].value();
-      const std::uint64_t* xi = words + i * big_n + c0;
-      if (narrow) {
-        for (std::size_t c = 0; c < count; ++c) {
-          same &= reduce_signed(static_cast<std::int64_t>(x[c]), one_[i], q) == xi[c];
+  // The blocks in contiguous ranges on the pool (each coefficient's work is its own); each range
+  // lists its blocks that need every prime, and those lists are joined in order below.
+  const std::size_t blocks = (big_n + kGarnerBlock - 1) / kGarnerBlock;
+  const std::size_t threads = thread_count();
+  const std::size_t ranges = threads == 1 ? 1 : std::min(blocks, 4 * threads);
+  std::vector<std::vector<std::size_t>> failed(ranges);
+  const auto run_range = [&](std::size_t r) {
+    std::vector<std::int64_t> digits(limbs * kGarnerBlock);
+    const std::size_t b_end = blocks * (r + 1) / ranges;
+    for (std::size_t b = blocks * r / ranges; b < b_end; ++b) {
+      const std::size_t c0 = b * kGarnerBlock;
+      const std::size_t count = std::min(kGarnerBlock, big_n - c0);
+      garner_digits(words + c0, big_n, count, moduli.first(prefix), garner_, digits.data());
+      __extension__ __int128 x[kGarnerBlock];
+      for (std::size_t c = 0; c < count; ++c) {
+        __extension__ __int128 acc = digits[(prefix - 1) * kGarnerBlock + c];
+        for (std::size_t j = prefix - 1; j-- > 0;) {
+          acc = acc * moduli[j].value() + digits[j * kGarnerBlock + c];
         }
-      } else {
-        for (std::size_t c = 0; c < count; ++c) {
-          const bool negative = x[c] < 0;
-          const u128 mag = negative ? 0 - static_cast<u128>(x[c]) : static_cast<u128>(x[c]);
-          const std::uint64_t r = wide_reduce(mag, wide_[i]);
-          same &= (negative ? neg_mod(r, q) : r) == xi[c];
+        x[c] = acc;
+      }
+      // x' mod q_i: where every x' of the block fits in 64 bits, by one Shoup product
+      // (reduce_signed); otherwise |x'| < 2^125 by the 128-bit Barrett reduction, the sign after.
+      bool narrow = true;
+      for (std::size_t c = 0; c < count; ++c) {
+        narrow &= static_cast<std::int64_t>(x[c] >> 64) ==
+                  (static_cast<std::int64_t>(static_cast<std::uint64_t>(x[c])) >> 63);
+      }
+      bool same = true;
+      for (std::size_t i = prefix; i < limbs && same; ++i) {
+        const std::uint64_t q = moduli[i].value();
+        const std::uint64_t* xi = words + i * big_n + c0;
+        if (narrow) {
+          for (std::size_t c = 0; c < count; ++c) {
+            same &= reduce_signed(static_cast<std::int64_t>(x[c]), one_[i], q) == xi[c];
+          }
+        } else {
+          for (std::size_t c = 0; c < count; ++c) {
+            const bool negative = x[c] < 0;
+            const u128 mag = negative ? 0 - static_cast<u128>(x[c]) : static_cast<u128>(x[c]);
+            const std::uint64_t r128 = wide_reduce(mag, wide_[i]);
+            same &= (negative ? neg_mod(r128, q) : r128) == xi[c];
+          }
         }
       }
+      if (!same) {
+        failed[r].push_back(c0);
+        continue;
+      }
+      for (std::size_t c = 0; c < count; ++c) coeffs[c0 + c] = static_cast<double>(x[c]) / scale;
     }
-    if (!same) {
-      full.push_back(c0);
-      continue;
-    }
-    for (std::size_t c = 0; c < count; ++c) coeffs[c0 + c] = static_cast<double>(x[c]) / scale;
+  };
+  if (ranges == 1) {
+    run_range(0);  // inlined: one thread's decode as before the ranges
+  } else {
+    parallel_for(ranges, run_range);
   }
+  std::vector<std::size_t> full;  // the first coefficient of each block that needs every prime
+  for (const std::vector<std::size_t>& f : failed) full.insert(full.end(), f.begin(), f.end());
   if (full.empty()) return;
   if (bits > kMaxHornerBits) {
     // GMP: the centred value as d·2^e, then d·2^e / scale without overflowing on the way.
@@ -536,6 +552,7 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
   // fails only with primes beyond the prefix). Exact while |acc| < 2^53; beyond, each step adds
   // ~3 ulp relative (no cancellation: the lower digit is at most half of q_j·|acc|), so
   // ≤ ~3·limbs ulp in all.
+  std::vector<std::int64_t> digits(limbs * kGarnerBlock);
   for (const std::size_t c0 : full) {
     const std::size_t count = std::min(kGarnerBlock, big_n - c0);
     garner_digits(words + c0, big_n, count, moduli, garner_, digits.data());

@@ -12,9 +12,11 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
 #include "polyhe/ring/poly.hpp"
 #include "polyhe/rns/bigint.hpp"
 #include "ring/ring_cases.hpp"
@@ -363,6 +365,65 @@ TEST(EncoderTest, DecodeChecksTheShortReconstructionAgainstEveryPrime) {
       }
     }
   }
+}
+
+// Decode reconstructs the coefficients in ranges of blocks on the pool: on 1 to 4 threads the
+// values are the same bit for bit, and right. Two polynomials each: every coefficient below 2^62
+// (the one-product checks), and every one of 100-116 bits with some just beyond Q'/2 (the
+// 128-bit checks, and the blocks that need every prime: the first, middle ones, the last), taken
+// by the double Horner (9 40-bit primes) and by GMP (18 60-bit primes, Q above kMaxHornerBits).
+// The magnitudes within a polynomial are close, so that a block left out shows in the slots.
+TEST(EncoderTest, DecodeIsTheSameOnAnyThreadCount) {
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t n = 2048;  // 32 blocks of 64 coefficients
+  const unsigned before = thread_count();
+  for (const auto& [bits, limbs] : {std::pair<int, std::size_t>{40, 9}, {60, 18}}) {
+    const auto ctx = test::make_ring(n, limbs, bits);
+    const Encoder enc(ctx);
+    const RnsBasis basis = ctx->basis();
+    mpz_class prefix = 1;  // Q', as the encoder chooses it
+    for (std::size_t i = 0; i < limbs; ++i) {
+      const mpz_class next = prefix * basis.prime(i);
+      if (mpz_sizeinbase(next.get_mpz_t(), 2) > 126) break;
+      prefix = next;
+    }
+    for (const bool wide : {false, true}) {
+      SCOPED_TRACE(std::to_string(limbs) + " primes of " + std::to_string(bits) + " bits, " +
+                   (wide ? "wide" : "narrow"));
+      std::vector<mpz_class> m(n);
+      for (mpz_class& x : m) {
+        x = mpz_class(rng.uniform(std::uint64_t{1} << 40, (std::uint64_t{1} << 62) - 1));
+        if (wide) x <<= 38 + rng.uniform(0, 16);
+        if (rng.uniform(0, 1) != 0) x = -x;
+      }
+      if (wide) {
+        for (const std::size_t c : {std::size_t{3}, std::size_t{64 * 5 + 1}, std::size_t{64 * 17},
+                                    std::size_t{64 * 18 + 63}, n - 1}) {
+          m[c] = prefix / 2 + 1 + rng.uniform(0, 1000);
+          if (c % 2 == 0) m[c] = -m[c];
+        }
+      }
+      RnsPoly p(ctx, limbs);
+      from_bigint(m, basis, p.data());
+      const double scale = wide ? 0x1p100 : 0x1p50;
+      std::vector<Complex> expected(n / 2);
+      const auto scaled = [&](const mpz_class& x) { return x.get_d() / scale; };
+      for (std::size_t k = 0; k < n / 2; ++k) expected[k] = {scaled(m[k]), scaled(m[k + n / 2])};
+      enc.special_fft(expected);
+      std::vector<Complex> first;
+      for (const unsigned threads : {1U, 2U, 3U, 4U}) {
+        set_thread_count(threads);
+        const std::vector<Complex> got = enc.decode(p, scale);
+        EXPECT_LT(max_error(got, expected), 1e-13 * max_abs(expected)) << threads << " threads";
+        if (first.empty()) {
+          first = got;
+        } else {
+          EXPECT_EQ(got, first) << threads << " threads against 1";
+        }
+      }
+    }
+  }
+  set_thread_count(before);
 }
 
 // σ_5 rotates left by one, σ_{5^r} by r (r < 0 as 5^{r mod N/2}), σ_{2N−1} conjugates, in
