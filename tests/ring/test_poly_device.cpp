@@ -25,8 +25,6 @@
 namespace polyhe {
 namespace {
 
-using test::ScopedEnv;
-
 using test::random_poly;
 using test::to_vector;
 
@@ -515,7 +513,7 @@ const std::set<std::string> kTransformPrograms{
 
 TEST(DevicePolyTile, TheKnobSetsEveryTransformsBlocks) {
   POLYHE_SEEDED_RNG(rng);
-  const ScopedEnv tile_env("POLYHE_CUDA_TILE_LOG", nullptr);
+  const test::ScopedEnv tile_env("POLYHE_CUDA_TILE_LOG", nullptr);
   for (const unsigned tile : {0U, 9U, 10U, 12U}) {
     tile_env.set(tile == 0 ? nullptr : std::to_string(tile).c_str());
     const unsigned want = tile == 0 ? 11 : tile;
