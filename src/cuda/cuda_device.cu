@@ -23,6 +23,10 @@ class CudaExec {
  public:
   explicit CudaExec(std::shared_ptr<const Context> ctx) : ctx_(std::move(ctx)) {}
 
+  /// POLYHE_CUDA_PDL (DeviceRing): every later launch a programmatic dependent one, on devices of
+  /// compute capability 9.0 and up (grid_dependency.cuh); before that, plain launches either way.
+  void set_dependent_launch(bool on) { dependent_ = on && ctx_->info().compute_major >= 9; }
+
   template <class T>
   using Buffer = DeviceBuffer<T>;
 
@@ -107,14 +111,15 @@ class CudaExec {
   template <class Body>
   void for_each(const Body& body, std::size_t count) {
     ctx_->activate();
-    detail::for_each(*ctx_, body, count, ctx_->compute(), "DeviceRing element-wise kernel");
+    detail::for_each(*ctx_, body, count, ctx_->compute(), "DeviceRing element-wise kernel",
+                     dependent_);
   }
 
   template <class Program>
   void run(const Program& program, const char* name) {
     ctx_->activate();
     detail::launch(program, static_cast<cudaStream_t>(ctx_->compute().native()),
-                   ctx_->shared_per_block_optin(), name);
+                   ctx_->shared_per_block_optin(), name, dependent_);
   }
 
   /// The policies (twiddle pointers into device memory) as host structs: gathered on the host
@@ -133,6 +138,7 @@ class CudaExec {
 
  private:
   std::shared_ptr<const Context> ctx_;
+  bool dependent_ = false;
 };
 
 }  // namespace

@@ -62,12 +62,19 @@ static_assert(kRingVariant == kDefaultNttVariant);
 template <class Exec>
 class DeviceRing final : public Device {
  public:
-  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take, or
-  /// POLYHE_CUDA_CONVERT_GROUP to anything but 1 … 4 (ring_ntt_options.hpp).
+  /// InvalidParameter when POLYHE_CUDA_TILE_LOG is set to a tile the ring does not take,
+  /// POLYHE_CUDA_CONVERT_GROUP to anything but 1 … 4, or POLYHE_CUDA_PDL to anything but 0 or 1
+  /// (ring_ntt_options.hpp). The last goes to an executor that launches kernels (the emulated
+  /// one has no launches to overlap).
   explicit DeviceRing(Exec exec)
       : exec_(std::move(exec)),
         ntt_options_(ring_ntt_options()),
-        convert_group_(ring_convert_group()) {}
+        convert_group_(ring_convert_group()) {
+    const bool dependent = ring_dependent_launch();
+    if constexpr (requires { exec_.set_dependent_launch(dependent); }) {
+      exec_.set_dependent_launch(dependent);
+    }
+  }
 
   /// The executor (the emulated device's launch log reads it).
   [[nodiscard]] Exec& executor() { return exec_; }

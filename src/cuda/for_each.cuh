@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 
 #include "cuda/check.hpp"
+#include "cuda/grid_dependency.cuh"
 #include "polyhe/backend/cuda/context.hpp"
 
 namespace polyhe::cuda::detail {
@@ -23,6 +25,7 @@ inline constexpr std::size_t kForEachBlocksPerSm = 8;
 template <class Body>
 __global__ void __launch_bounds__(kForEachThreads)
     for_each_kernel(const __grid_constant__ Body body, std::size_t count) {
+  wait_for_prerequisite_grid();
   const std::size_t stride = static_cast<std::size_t>(blockDim.x) * gridDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += stride) {
@@ -30,12 +33,27 @@ __global__ void __launch_bounds__(kForEachThreads)
   }
 }
 
+/// `dependent`: launched with programmatic stream serialization (grid_dependency.cuh; asked for on
+/// devices of compute capability 9.0 and up only).
 template <class Body>
-void for_each(const Context& ctx, const Body& body, std::size_t count, Stream s, const char* name) {
+void for_each(const Context& ctx, const Body& body, std::size_t count, Stream s, const char* name,
+              bool dependent = false) {
   if (count == 0) return;
   const std::size_t sms = static_cast<std::size_t>(std::max(1, ctx.info().multiprocessors));
   const std::size_t blocks =
       std::min((count + kForEachThreads - 1) / kForEachThreads, sms * kForEachBlocksPerSm);
+  if (dependent) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(blocks));
+    config.blockDim = dim3(kForEachThreads);
+    config.stream = static_cast<cudaStream_t>(s.native());
+    cudaLaunchAttribute attribute = dependent_launch_attribute();
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    const cudaError_t launched = cudaLaunchKernelEx(&config, for_each_kernel<Body>, body, count);
+    if (launched != cudaSuccess) check(launched, std::string(name) + " (dependent launch)");
+    return;
+  }
   for_each_kernel<<<static_cast<unsigned>(blocks), kForEachThreads, 0,
                     static_cast<cudaStream_t>(s.native())>>>(body, count);
   check_launch(name);

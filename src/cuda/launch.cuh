@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cuda/check.hpp"
+#include "cuda/grid_dependency.cuh"
 #include "cuda/program.hpp"
 #include "polyhe/core/error.hpp"
 
@@ -32,6 +33,7 @@ inline constexpr unsigned kProgramMinBlocks = [] {
 template <class Program>
 __global__ void __launch_bounds__(kMaxProgramThreads, kProgramMinBlocks<Program>)
     program_kernel(const Program program) {
+  wait_for_prerequisite_grid();
   extern __shared__ __align__(16) unsigned char shared[];
   const unsigned phases = program.phases();
   const ThreadIndex t{threadIdx.x, blockIdx.x, blockIdx.y};
@@ -52,6 +54,7 @@ struct DeviceClusterShared {
 
 template <class Program>
 __global__ void __launch_bounds__(kMaxProgramThreads) cluster_kernel(const Program program) {
+  wait_for_prerequisite_grid();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(16) unsigned char shared[];
   const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
@@ -86,9 +89,11 @@ void raise_shared_limit(Kernel kernel, std::size_t bytes, const char* name) {
 /// Launches `program` on `stream`. A program asking for more than 48 KiB of shared memory per
 /// block first raises the kernel's limit (up to `shared_optin`, the device's opt-in maximum;
 /// InvalidParameter naming both sizes beyond it). DeviceError names `name` if the launch fails.
+/// `dependent`: launched with programmatic stream serialization (grid_dependency.cuh; the caller
+/// asks for it on devices of compute capability 9.0 and up only).
 template <class Program>
-void launch(const Program& program, cudaStream_t stream, std::size_t shared_optin,
-            const char* name) {
+void launch(const Program& program, cudaStream_t stream, std::size_t shared_optin, const char* name,
+            bool dependent = false) {
   const LaunchShape s = program.shape();
   if (s.blocks == 0 || s.batch == 0 || s.threads == 0) return;
   if (s.shared_bytes > shared_optin) {
@@ -128,8 +133,9 @@ void launch(const Program& program, cudaStream_t stream, std::size_t shared_opti
     attribute.val.clusterDim.x = s.cluster;
     attribute.val.clusterDim.y = 1;
     attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    cudaLaunchAttribute attributes[2] = {attribute, dependent_launch_attribute()};
+    config.attrs = attributes;
+    config.numAttrs = 1;  // the occupancy query sees the cluster alone
     const cudaError_t occupancy = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
     if (occupancy != cudaSuccess) {
       check(occupancy, "cudaOccupancyMaxActiveClusters(" + what() + ")");
@@ -140,6 +146,7 @@ void launch(const Program& program, cudaStream_t stream, std::size_t shared_opti
                              std::to_string(s.shared_bytes) +
                              " bytes of shared memory each does not fit this device");
     }
+    config.numAttrs = dependent ? 2 : 1;
     const cudaError_t launched = cudaLaunchKernelEx(&config, kernel, program);
     if (launched != cudaSuccess) {
       check(launched,
@@ -148,6 +155,19 @@ void launch(const Program& program, cudaStream_t stream, std::size_t shared_opti
   } else {
     if (s.shared_bytes > kDefaultShared) {
       raise_shared_limit(program_kernel<Program>, s.shared_bytes, name);
+    }
+    if (dependent) {
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(s.blocks, s.batch);
+      config.blockDim = dim3(s.threads);
+      config.dynamicSmemBytes = s.shared_bytes;
+      config.stream = stream;
+      cudaLaunchAttribute attribute = dependent_launch_attribute();
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      const cudaError_t launched = cudaLaunchKernelEx(&config, program_kernel<Program>, program);
+      if (launched != cudaSuccess) check(launched, "cudaLaunchKernelEx(" + what() + ", dependent)");
+      return;
     }
     program_kernel<Program>
         <<<dim3(s.blocks, s.batch), s.threads, s.shared_bytes, stream>>>(program);

@@ -70,6 +70,26 @@ inline unsigned ring_convert_group() {
       std::getenv("POLYHE_CUDA_CONVERT_GROUP"));  // NOLINT(concurrency-mt-unsafe)
 }
 
+/// Whether the device ring launches its kernels as programmatic dependent launches
+/// (grid_dependency.cuh: each kernel's launch overlaps the tail of the one ahead of it), from
+/// `value` (POLYHE_CUDA_PDL's text): "1" yes, "0", null or empty no (the default until a lent GPU
+/// has timed it). Devices before compute capability 9.0 launch as before either way. A knob like
+/// the tile's, read when a device is made; InvalidParameter naming the value and the rule for
+/// anything else.
+inline bool ring_dependent_launch(const char* value) {
+  if (value == nullptr || *value == '\0') return false;
+  const std::string text(value);
+  if (text == "0" || text == "1") return text == "1";
+  throw InvalidParameter("POLYHE_CUDA_PDL=" + text +
+                         ": 1 launches the device ring's kernels as programmatic dependent "
+                         "launches, 0 (or unset) as plain ones");
+}
+
+/// ring_dependent_launch(getenv("POLYHE_CUDA_PDL")).
+inline bool ring_dependent_launch() {
+  return ring_dependent_launch(std::getenv("POLYHE_CUDA_PDL"));  // NOLINT(concurrency-mt-unsafe)
+}
+
 /// ring_ntt_options(getenv("POLYHE_CUDA_TILE_LOG")).
 inline NttOptions ring_ntt_options() {
   return ring_ntt_options(std::getenv("POLYHE_CUDA_TILE_LOG"));  // NOLINT(concurrency-mt-unsafe)

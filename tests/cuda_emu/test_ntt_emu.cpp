@@ -494,6 +494,19 @@ TEST(NttEmulationLayout, RingConvertGroupKnob) {
       {"8", "0", "5", "01", "2 ", "two", "-1", "16"}, "1 to 4", "3");
 }
 
+// POLYHE_CUDA_PDL: 1 asks for programmatic dependent launches, 0 / unset / empty does not,
+// anything else is refused naming the value, and a device is not made with it.
+TEST(NttEmulationLayout, RingDependentLaunchKnob) {
+  using cuda::detail::ring_dependent_launch;
+  EXPECT_FALSE(ring_dependent_launch(nullptr));
+  EXPECT_FALSE(ring_dependent_launch(""));
+  EXPECT_FALSE(ring_dependent_launch("0"));
+  EXPECT_TRUE(ring_dependent_launch("1"));
+  expect_knob_refusals(
+      "POLYHE_CUDA_PDL", [](const char* v) { return ring_dependent_launch(v); },
+      {"on", "2", "01", "1 ", "yes", "true", "-1"}, "programmatic dependent", "1");
+}
+
 // The device runs every variant but the reference; every radix for shoup-lazy and barrett-alg4,
 // radix 8 for the others.
 TEST(NttEmulationLayout, DeviceVariants) {

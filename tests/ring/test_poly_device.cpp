@@ -477,6 +477,76 @@ INSTANTIATE_TEST_SUITE_P(Cuda, DevicePolyTest, kDevicePolyCases, name_of);
 INSTANTIATE_TEST_SUITE_P(Emulated, DevicePolyTest, kDevicePolyCases, name_of);
 #endif
 
+// Kernels launched as programmatic dependent launches (POLYHE_CUDA_PDL=1: each one may be
+// scheduled before the one ahead of it has finished, and waits for it at its entry) give the
+// words of plain launches: chains of transforms both ways at n = 2^12 … 2^16 (two passes), both
+// lifts with their fused row passes, and element-wise kernels between transforms (product, sum,
+// product by a scalar per limb). In the GPU twin this runs the dependent launches on the card in
+// every runbook step, the four compute-sanitizer tools included; on the emulated device the knob
+// changes nothing and the test checks that.
+TEST(DevicePolyDependentLaunch, DependentLaunchesGiveThePlainWords) {
+  POLYHE_SEEDED_RNG(rng);
+  const test::ScopedEnv knob("POLYHE_CUDA_PDL", "0");
+  POLYHE_DEVICE_OR_SKIP(plain);
+  knob.set("1");
+  const std::shared_ptr<Device> dependent = test::test_device(why_device_);
+  ASSERT_NE(dependent, nullptr) << why_device_;
+  for (const unsigned log_n : {12U, 14U, 16U}) {
+    SCOPED_TRACE("n = 2^" + std::to_string(log_n));
+    const auto ring = test::make_ring(std::size_t{1} << log_n, 5, 50);
+    const std::size_t n = ring->n();
+    const RnsPoly x = random_poly(rng, ring, 4);
+    const RnsPoly y = random_poly(rng, ring, 4);
+    const std::vector<std::uint64_t> scalars{3, 5, 7, 11};
+    std::vector<std::vector<std::uint64_t>> chain;
+    for (const auto& dev : {plain, dependent}) {
+      RnsPoly a = x.to_device(dev), b = y.to_device(dev);
+      a.to_evaluation();
+      b.to_evaluation();
+      a.multiply(b);
+      a.add(b);
+      a.multiply_scalar(scalars);
+      a.to_coefficient();
+      a.to_evaluation();
+      chain.push_back(test::words_of(a));
+    }
+    EXPECT_EQ(chain[1], chain[0]) << "transforms and element-wise kernels in a chain";
+    RnsPoly a = x.to_device(plain), b = x.to_device(dependent);
+    a.to_evaluation();
+    b.to_evaluation();
+    EXPECT_EQ(test::words_of(b), test::words_of(a)) << "forward";
+    b.to_coefficient();
+    EXPECT_EQ(test::words_of(b), test::words_of(x)) << "inverse of the forward";
+    if (log_n == 16) continue;  // the lifts at two sizes
+    std::vector<std::uint64_t> hx(2 * n), ha(2 * 4 * n);
+    const std::uint64_t p = ring->basis().prime(4);
+    for (auto& v : hx) v = rng.uniform(0, p - 1);
+    for (std::size_t w = 0; w < ha.size(); ++w) {
+      ha[w] = rng.uniform(0, ring->basis().prime((w / n) % 4) - 1);
+    }
+    const std::vector<std::uint64_t> residues{3, 5, 7, 11}, factors{2, 3, 4, 5};
+    for (const bool scaled : {false, true}) {
+      std::vector<std::vector<std::uint64_t>> got;
+      for (const auto& dev : {plain, dependent}) {
+        DeviceWords dx(dev, hx.size()), da(dev, ha.size()), dd(dev, 2 * 5 * n);
+        dev->upload(hx, dx.data());
+        dev->upload(ha, da.data());
+        const std::uint64_t* parts_a[] = {da.data(), da.data() + 4 * n};
+        std::uint64_t* parts_c[] = {da.data(), da.data() + 4 * n};
+        dev->lift_forward_sub(
+            *ring, 4, dx.data(), p, parts_a, residues, parts_c, false,
+            scaled ? std::span<const std::uint64_t>(factors) : std::span<const std::uint64_t>{});
+        dev->lift_digits_forward(*ring, 2, 3, 3, 2, dx.data(), dd.data());
+        std::vector<std::uint64_t> out(ha.size() + dd.words());
+        dev->download(da.data(), std::span<std::uint64_t>(out).first(ha.size()));
+        dev->download(dd.data(), std::span<std::uint64_t>(out).subspan(ha.size()));
+        got.push_back(std::move(out));
+      }
+      EXPECT_EQ(got[1], got[0]) << "lifts, scaled " << scaled;
+    }
+  }
+}
+
 #ifndef POLYHE_TEST_CUDA_DEVICE
 // POLYHE_CUDA_TILE_LOG reaches every transform of the ring (src/cuda/ring_ntt_options.hpp): at
 // n = 2^14 each program of a transform, the plain ones and the fused lifts alike, holds 2^tile

@@ -1,6 +1,6 @@
 // An environment variable set (or unset) for a scope and restored after: the device knobs
-// (POLYHE_CUDA_TILE_LOG, POLYHE_CUDA_CONVERT_GROUP) are read when a device is made, so the tests
-// that try them set them around it.
+// (POLYHE_CUDA_TILE_LOG, POLYHE_CUDA_CONVERT_GROUP, POLYHE_CUDA_PDL) are read when a device is
+// made, so the tests that try them set them around it.
 #pragma once
 
 #include <cstdlib>

@@ -25,8 +25,9 @@ enum class EmulatedOrder {
 };
 
 /// A new emulated device. Its allocations are filled with a poison pattern, so a word read before
-/// any kernel wrote it gives wrong results rather than a lucky zero. POLYHE_CUDA_TILE_LOG and
-/// POLYHE_CUDA_CONVERT_GROUP are read as by cuda::make_device (backend/cuda/device.hpp).
+/// any kernel wrote it gives wrong results rather than a lucky zero. POLYHE_CUDA_TILE_LOG,
+/// POLYHE_CUDA_CONVERT_GROUP and POLYHE_CUDA_PDL are read and refused as by cuda::make_device
+/// (backend/cuda/device.hpp); the last changes nothing here (no launches to overlap).
 [[nodiscard]] std::shared_ptr<Device> make_emulated_device(
     EmulatedOrder order = EmulatedOrder::forward, std::uint64_t seed = 1);
 
