@@ -529,8 +529,11 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
   } else {
     parallel_for(ranges, run_range);
   }
-  std::vector<std::size_t> full;  // the first coefficient of each block that needs every prime
-  for (const std::vector<std::size_t>& f : failed) full.insert(full.end(), f.begin(), f.end());
+  // The first coefficient of each block that needs every prime, in order.
+  std::vector<std::size_t> full = std::move(failed[0]);
+  for (std::size_t r = 1; r < ranges; ++r) {
+    full.insert(full.end(), failed[r].begin(), failed[r].end());
+  }
   if (full.empty()) return;
   if (bits > kMaxHornerBits) {
     // GMP: the centred value as d·2^e, then d·2^e / scale without overflowing on the way.

@@ -43,14 +43,9 @@ void for_each(const Context& ctx, const Body& body, std::size_t count, Stream s,
   const std::size_t blocks =
       std::min((count + kForEachThreads - 1) / kForEachThreads, sms * kForEachBlocksPerSm);
   if (dependent) {
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(blocks));
-    config.blockDim = dim3(kForEachThreads);
-    config.stream = static_cast<cudaStream_t>(s.native());
-    cudaLaunchAttribute attribute = dependent_launch_attribute();
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    const cudaError_t launched = cudaLaunchKernelEx(&config, for_each_kernel<Body>, body, count);
+    const cudaError_t launched =
+        launch_dependent(for_each_kernel<Body>, dim3(static_cast<unsigned>(blocks)),
+                         kForEachThreads, 0, static_cast<cudaStream_t>(s.native()), body, count);
     if (launched != cudaSuccess) check(launched, std::string(name) + " (dependent launch)");
     return;
   }

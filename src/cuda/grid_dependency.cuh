@@ -8,6 +8,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <utility>
+
 namespace polyhe::cuda::detail {
 
 /// The launch attribute that makes a launch a programmatic dependent one.
@@ -16,6 +19,22 @@ inline cudaLaunchAttribute dependent_launch_attribute() {
   a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   a.val.programmaticStreamSerializationAllowed = 1;
   return a;
+}
+
+/// kernel<<<grid, threads, shared_bytes, stream>>>(args...) as a programmatic dependent launch;
+/// the launch's error (the caller checks it, naming the kernel).
+template <class... Params, class... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, unsigned threads,
+                             std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute = dependent_launch_attribute();
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
 /// Waits for the grids this one depends on (griddepcontrol.wait), then lets the grids that depend

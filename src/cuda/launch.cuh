@@ -157,15 +157,9 @@ void launch(const Program& program, cudaStream_t stream, std::size_t shared_opti
       raise_shared_limit(program_kernel<Program>, s.shared_bytes, name);
     }
     if (dependent) {
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(s.blocks, s.batch);
-      config.blockDim = dim3(s.threads);
-      config.dynamicSmemBytes = s.shared_bytes;
-      config.stream = stream;
-      cudaLaunchAttribute attribute = dependent_launch_attribute();
-      config.attrs = &attribute;
-      config.numAttrs = 1;
-      const cudaError_t launched = cudaLaunchKernelEx(&config, program_kernel<Program>, program);
+      const cudaError_t launched =
+          launch_dependent(program_kernel<Program>, dim3(s.blocks, s.batch), s.threads,
+                           s.shared_bytes, stream, program);
       if (launched != cudaSuccess) check(launched, "cudaLaunchKernelEx(" + what() + ", dependent)");
       return;
     }
