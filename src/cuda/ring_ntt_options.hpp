@@ -72,17 +72,17 @@ inline unsigned ring_convert_group() {
 
 /// Whether the device ring launches its kernels as programmatic dependent launches
 /// (grid_dependency.cuh: each kernel's launch overlaps the tail of the one ahead of it), from
-/// `value` (POLYHE_CUDA_PDL's text): "1" yes, "0", null or empty no (the default until a lent GPU
-/// has timed it). Devices before compute capability 9.0 launch as before either way. A knob like
-/// the tile's, read when a device is made; InvalidParameter naming the value and the rule for
-/// anything else.
+/// `value` (POLYHE_CUDA_PDL's text): "1", null or empty yes (the default since the sixth H200 run
+/// timed it at 1.04–1.18× on every scheme operation, docs/perf.md §11), "0" no: plain launches.
+/// Devices before compute capability 9.0 launch plainly either way. A knob like the tile's, read
+/// when a device is made; InvalidParameter naming the value and the rule for anything else.
 inline bool ring_dependent_launch(const char* value) {
-  if (value == nullptr || *value == '\0') return false;
+  if (value == nullptr || *value == '\0') return true;
   const std::string text(value);
   if (text == "0" || text == "1") return text == "1";
   throw InvalidParameter("POLYHE_CUDA_PDL=" + text +
-                         ": 1 launches the device ring's kernels as programmatic dependent "
-                         "launches, 0 (or unset) as plain ones");
+                         ": 1 (or unset) launches the device ring's kernels as programmatic "
+                         "dependent launches, 0 as plain ones");
 }
 
 /// ring_dependent_launch(getenv("POLYHE_CUDA_PDL")).

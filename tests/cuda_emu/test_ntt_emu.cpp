@@ -494,12 +494,12 @@ TEST(NttEmulationLayout, RingConvertGroupKnob) {
       {"8", "0", "5", "01", "2 ", "two", "-1", "16"}, "1 to 4", "3");
 }
 
-// POLYHE_CUDA_PDL: 1 asks for programmatic dependent launches, 0 / unset / empty does not,
-// anything else is refused naming the value, and a device is not made with it.
+// POLYHE_CUDA_PDL: 1 / unset / empty asks for programmatic dependent launches (the default), 0
+// does not, anything else is refused naming the value, and a device is not made with it.
 TEST(NttEmulationLayout, RingDependentLaunchKnob) {
   using cuda::detail::ring_dependent_launch;
-  EXPECT_FALSE(ring_dependent_launch(nullptr));
-  EXPECT_FALSE(ring_dependent_launch(""));
+  EXPECT_TRUE(ring_dependent_launch(nullptr));
+  EXPECT_TRUE(ring_dependent_launch(""));
   EXPECT_FALSE(ring_dependent_launch("0"));
   EXPECT_TRUE(ring_dependent_launch("1"));
   expect_knob_refusals(
