@@ -32,9 +32,9 @@ struct ClusterRows {
   const Shared* shared;
   std::size_t offset;
   unsigned log_m;
-  POLYHE_HD W& operator()(std::size_t pos) const {
-    W* const base = static_cast<W*>(shared->block(static_cast<unsigned>(pos >> log_m)));
-    return base[offset + (pos & ((std::size_t{1} << log_m) - 1))];
+  POLYHE_HD W& operator()(Pos pos) const {
+    W* const base = static_cast<W*>(shared->block(pos >> log_m));
+    return base[offset + (pos & ((Pos{1} << log_m) - 1))];
   }
 };
 
@@ -45,11 +45,10 @@ template <Word W, class P, class In, class Out>
 POLYHE_HD POLYHE_NTT_INLINE void cluster_columns(const P& p, In in, Out out, unsigned log_m,
                                                  unsigned log_k, bool inverse, unsigned rank,
                                                  unsigned thread, unsigned threads) {
-  const std::size_t m = std::size_t{1} << log_m;
-  const std::size_t share = m >> log_k;
-  const std::size_t j0 = static_cast<std::size_t>(rank) * share;
+  const Pos share = (Pos{1} << log_m) >> log_k;
+  const Pos j0 = rank * share;
   const int r = static_cast<int>(log_k);
-  for (std::size_t g = thread; g < share; g += threads) {
+  for (Pos g = thread; g < share; g += threads) {
     if (!inverse) {
       ct_group_any<3, W>(r, p, in, out, 0, log_m, 0, j0 + g, false);
     } else {

@@ -45,7 +45,7 @@ struct LiftLoad {
   std::uint64_t p;
   WideBarrett w;
   ShoupOperand<std::uint64_t> factor;
-  POLYHE_HD std::uint64_t operator()(std::size_t pos) const {
+  POLYHE_HD std::uint64_t operator()(Pos pos) const {
     const std::uint64_t r = lift_centred_word(x[pos], p, w);
     if constexpr (kScaled) {
       return mul_shoup(r, factor, w.q);
@@ -63,23 +63,23 @@ struct SubScaleStore {
   ShoupOperand<std::uint64_t> s;
   std::uint64_t q;
   bool accumulate;
-  POLYHE_HD void put(std::size_t pos, std::uint64_t v) const {
+  POLYHE_HD void put(Pos pos, std::uint64_t v) const {
     sub_scale(c[pos], a[pos], v, s, q, accumulate);
   }
   struct Slot;
-  POLYHE_HD Slot operator()(std::size_t pos) const;
+  POLYHE_HD Slot operator()(Pos pos) const;
 };
 
 /// A copy of the store (not a pointer to it: the store is a local of the kernel) and the position.
 struct SubScaleStore::Slot {
   SubScaleStore store;
-  std::size_t pos;
+  Pos pos;
   // NOLINTNEXTLINE(misc-unconventional-assign-operator,
   // cppcoreguidelines-c-copy-assignment-signature)
   POLYHE_HD void operator=(std::uint64_t v) const { store.put(pos, v); }
 };
 
-POLYHE_HD inline SubScaleStore::Slot SubScaleStore::operator()(std::size_t pos) const {
+POLYHE_HD inline SubScaleStore::Slot SubScaleStore::operator()(Pos pos) const {
   return {*this, pos};
 }
 
@@ -121,15 +121,10 @@ struct LiftColumnNtt {
     const unsigned ring_limb = limb < q_limbs ? limb : p_first + (limb - q_limbs);
     const P pol = policies[limb];
     const unsigned log_n = log_n1 + log_n2;
-    const std::size_t width = std::size_t{1} << log_width;
-    const std::size_t c0 = static_cast<std::size_t>(t.block) << log_width;
-    const ColumnPlace<std::uint64_t> tile{static_cast<std::uint64_t*>(shared), c0, log_n2,
-                                          log_width, true};
-    const ColumnPlace<std::uint64_t> out =
-        phase + 1 == passes().count()
-            ? ColumnPlace<std::uint64_t>{dst + (static_cast<std::size_t>(t.batch) << log_n), 0,
-                                         log_n2, log_width, false}
-            : tile;
+    const Pos width = Pos{1} << log_width;
+    const Pos c0 = static_cast<Pos>(t.block) << log_width;
+    const ColumnTile<std::uint64_t> tile{static_cast<std::uint64_t*>(shared), c0, log_n2,
+                                         log_width};
     LiftLoad<kScaled> load{x + (static_cast<std::size_t>(part) << log_n),
                            x_moduli != nullptr ? x_moduli[part].q : p,
                            wide[ring_limb],
@@ -138,19 +133,18 @@ struct LiftColumnNtt {
     const Passes ps = passes();
     const int r = ps.stages(phase);
     const unsigned s0 = ps.first(phase);
+    // The lift is the first pass's load, device memory the last pass's store (Either).
+    const Either<LiftLoad<kScaled>, ColumnTile<std::uint64_t>> in{load, tile, phase != 0};
+    const Either<Linear<std::uint64_t>, ColumnTile<std::uint64_t>> out{
+        {dst + (static_cast<std::size_t>(t.batch) << log_n), 0}, tile, phase + 1 != ps.count()};
     const unsigned log_te1 = log_n1 - s0 - static_cast<unsigned>(r);  // log2(te / n2)
-    const std::size_t groups = (std::size_t{1} << (log_n1 - r)) << log_width;
-    for (std::size_t g = t.thread; g < groups; g += threads) {
-      const std::size_t col = c0 + (g & (width - 1));
-      const std::size_t jg = g >> log_width;
-      const std::size_t rem = ((jg & ((std::size_t{1} << log_te1) - 1)) << log_n2) + col;
-      if (phase == 0) {
-        ct_group_any<RMAX, std::uint64_t>(r, pol, load, out, s0, log_te1 + log_n2, jg >> log_te1,
-                                          rem, false);
-      } else {
-        ct_group_any<RMAX, std::uint64_t>(r, pol, tile, out, s0, log_te1 + log_n2, jg >> log_te1,
-                                          rem, false);
-      }
+    const Pos groups = (Pos{1} << (log_n1 - static_cast<unsigned>(r))) << log_width;
+    for (Pos g = t.thread; g < groups; g += threads) {
+      const Pos col = c0 + (g & (width - 1));
+      const Pos jg = g >> log_width;
+      const Pos rem = ((jg & ((Pos{1} << log_te1) - 1)) << log_n2) + col;
+      ct_group_any<RMAX, std::uint64_t>(r, pol, in, out, s0, log_te1 + log_n2, jg >> log_te1, rem,
+                                        false);
     }
   }
 };
@@ -185,31 +179,30 @@ struct SubScaleRowNtt {
     const unsigned limb = t.batch - part * limbs;
     const P pol = policies[limb];
     const unsigned log_n = log_n1 + log_n2;
-    const std::size_t row0 = static_cast<std::size_t>(t.block) << log_n2;
+    const Pos row0 = static_cast<Pos>(t.block) << log_n2;
     const Linear<std::uint64_t> sm{static_cast<std::uint64_t*>(shared), row0};
     const Passes ps = passes();
-    const Linear<std::uint64_t> in =
-        phase == 0 ? Linear<std::uint64_t>{const_cast<std::uint64_t*>(src) +
-                                               (static_cast<std::size_t>(t.batch) << log_n),
-                                           0}
-                   : sm;
+    const Either<Linear<std::uint64_t>, Linear<std::uint64_t>> in{
+        {const_cast<std::uint64_t*>(src) + (static_cast<std::size_t>(t.batch) << log_n), 0},
+        sm,
+        phase != 0};
     const bool final = phase + 1 == ps.count();
     const int r = ps.stages(phase);
     const unsigned s0 = ps.first(phase);
     const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
-    const std::size_t groups = std::size_t{1} << (log_n2 - r);
-    const std::size_t g0 = static_cast<std::size_t>(t.block) << (log_n2 - r);
+    const unsigned log_groups = log_n2 - static_cast<unsigned>(r);
+    const Pos groups = Pos{1} << log_groups;
+    const Pos g0 = static_cast<Pos>(t.block) << log_groups;
     const std::size_t limb_off = static_cast<std::size_t>(limb) << log_n;
-    const SubScaleStore store{pick(a, part) + limb_off, pick(c, part) + limb_off, scalars[limb],
-                              moduli[limb].q, accumulate};
-    for (std::size_t g = t.thread; g < groups; g += threads) {
-      const std::size_t gg = g0 + g;
-      const std::size_t blk = gg >> log_te, rem = gg & ((std::size_t{1} << log_te) - 1);
-      if (final) {
-        ct_group_any<RMAX, std::uint64_t>(r, pol, in, store, s0, log_te, blk, rem, true);
-      } else {
-        ct_group_any<RMAX, std::uint64_t>(r, pol, in, sm, s0, log_te, blk, rem, false);
-      }
+    const Either<SubScaleStore, Linear<std::uint64_t>> out{
+        {pick(a, part) + limb_off, pick(c, part) + limb_off, scalars[limb], moduli[limb].q,
+         accumulate},
+        sm,
+        !final};
+    for (Pos g = t.thread; g < groups; g += threads) {
+      const Pos gg = g0 + g;
+      ct_group_any<RMAX, std::uint64_t>(r, pol, in, out, s0, log_te, gg >> log_te,
+                                        gg & ((Pos{1} << log_te) - 1), final);
     }
   }
 };

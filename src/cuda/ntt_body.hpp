@@ -47,33 +47,84 @@ namespace polyhe::cuda::detail {
 
 // --- Addressing --------------------------------------------------------------------------------
 
+/// A position within one limb. The group functions index in 32 bits (a limb has at most 2^31
+/// words; the device's rings have at most 2^17): on the device a 64-bit address is then one
+/// multiply-add from the limb's base, and a shared-memory address one 32-bit add.
+using Pos = std::uint32_t;
+
 /// Words of a contiguous range: position pos lives at base[pos − first]. Device memory holds a
 /// limb at first = 0; a row held in shared memory has first = the row's first position.
 template <Word W>
 struct Linear {
   W* base;
-  std::size_t first;
-  POLYHE_HD W& operator()(std::size_t pos) const { return base[pos - first]; }
+  Pos first;
+  POLYHE_HD W& operator()(Pos pos) const { return base[pos - first]; }
 };
 
-/// Either a limb in device memory (tiled = false: position pos at base[pos]) or a tile of shared
-/// memory holding the columns c0 .. c0 + width − 1 of every row (row length n2 = 2^log_n2):
-/// position pos = j·n2 + c at base[j·width + (c − c0)]. One type for both, so that a column
-/// pass instantiates its group functions once (the flag is the same for every thread).
+/// A tile of shared memory holding the columns c0 .. c0 + width − 1 of every row (row length
+/// n2 = 2^log_n2): position pos = j·n2 + c at base[j·width + (c − c0)].
 template <Word W>
-struct ColumnPlace {
+struct ColumnTile {
   W* base;
-  std::size_t c0;
+  Pos c0;
   unsigned log_n2;
   unsigned log_width;
-  bool tiled;
-  POLYHE_HD W& operator()(std::size_t pos) const {
-    if (!tiled) return base[pos];
-    const std::size_t row = pos >> log_n2;
-    const std::size_t col = pos & ((std::size_t{1} << log_n2) - 1);
+  POLYHE_HD W& operator()(Pos pos) const {
+    const Pos row = pos >> log_n2;
+    const Pos col = pos & ((Pos{1} << log_n2) - 1);
     return base[(row << log_width) + (col - c0)];
   }
 };
+
+/// One of two places, chosen at run time: `tile` (shared memory) when in_tile, else `limb`
+/// (device memory, or a fused load or store). A pass reads device memory only at a transform's
+/// start and writes it only at its end; the group functions load and store a group's words
+/// through an Either by one branch around all of them (load_words, store_words), so each access
+/// is compiled for its own place (LDS/STS with 32-bit addresses for the tile) while the
+/// butterflies between are compiled once. A single accessor whose base pointer is chosen at run
+/// time makes every access a generic 64-bit one instead (the sixth H200 run's profile), and a
+/// copy of the whole group function per pair of places overflows the instruction cache (perf.md
+/// §11, "Sixth run").
+template <class Limb, class Tile>
+struct Either {
+  Limb limb;
+  Tile tile;
+  bool in_tile;
+};
+
+template <int R, Word W, class In>
+POLYHE_HD POLYHE_NTT_INLINE void load_words(const In& in, Pos base, unsigned log_stride,
+                                            W (&x)[R]) {
+  POLYHE_UNROLL
+  for (int k = 0; k < R; ++k) x[k] = in(base + (static_cast<Pos>(k) << log_stride));
+}
+
+template <int R, Word W, class Limb, class Tile>
+POLYHE_HD POLYHE_NTT_INLINE void load_words(const Either<Limb, Tile>& in, Pos base,
+                                            unsigned log_stride, W (&x)[R]) {
+  if (in.in_tile) {
+    load_words<R>(in.tile, base, log_stride, x);
+  } else {
+    load_words<R>(in.limb, base, log_stride, x);
+  }
+}
+
+template <int R, Word W, class Out>
+POLYHE_HD POLYHE_NTT_INLINE void store_words(const Out& out, Pos base, unsigned log_stride,
+                                             const W (&x)[R]) {
+  POLYHE_UNROLL
+  for (int k = 0; k < R; ++k) out(base + (static_cast<Pos>(k) << log_stride)) = x[k];
+}
+
+template <int R, Word W, class Limb, class Tile>
+POLYHE_HD POLYHE_NTT_INLINE void store_words(const Either<Limb, Tile>& out, Pos base,
+                                             unsigned log_stride, const W (&x)[R]) {
+  if (out.in_tile) {
+    store_words<R>(out.tile, base, log_stride, x);
+  } else {
+    store_words<R>(out.limb, base, log_stride, x);
+  }
+}
 
 // --- One group of r stages in registers ---------------------------------------------------------
 
@@ -84,66 +135,60 @@ struct ColumnPlace {
 /// a group index by shifts and masks, never by a division, which the GPU runs as a long
 /// subroutine.)
 template <int r, Word W, class P, class In, class Out>
-POLYHE_HD POLYHE_NTT_INLINE void ct_group(const P& p, In in, Out out, unsigned s0, unsigned log_te,
-                                          std::size_t blk, std::size_t rem, bool last) {
+POLYHE_HD POLYHE_NTT_INLINE void ct_group(const P& p, const In& in, const Out& out, unsigned s0,
+                                          unsigned log_te, Pos blk, Pos rem, bool last) {
   constexpr int R = 1 << r;
-  const std::size_t te = std::size_t{1} << log_te;
   W x[R];
-  const std::size_t base = blk * R * te + rem;
-  POLYHE_UNROLL
-  for (int k = 0; k < R; ++k) x[k] = in(base + k * te);
+  const Pos base = ((blk * R) << log_te) + rem;
+  load_words<R>(in, base, log_te, x);
   POLYHE_UNROLL
   for (int u = 0; u < r; ++u) {
     const int h = R >> (u + 1);
-    const std::size_t tw = (std::size_t{1} << (s0 + u)) + (blk << u);
+    const Pos tw = (Pos{1} << (s0 + u)) + (blk << u);
     POLYHE_UNROLL
     for (int j = 0; j < R / 2; ++j) {
       const int k = (j / h) * 2 * h + (j % h);
-      p.ct(x[k], x[k + h], p.fwd_tw(tw + static_cast<std::size_t>(k >> (r - u))));
+      p.ct(x[k], x[k + h], p.fwd_tw(tw + static_cast<Pos>(k >> (r - u))));
     }
   }
   if (last) {
     POLYHE_UNROLL
     for (int k = 0; k < R; ++k) x[k] = p.fwd_out(x[k]);
   }
-  POLYHE_UNROLL
-  for (int k = 0; k < R; ++k) out(base + k * te) = x[k];
+  store_words<R>(out, base, log_te, x);
 }
 
 /// Inverse stages t = ts, 2ts, …, ts·2^(r−1) (ts = 2^s0) on the group (blk, rem) of a transform
 /// of length n = 2^log_n. `last`: the stage t = n/2 is among them (outputs through inv_out into
 /// [0, q)).
 template <int r, Word W, class P, class In, class Out>
-POLYHE_HD POLYHE_NTT_INLINE void gs_group(const P& p, In in, Out out, unsigned log_n, unsigned s0,
-                                          std::size_t blk, std::size_t rem, bool last) {
+POLYHE_HD POLYHE_NTT_INLINE void gs_group(const P& p, const In& in, const Out& out, unsigned log_n,
+                                          unsigned s0, Pos blk, Pos rem, bool last) {
   constexpr int R = 1 << r;
-  const std::size_t ts = std::size_t{1} << s0;
   W x[R];
-  const std::size_t base = blk * R * ts + rem;
-  POLYHE_UNROLL
-  for (int k = 0; k < R; ++k) x[k] = in(base + k * ts);
+  const Pos base = ((blk * R) << s0) + rem;
+  load_words<R>(in, base, s0, x);
   POLYHE_UNROLL
   for (int u = 0; u < r; ++u) {
     const int h = 1 << u;
-    const std::size_t tw = (std::size_t{1} << (log_n - 1 - s0 - u)) + (blk << (r - u - 1));
+    const Pos tw = (Pos{1} << (log_n - 1 - s0 - u)) + (blk << (r - u - 1));
     POLYHE_UNROLL
     for (int j = 0; j < R / 2; ++j) {
       const int k = ((j >> u) << (u + 1)) | (j & (h - 1));
-      p.gs(x[k], x[k + h], p.inv_tw(tw + static_cast<std::size_t>(k >> (u + 1))));
+      p.gs(x[k], x[k + h], p.inv_tw(tw + static_cast<Pos>(k >> (u + 1))));
     }
   }
   if (last) {
     POLYHE_UNROLL
     for (int k = 0; k < R; ++k) x[k] = p.inv_out(x[k]);
   }
-  POLYHE_UNROLL
-  for (int k = 0; k < R; ++k) out(base + k * ts) = x[k];
+  store_words<R>(out, base, s0, x);
 }
 
 /// ct_group / gs_group with the stage count r (1 ≤ r ≤ RMAX) known at run time only.
 template <int RMAX, Word W, class P, class In, class Out>
-POLYHE_HD POLYHE_NTT_INLINE void ct_group_any(int r, const P& p, In in, Out out, unsigned s0,
-                                              unsigned log_te, std::size_t blk, std::size_t rem,
+POLYHE_HD POLYHE_NTT_INLINE void ct_group_any(int r, const P& p, const In& in, const Out& out,
+                                              unsigned s0, unsigned log_te, Pos blk, Pos rem,
                                               bool last) {
   if constexpr (RMAX >= 4) {
     if (r == 4) return ct_group<4, W>(p, in, out, s0, log_te, blk, rem, last);
@@ -158,8 +203,8 @@ POLYHE_HD POLYHE_NTT_INLINE void ct_group_any(int r, const P& p, In in, Out out,
 }
 
 template <int RMAX, Word W, class P, class In, class Out>
-POLYHE_HD POLYHE_NTT_INLINE void gs_group_any(int r, const P& p, In in, Out out, unsigned log_n,
-                                              unsigned s0, std::size_t blk, std::size_t rem,
+POLYHE_HD POLYHE_NTT_INLINE void gs_group_any(int r, const P& p, const In& in, const Out& out,
+                                              unsigned log_n, unsigned s0, Pos blk, Pos rem,
                                               bool last) {
   if constexpr (RMAX >= 4) {
     if (r == 4) return gs_group<4, W>(p, in, out, log_n, s0, blk, rem, last);
@@ -257,24 +302,22 @@ struct WholeNtt {
 
   POLYHE_HD void run(unsigned phase, ThreadIndex t, void* shared) const {
     const Passes ps = passes();
-    const std::size_t n = std::size_t{1} << log_n;
     const P p = policies[t.block % period];
     const std::size_t off = static_cast<std::size_t>(t.block) << log_n;
+    const bool last = phase + 1 == ps.count();
     const Linear<W> sm{static_cast<W*>(shared), 0};
-    const Linear<W> in = phase == 0 ? Linear<W>{const_cast<W*>(src) + off, 0} : sm;
-    const Linear<W> out = phase + 1 == ps.count() ? Linear<W>{dst + off, 0} : sm;
+    const Either<Linear<W>, Linear<W>> in{{const_cast<W*>(src) + off, 0}, sm, phase != 0};
+    const Either<Linear<W>, Linear<W>> out{{dst + off, 0}, sm, !last};
     const int r = ps.stages(phase);
     const unsigned s0 = ps.first(phase);
-    const bool last = phase + 1 == ps.count();
-    const std::size_t groups = n >> r;
-    for (std::size_t g = t.thread; g < groups; g += threads) {
+    const Pos groups = Pos{1} << (log_n - static_cast<unsigned>(r));
+    for (Pos g = t.thread; g < groups; g += threads) {
       if (!inverse) {
         const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
-        ct_group_any<RMAX, W>(r, p, in, out, s0, log_te, g >> log_te,
-                              g & ((std::size_t{1} << log_te) - 1), last);
-      } else {
-        gs_group_any<RMAX, W>(r, p, in, out, log_n, s0, g >> s0, g & ((std::size_t{1} << s0) - 1),
+        ct_group_any<RMAX, W>(r, p, in, out, s0, log_te, g >> log_te, g & ((Pos{1} << log_te) - 1),
                               last);
+      } else {
+        gs_group_any<RMAX, W>(r, p, in, out, log_n, s0, g >> s0, g & ((Pos{1} << s0) - 1), last);
       }
     }
   }
@@ -325,17 +368,16 @@ struct WholePolymul {
       const unsigned s0 = fw.first(phase);
       const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
       const bool last = phase + 1 == fw.count();
-      const bool from_global = phase == 0;
-      const std::size_t groups = n >> r;
-      const std::size_t operands = b_evaluated ? 1 : 2;
-      for (std::size_t g = t.thread; g < operands * groups; g += threads) {
+      const Pos groups = Pos{1} << (log_n - static_cast<unsigned>(r));
+      const Pos operands = b_evaluated ? 1 : 2;
+      for (Pos g = t.thread; g < operands * groups; g += threads) {
         const bool second = g >= groups;
-        const std::size_t gg = second ? g - groups : g;
-        const W* const src = (second ? b : a) + off;
-        W* const sm = second ? sb : sa;
-        const Linear<W> in{from_global ? const_cast<W*>(src) : sm, 0};
-        ct_group_any<RMAX, W>(r, p, in, Linear<W>{sm, 0}, s0, log_te, gg >> log_te,
-                              gg & ((std::size_t{1} << log_te) - 1), last);
+        const Pos gg = second ? g - groups : g;
+        const Linear<W> sm{second ? sb : sa, 0};
+        const Either<Linear<W>, Linear<W>> in{
+            {const_cast<W*>(second ? b : a) + off, 0}, sm, phase != 0};
+        ct_group_any<RMAX, W>(r, p, in, sm, s0, log_te, gg >> log_te, gg & ((Pos{1} << log_te) - 1),
+                              last);
       }
       return;
     }
@@ -353,10 +395,11 @@ struct WholePolymul {
     const int r = iv.stages(ip);
     const unsigned s0 = iv.first(ip);
     const bool last = ip + 1 == iv.count();
-    const Linear<W> out = last ? Linear<W>{c + off, 0} : Linear<W>{sa, 0};
-    for (std::size_t g = t.thread; g < (n >> r); g += threads) {
-      gs_group_any<RMAX, W>(r, p, Linear<W>{sa, 0}, out, log_n, s0, g >> s0,
-                            g & ((std::size_t{1} << s0) - 1), last);
+    const Linear<W> sm{sa, 0};
+    const Either<Linear<W>, Linear<W>> out{{c + off, 0}, sm, !last};
+    const Pos groups = Pos{1} << (log_n - static_cast<unsigned>(r));
+    for (Pos g = t.thread; g < groups; g += threads) {
+      gs_group_any<RMAX, W>(r, p, sm, out, log_n, s0, g >> s0, g & ((Pos{1} << s0) - 1), last);
     }
   }
 };
@@ -397,32 +440,31 @@ struct ColumnNtt {
     const P p = policies[limb % period];
     const unsigned log_n = log_n1 + log_n2;
     const std::size_t off = static_cast<std::size_t>(limb) << log_n;
-    const std::size_t width = std::size_t{1} << log_width;
-    const std::size_t c0 = static_cast<std::size_t>(t.block) << log_width;
-    const ColumnPlace<W> tile{static_cast<W*>(shared), c0, log_n2, log_width, true};
-    const ColumnPlace<W> gin{const_cast<W*>(operand == 0 ? src[0] : src[1]) + off, 0, log_n2,
-                             log_width, false};
-    const ColumnPlace<W> gout{(operand == 0 ? dst[0] : dst[1]) + off, 0, log_n2, log_width, false};
+    const Pos width = Pos{1} << log_width;
+    const Pos c0 = static_cast<Pos>(t.block) << log_width;
+    const ColumnTile<W> tile{static_cast<W*>(shared), c0, log_n2, log_width};
     const Passes ps = passes();
     const int r = ps.stages(phase);
     const unsigned s0 = ps.first(phase);
-    const ColumnPlace<W> in = phase == 0 ? gin : tile;
     const bool final = phase + 1 == ps.count();
-    const ColumnPlace<W> out = final ? gout : tile;
+    const Either<Linear<W>, ColumnTile<W>> in{
+        {const_cast<W*>(operand == 0 ? src[0] : src[1]) + off, 0}, tile, phase != 0};
+    const Either<Linear<W>, ColumnTile<W>> out{
+        {(operand == 0 ? dst[0] : dst[1]) + off, 0}, tile, !final};
     // Groups of the tile: C columns times n1/R groups of the n1-point transform, the column
     // fastest, so that neighbouring threads touch neighbouring words.
-    const std::size_t groups = (std::size_t{1} << (log_n1 - r)) << log_width;
-    for (std::size_t g = t.thread; g < groups; g += threads) {
-      const std::size_t col = c0 + (g & (width - 1));
-      const std::size_t jg = g >> log_width;
+    const Pos groups = (Pos{1} << (log_n1 - static_cast<unsigned>(r))) << log_width;
+    for (Pos g = t.thread; g < groups; g += threads) {
+      const Pos col = c0 + (g & (width - 1));
+      const Pos jg = g >> log_width;
       if (!inverse) {
         const unsigned log_te1 = log_n1 - s0 - static_cast<unsigned>(r);  // log2(te / n2)
-        const std::size_t rem = ((jg & ((std::size_t{1} << log_te1) - 1)) << log_n2) + col;
+        const Pos rem = ((jg & ((Pos{1} << log_te1) - 1)) << log_n2) + col;
         // Not the transform's last stage: the row pass ends the forward transform.
         ct_group_any<RMAX, W>(r, p, in, out, s0, log_te1 + log_n2, jg >> log_te1, rem, false);
       } else {
         const unsigned log_ts1 = s0 - log_n2;  // log2(ts / n2)
-        const std::size_t rem = ((jg & ((std::size_t{1} << log_ts1) - 1)) << log_n2) + col;
+        const Pos rem = ((jg & ((Pos{1} << log_ts1) - 1)) << log_n2) + col;
         gs_group_any<RMAX, W>(r, p, in, out, log_n, s0, jg >> log_ts1, rem, final);
       }
     }
@@ -460,27 +502,27 @@ struct RowNtt {
     const P p = policies[t.batch % period];
     const unsigned log_n = log_n1 + log_n2;
     const std::size_t off = static_cast<std::size_t>(t.batch) << log_n;
-    const std::size_t row0 = static_cast<std::size_t>(t.block) << log_n2;
+    const Pos row0 = static_cast<Pos>(t.block) << log_n2;
     const Linear<W> sm{static_cast<W*>(shared), row0};
     const Passes ps = passes();
-    const bool from_global = phase == 0 && !load_shared;
-    const Linear<W> in = from_global ? Linear<W>{const_cast<W*>(src) + off, 0} : sm;
     const bool final = phase + 1 == ps.count();
-    const Linear<W> out = final && !store_shared ? Linear<W>{dst + off, 0} : sm;
+    const Either<Linear<W>, Linear<W>> in{
+        {const_cast<W*>(src) + off, 0}, sm, phase != 0 || load_shared};
+    const Either<Linear<W>, Linear<W>> out{{dst + off, 0}, sm, !final || store_shared};
     const int r = ps.stages(phase);
     const unsigned s0 = ps.first(phase);
-    const std::size_t groups = std::size_t{1} << (log_n2 - r);
-    const std::size_t g0 = static_cast<std::size_t>(t.block) << (log_n2 - r);  // global group
-    for (std::size_t g = t.thread; g < groups; g += threads) {
-      const std::size_t gg = g0 + g;
+    const unsigned log_groups = log_n2 - static_cast<unsigned>(r);
+    const Pos groups = Pos{1} << log_groups;
+    const Pos g0 = static_cast<Pos>(t.block) << log_groups;  // global group
+    for (Pos g = t.thread; g < groups; g += threads) {
+      const Pos gg = g0 + g;
       if (!inverse) {
         const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
         ct_group_any<RMAX, W>(r, p, in, out, s0, log_te, gg >> log_te,
-                              gg & ((std::size_t{1} << log_te) - 1), final);
+                              gg & ((Pos{1} << log_te) - 1), final);
       } else {
         // The row pass of the inverse is never its last stage (t = n/2 is a column stage).
-        gs_group_any<RMAX, W>(r, p, in, out, log_n, s0, gg >> s0, gg & ((std::size_t{1} << s0) - 1),
-                              false);
+        gs_group_any<RMAX, W>(r, p, in, out, log_n, s0, gg >> s0, gg & ((Pos{1} << s0) - 1), false);
       }
     }
   }
@@ -526,7 +568,7 @@ struct RowPolymul {
     const std::size_t n = std::size_t{1} << log_n;
     const std::size_t n2 = std::size_t{1} << log_n2;
     const std::size_t off = static_cast<std::size_t>(t.batch) << log_n;
-    const std::size_t row0 = static_cast<std::size_t>(t.block) << log_n2;
+    const Pos row0 = static_cast<Pos>(t.block) << log_n2;
     W* const sa = static_cast<W*>(shared);
     W* const sb = sa + n2;
     const Passes fw = forward_passes();
@@ -536,18 +578,18 @@ struct RowPolymul {
       const unsigned s0 = fw.first(phase);
       const unsigned log_te = log_n - s0 - static_cast<unsigned>(r);
       const bool last = phase + 1 == fw.count();
-      const std::size_t groups = n2 >> r;
-      const std::size_t g0 = static_cast<std::size_t>(t.block) << (log_n2 - r);
-      const std::size_t operands = b_evaluated ? 1 : 2;
-      for (std::size_t g = t.thread; g < operands * groups; g += threads) {
+      const unsigned log_groups = log_n2 - static_cast<unsigned>(r);
+      const Pos groups = Pos{1} << log_groups;
+      const Pos g0 = static_cast<Pos>(t.block) << log_groups;
+      const Pos operands = b_evaluated ? 1 : 2;
+      for (Pos g = t.thread; g < operands * groups; g += threads) {
         const bool second = g >= groups;
-        const std::size_t gg = g0 + (second ? g - groups : g);
-        W* const sm = second ? sb : sa;
-        const Linear<W> in = phase == 0 && !load_shared
-                                 ? Linear<W>{const_cast<W*>(second ? b : a) + off, 0}
-                                 : Linear<W>{sm, row0};
-        ct_group_any<RMAX, W>(r, p, in, Linear<W>{sm, row0}, s0, log_te, gg >> log_te,
-                              gg & ((std::size_t{1} << log_te) - 1), last);
+        const Pos gg = g0 + (second ? g - groups : g);
+        const Linear<W> sm{second ? sb : sa, row0};
+        const Either<Linear<W>, Linear<W>> in{
+            {const_cast<W*>(second ? b : a) + off, 0}, sm, phase != 0 || load_shared};
+        ct_group_any<RMAX, W>(r, p, in, sm, s0, log_te, gg >> log_te, gg & ((Pos{1} << log_te) - 1),
+                              last);
       }
       return;
     }
@@ -566,13 +608,13 @@ struct RowPolymul {
     const unsigned s0 = iv.first(ip);
     const bool final = ip + 1 == iv.count() && !store_shared;
     const Linear<W> sm{sa, row0};
-    const Linear<W> out = final ? Linear<W>{c + off, 0} : sm;
-    const std::size_t groups = n2 >> r;
-    const std::size_t g0 = static_cast<std::size_t>(t.block) << (log_n2 - r);
-    for (std::size_t g = t.thread; g < groups; g += threads) {
-      const std::size_t gg = g0 + g;
-      gs_group_any<RMAX, W>(r, p, sm, out, log_n, s0, gg >> s0, gg & ((std::size_t{1} << s0) - 1),
-                            false);
+    const Either<Linear<W>, Linear<W>> out{{c + off, 0}, sm, !final};
+    const unsigned log_groups = log_n2 - static_cast<unsigned>(r);
+    const Pos groups = Pos{1} << log_groups;
+    const Pos g0 = static_cast<Pos>(t.block) << log_groups;
+    for (Pos g = t.thread; g < groups; g += threads) {
+      const Pos gg = g0 + g;
+      gs_group_any<RMAX, W>(r, p, sm, out, log_n, s0, gg >> s0, gg & ((Pos{1} << s0) - 1), false);
     }
   }
 };

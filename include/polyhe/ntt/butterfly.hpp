@@ -18,6 +18,19 @@
 
 namespace polyhe {
 
+/// Word i of a twiddle table. On the device through the read-only data cache (`__ldg`: the tables
+/// are written when a ring's tables are uploaded and only read by kernels; a plain load through a
+/// pointer the compiler cannot place is a generic one, the sixth H200 run's profile, docs/perf.md
+/// §11); on the host a plain load.
+template <Word W>
+POLYHE_HD POLYHE_INLINE W table_word(const W* t, std::size_t i) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(t + i);
+#else
+  return t[i];
+#endif
+}
+
 /// Plain radix-2 with `%` on double words: slow and obviously correct. Its inverse table is the
 /// unhalved ψ^−br(i); both GS outputs are halved explicitly.
 template <Word W>
@@ -27,8 +40,8 @@ struct ReferenceButterfly {
   const W* inv;  // ψ^−br(i), not halved
   W q;
 
-  POLYHE_HD Tw fwd_tw(std::size_t i) const { return fwd[i]; }
-  POLYHE_HD Tw inv_tw(std::size_t i) const { return inv[i]; }
+  POLYHE_HD Tw fwd_tw(std::size_t i) const { return table_word(fwd, i); }
+  POLYHE_HD Tw inv_tw(std::size_t i) const { return table_word(inv, i); }
   POLYHE_HD W mul(W a, W b) const { return static_cast<W>(mul_wide(a, b) % q); }
   POLYHE_HD W mul_tw(W a, Tw w) const { return mul(a, w); }
   POLYHE_HD void ct(W& x, W& y, Tw w) const {
@@ -61,8 +74,12 @@ struct ShoupLazyButterfly {
   W q;
   BarrettAlg4<W> barrett;  // for general products (Hadamard)
 
-  POLYHE_HD Tw fwd_tw(std::size_t i) const { return {fwd[i], fwd_shoup[i]}; }
-  POLYHE_HD Tw inv_tw(std::size_t i) const { return {inv[i], inv_shoup[i]}; }
+  POLYHE_HD Tw fwd_tw(std::size_t i) const {
+    return {table_word(fwd, i), table_word(fwd_shoup, i)};
+  }
+  POLYHE_HD Tw inv_tw(std::size_t i) const {
+    return {table_word(inv, i), table_word(inv_shoup, i)};
+  }
   POLYHE_HD W mul(W a, W b) const { return mul_mod(a, b, barrett); }
   POLYHE_HD W mul_tw(W a, Tw w) const { return mul_shoup(a, w, q); }
   POLYHE_HD void ct(W& x, W& y, Tw w) const {
@@ -128,7 +145,7 @@ template <Word W, class C>
 struct PlainTwiddleReduction {
   using Tw = W;
   C c;
-  POLYHE_HD static Tw twiddle(const W* t, const W*, std::size_t i) { return t[i]; }
+  POLYHE_HD static Tw twiddle(const W* t, const W*, std::size_t i) { return table_word(t, i); }
   POLYHE_HD W mul(W a, W b) const { return mul_mod(a, b, c); }
   POLYHE_HD W mul_tw(W a, Tw w) const { return mul_mod(a, w, c); }
 };
@@ -137,7 +154,7 @@ template <Word W>
 struct MontgomeryReduction {
   using Tw = W;
   Montgomery<W> c;
-  POLYHE_HD static Tw twiddle(const W* t, const W*, std::size_t i) { return t[i]; }
+  POLYHE_HD static Tw twiddle(const W* t, const W*, std::size_t i) { return table_word(t, i); }
   POLYHE_HD W mul(W a, W b) const { return mul_mod(a, b, c); }
   POLYHE_HD W mul_tw(W a, Tw w) const { return montgomery_mul(a, w, c); }
 };
@@ -146,7 +163,7 @@ template <Word W>
 struct MontgomeryNttReduction {
   using Tw = W;
   MontgomeryNtt<W> c;
-  POLYHE_HD static Tw twiddle(const W* t, const W*, std::size_t i) { return t[i]; }
+  POLYHE_HD static Tw twiddle(const W* t, const W*, std::size_t i) { return table_word(t, i); }
   POLYHE_HD W mul(W a, W b) const { return mul_mod(a, b, c); }
   POLYHE_HD W mul_tw(W a, Tw w) const { return montgomery_ntt_mul(a, w, c); }
 };
@@ -156,7 +173,9 @@ struct ShoupReduction {
   using Tw = ShoupOperand<W>;
   BarrettAlg4<W> barrett;
   W q;
-  POLYHE_HD static Tw twiddle(const W* t, const W* s, std::size_t i) { return {t[i], s[i]}; }
+  POLYHE_HD static Tw twiddle(const W* t, const W* s, std::size_t i) {
+    return {table_word(t, i), table_word(s, i)};
+  }
   POLYHE_HD W mul(W a, W b) const { return mul_mod(a, b, barrett); }
   POLYHE_HD W mul_tw(W a, Tw w) const { return mul_shoup(a, w, q); }
 };
