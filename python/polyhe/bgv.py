@@ -663,6 +663,24 @@ class Ciphertext(CiphertextBase):
             )
         return self._new(self._ev().rotate_rows(self._ct, s))
 
+    def rotate_rows_many(self, steps) -> list:
+        """``[self.rotate_rows(s) for s in steps]``, the same ciphertexts word for word, computed
+        hoisted: the key-switching decomposition of the ciphertext is made once for all the
+        steps, so k rotations cost less than k calls of :meth:`rotate_rows`. Needs each step's
+        Galois key (every one is checked before any work)."""
+        ss = [index("step", s, -(1 << 62), 1 << 62) for s in steps]
+        galois = self._ctx._require("Galois keys", "_galois", "rotate_rows_many")
+        if self._ctx._params.log_n:
+            n = int(self._ctx._native.n)
+            for s in ss:
+                k = int(_polyhe.galois_element_for_rotation(n, s))
+                if k != 1 and not galois.contains(k):
+                    raise _polyhe.InvalidParameter(
+                        f"rotate_rows_many: no Galois key for step {s} (element {k}); "
+                        f"generate_keys(rotations=[{s}, ...]) or ctx.add_galois_keys([{s}])"
+                    )
+        return [self._new(ct) for ct in self._ev().rotate_rows_many(self._ct, ss)]
+
     def rotate_columns(self) -> "Ciphertext":
         """The two rows swapped (Galois element 2N − 1); needs that key
         (``generate_keys(conjugation=True)``)."""

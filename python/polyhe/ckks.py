@@ -440,6 +440,15 @@ class Ciphertext(CiphertextBase):
         self._ctx._require("Galois keys", "_galois", "rotate")
         return self._new(self._ev().rotate(self._ct, s))
 
+    def rotate_many(self, steps) -> list:
+        """``[self.rotate(s) for s in steps]``, the same ciphertexts word for word, computed
+        hoisted: the key-switching decomposition of the ciphertext is made once for all the
+        steps, so k rotations cost less than k calls of :meth:`rotate`. Needs each step's
+        Galois key (every one is checked before any work)."""
+        ss = [index("step", s, -(1 << 62), 1 << 62) for s in steps]
+        self._ctx._require("Galois keys", "_galois", "rotate_many")
+        return [self._new(ct) for ct in self._ev().rotate_many(self._ct, ss)]
+
     def conjugate(self) -> "Ciphertext":
         """Every slot's complex conjugate; needs the conjugation key."""
         self._ctx._require("Galois keys", "_galois", "conjugate")

@@ -7,6 +7,7 @@
 #include <polyhe/core/error.hpp>
 
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <memory>
@@ -173,6 +174,12 @@ void bind_bgv(nb::module_& parent) {
       .def("relinearize", &E::relinearize, nb::call_guard<Release>())
       .def("multiply_relin", &E::multiply_relin, nb::call_guard<Release>())
       .def("rotate_rows", &E::rotate_rows, nb::call_guard<Release>())
+      .def(
+          "rotate_rows_many",
+          [](const E& e, const rlwe::Ciphertext& a, const std::vector<std::int64_t>& steps) {
+            return e.rotate_rows_many(a, steps);
+          },
+          nb::call_guard<Release>())
       .def("rotate_columns", &E::rotate_columns, nb::call_guard<Release>())
       .def("apply_galois", &E::apply_galois, nb::call_guard<Release>())
       .def("mod_switch_to_next", &E::mod_switch_to_next, nb::call_guard<Release>())

@@ -7,6 +7,7 @@
 
 #include <nanobind/stl/complex.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <complex>
 #include <cstdint>
@@ -139,6 +140,12 @@ void bind_ckks(nb::module_& parent) {
       .def("rescale", &E::rescale, nb::call_guard<Release>())
       .def("drop_to_level", &E::drop_to_level, nb::call_guard<Release>())
       .def("rotate", &E::rotate, nb::call_guard<Release>())
+      .def(
+          "rotate_many",
+          [](const E& e, const Ct& a, const std::vector<std::int64_t>& steps) {
+            return e.rotate_many(a, steps);
+          },
+          nb::call_guard<Release>())
       .def("conjugate", &E::conjugate, nb::call_guard<Release>())
       .def("apply_galois", &E::apply_galois, nb::call_guard<Release>())
       .def(

@@ -331,6 +331,17 @@ def test_rotations(ctx, rng):
     np.testing.assert_array_equal(
         ctx.decrypt(x.apply_galois(2 * N - 1)).reshape(2, ROW), rows[::-1]
     )
+    # Hoisted: the same ciphertexts as one rotation at a time.
+    steps = ROTATIONS + [0, ROTATIONS[0]]
+    many = x.rotate_rows_many(steps)
+    assert len(many) == len(steps)
+    for step, r in zip(steps, many):
+        assert r.serialize() == x.rotate_rows(step).serialize(), step
+        got = ctx.decrypt(r).reshape(2, ROW)
+        np.testing.assert_array_equal(got, np.roll(rows, -step, axis=1), err_msg=str(step))
+    assert x.rotate_rows_many([]) == []
+    with pytest.raises(polyhe.InvalidParameter, match="step 7"):
+        x.rotate_rows_many([1, 7])
     # Rotations at a lower level, composed with arithmetic.
     y = (x * 2).mod_switch_to(1).rotate_rows(-3).rotate_columns()
     np.testing.assert_array_equal(

@@ -135,6 +135,20 @@ def test_rotations_conjugation_sum(ctx, rng):
         a.sum(3)
 
 
+def test_rotate_many_is_rotate_word_for_word(ctx, rng):
+    x = rng.uniform(-1, 1, ctx.slots)
+    a = ctx.encrypt(x)
+    steps = [1, -2, 0, 5, 1]
+    many = a.rotate_many(steps)
+    assert len(many) == len(steps)
+    for s, r in zip(steps, many):
+        assert r.serialize() == a.rotate(s).serialize(), s
+        close(ctx.decrypt(r), np.roll(x, -s))
+    assert a.rotate_many([]) == []
+    with pytest.raises(polyhe.InvalidParameter, match="step 3"):
+        a.rotate_many([1, 3])
+
+
 def test_bytes_round_trips(ctx, rng):
     x = rng.uniform(-1, 1, 32)
     ct = ctx.encrypt(x) * 0.5

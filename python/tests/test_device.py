@@ -75,11 +75,15 @@ def test_ckks_on_a_device(place):
     np.testing.assert_allclose(c.decrypt(a * 0.5), 0.5 * x, atol=2e-3)
     full_x = np.zeros(c.slots)
     full_x[:64] = x
+    # A key switch under one 29-bit special prime for 25-30-bit digits: over 200 encryptions the
+    # largest slot error had median 4-7e-4 and reached 1.4e-3 (rotate(-2)), so 1e-3 failed about
+    # one run in 30; 3e-3 is twice the largest seen.
+    ks_tol = 3e-3
     np.testing.assert_allclose(c.decrypt(a.rotate(1), length=63), np.roll(full_x, -1)[:63],
-                               atol=1e-3)
-    np.testing.assert_allclose(c.decrypt(a.rotate(-2), length=64)[2:], x[:62], atol=1e-3)
+                               atol=ks_tol)
+    np.testing.assert_allclose(c.decrypt(a.rotate(-2), length=64)[2:], x[:62], atol=ks_tol)
     z = c.encrypt(x + 1j * y)
-    np.testing.assert_allclose(c.decrypt(z.conjugate()), x - 1j * y, atol=1e-3)
+    np.testing.assert_allclose(c.decrypt(z.conjugate()), x - 1j * y, atol=ks_tol)
     pt = c.encode(y)
     assert pt._pt.is_on(dev)
     np.testing.assert_allclose(c.decode(pt), y, atol=1e-5)               # decoded on the host

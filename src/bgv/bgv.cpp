@@ -424,6 +424,24 @@ Ciphertext Evaluator::rotate_rows(const Ciphertext& a, std::int64_t step) const 
   return rlwe::apply_galois(a, key, error_multiple());
 }
 
+std::vector<Ciphertext> Evaluator::rotate_rows_many(const Ciphertext& a,
+                                                    std::span<const std::int64_t> steps) const {
+  check(a, "rotate_rows_many");
+  check_size2(a, "rotate_rows_many");
+  require_power_of_two(*ctx_, "rotate_rows_many");
+  std::vector<const rlwe::KeySwitchKey*> keys;  // null: a rotation by 0
+  for (const std::int64_t step : steps) {
+    const std::uint64_t k = rlwe::galois_element_for_rotation(ctx_->n(), step);
+    keys.push_back(k == 1 ? nullptr
+                          : &detail::galois_key(galois_.get(), k, "rotate_rows_many",
+                                                "step " + std::to_string(step) + " (element " +
+                                                    std::to_string(k) + ")",
+                                                "generate it with KeyGenerator::rotation_keys({" +
+                                                    std::to_string(step) + "})"));
+  }
+  return rlwe::apply_galois_hoisted(a, keys, error_multiple());
+}
+
 Ciphertext Evaluator::rotate_columns(const Ciphertext& a) const {
   check(a, "rotate_columns");
   check_size2(a, "rotate_columns");

@@ -451,6 +451,23 @@ Ciphertext Evaluator::rotate(const Ciphertext& a, std::int64_t step) const {
   return apply_galois(a, k);
 }
 
+std::vector<Ciphertext> Evaluator::rotate_many(const Ciphertext& a,
+                                               std::span<const std::int64_t> steps) const {
+  check_params(a, "rotate_many");
+  std::vector<const rlwe::KeySwitchKey*> keys;  // null: a rotation by 0
+  for (const std::int64_t step : steps) {
+    const std::uint64_t k = rlwe::galois_element_for_rotation(params_->n(), step);
+    if (k != 1 && (galois_ == nullptr || !galois_->contains(k))) {
+      throw InvalidParameter("rotate_many: no Galois key for rotation step " +
+                             std::to_string(step) + " (element " + std::to_string(k) +
+                             "); generate it with KeyGenerator::rotation_keys({" +
+                             std::to_string(step) + "})");
+    }
+    keys.push_back(k == 1 ? nullptr : &galois_->at(k));
+  }
+  return rlwe::apply_galois_hoisted(a, keys);
+}
+
 Ciphertext Evaluator::conjugate(const Ciphertext& a) const {
   const std::uint64_t k = rlwe::galois_element_for_conjugation(params_->n());
   if (galois_ == nullptr || !galois_->contains(k)) {

@@ -130,7 +130,7 @@ struct SmallAddend {
 
 // ModDown in evaluation form (ring/key_switching.hpp's layout): u = round((acc + addend)/P) over
 // Q_l, with acc's Q_l limbs in acc_q and its P limbs in acc_p (overwritten). acc_q may be u's own
-// words when there is an addend: the result then overwrites it in place.
+// words when not accumulating: the result then overwrites it in place.
 void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<const u64> acc_q,
                   std::span<u64> acc_p, RnsPoly& u, const SmallAddend* addend, bool accumulate) {
   const std::size_t n = ks.ring->n();
@@ -153,9 +153,11 @@ void cpu_mod_down(const HybridKeySwitch& ks, std::size_t level, std::span<const 
     // (acc_i − ·)·P^−1 in one fused call (NttPlan::forward_lifted), into u_i or, to accumulate,
     // into a scratch limb added to u_i.
     const u64 p = mod_p[0].value();
+    const bool in_place = acc_q.data() == u.data().data();  // then the work is the scratch limb
     parallel_for(ql, [&](std::size_t i) {
       const std::span<u64> out = accumulate ? conv.subspan(i * n, n) : u.limb(i);
-      ring.forward_lifted(i, acc_p, p, acc_q.subspan(i * n, n), p_inv[i], out, out);
+      const std::span<u64> work = in_place ? conv.subspan(i * n, n) : out;
+      ring.forward_lifted(i, acc_p, p, acc_q.subspan(i * n, n), p_inv[i], out, work);
       if (accumulate) vec::add(u.limb(i), out, u.limb(i), mod_q[i]);
     });
     return;
@@ -194,6 +196,55 @@ void accumulate_limb(std::span<const u64* const> up, const KeySwitchParts& key, 
                           acc0.subspan(t * n, n), acc1.subspan(t * n, n), layout.moduli[t]);
 }
 
+// d in coefficient form (ModUp's input), into scratch: the inverse transform of each limb, out of
+// place (no copy of d first).
+std::span<u64> cpu_coefficients(const RingContext& ring, const RnsPoly& d, std::size_t n) {
+  const std::size_t ql = d.limbs();
+  const std::span<u64> d_coef = scratch(detail::kScratchCoef, ql * n);
+  parallel_for(ql, [&](std::size_t i) { ring.inverse(i, d.limb(i), d_coef.subspan(i * n, n)); });
+  return d_coef;
+}
+
+// One prime per digit: limb t of every digit's ModUp into up (digit j at up[j]) — the centred
+// lift of digit j to q_t read through the transform's first pass, into `lifted` (digits·n words),
+// or d's own limb t for digit t.
+void lift_limb(const RingContext& ring, const QpLayout& layout, const RnsPoly& d,
+               std::span<const u64> d_coef, std::size_t t, std::size_t n, std::span<u64> lifted,
+               std::span<const u64*> up) {
+  std::size_t count = 0;
+  for (std::size_t j = 0; j < up.size(); ++j) {
+    if (j == t) {
+      up[j] = d.data().data() + t * n;
+      continue;
+    }
+    const std::span<u64> dst = lifted.subspan(count * n, n);
+    ring.forward_lifted(layout.limb_index()[t], d_coef.subspan(j * n, n), layout.moduli[j].value(),
+                        dst);
+    up[j] = dst.data();
+    ++count;
+  }
+}
+
+// Digits of several primes: ModUp of each digit to all of Q_l ∪ P (exact centred conversion), its
+// own limbs being d's, in evaluation form: digit j's limb t at up_all[(j·qp + t)·n].
+void mod_up_all(const HybridKeySwitch& ks, const QpLayout& layout, const RnsPoly& d,
+                std::span<const u64> d_coef, std::span<u64> up_all) {
+  const std::size_t n = ks.ring->n();
+  const std::size_t l = d.level();
+  const std::size_t qp = layout.limbs();
+  const KeySwitchBasis& basis = *ks.basis;
+  const auto idx = layout.limb_index();
+  for (std::size_t j = 0; j < basis.digit_count(l); ++j) {
+    const std::size_t start = j * basis.alpha();
+    const std::size_t size = basis.digit(l, j).size();
+    const std::span<u64> up = up_all.subspan(j * qp * n, qp * n);
+    basis.mod_up_centred(l, j, d_coef.subspan(start * n, size * n), up);
+    std::memcpy(up.data() + start * n, d.data().data() + start * n, size * n * sizeof(u64));
+    if (start > 0) ks.ring->forward(up.first(start * n), idx.first(start));
+    ks.ring->forward(up.subspan((start + size) * n), idx.subspan(start + size));
+  }
+}
+
 void cpu_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key,
                     RnsPoly& u0, RnsPoly& u1, bool accumulate) {
   const std::size_t n = ks.ring->n();
@@ -203,54 +254,24 @@ void cpu_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitch
   const KeySwitchBasis& basis = *ks.basis;
   const RingContext& ring = *ks.ring;
   const QpLayout layout(ks, l);
-  const auto idx = layout.limb_index();
-
-  // d in coefficient form, for ModUp.
-  const std::span<u64> d_coef = scratch(detail::kScratchCoef, ql * n);
-  parallel_for(ql, [&](std::size_t i) {  // out of place: no copy of d first
-    ring.inverse(i, d.limb(i), d_coef.subspan(i * n, n));
-  });
+  const std::span<const u64> d_coef = cpu_coefficients(ring, d, n);
 
   const std::span<u64> acc0 = scratch(detail::kScratchAcc0, qp * n);
   const std::span<u64> acc1 = scratch(detail::kScratchAcc1, qp * n);
   const std::size_t digits = basis.digit_count(l);
-  const std::size_t alpha = basis.alpha();
-  if (alpha == 1) {
+  if (basis.alpha() == 1) {
     // One prime per digit (digit j is limb j; SEAL's default shape): build the digits' limb t
-    // for one target limb at a time — the centred lift of each other digit to q_t, transformed
-    // under q_t; a digit's own limb is d's — and take the inner product with the key's limb t
-    // at once. The working set is the digits' copies of one limb, not of the whole of Q_l ∪ P.
+    // for one target limb at a time and take the inner product with the key's limb t at once.
+    // The working set is the digits' copies of one limb, not of the whole of Q_l ∪ P.
     parallel_for(qp, [&](std::size_t t) {
-      const std::span<u64> lifted = scratch(detail::kScratchUp, digits * n);
       std::vector<const u64*> up(digits);
-      std::size_t count = 0;
-      for (std::size_t j = 0; j < digits; ++j) {
-        if (j == t) {
-          up[j] = d.data().data() + t * n;
-          continue;
-        }
-        // The centred lift of digit j to q_t read through the transform's first pass.
-        const std::span<u64> dst = lifted.subspan(count * n, n);
-        ring.forward_lifted(idx[t], std::span<const u64>(d_coef).subspan(j * n, n),
-                            layout.moduli[j].value(), dst);
-        up[j] = dst.data();
-        ++count;
-      }
+      lift_limb(ring, layout, d, d_coef, t, n, scratch(detail::kScratchUp, digits * n), up);
       accumulate_limb(up, key, t, layout, acc0, acc1, n);
     });
   } else {
-    // Digits of several primes: ModUp of each digit to all of Q_l ∪ P (exact centred conversion),
-    // its own limbs being d's; then the inner product limb by limb.
+    // ModUp of every digit, then the inner product limb by limb.
     const std::span<u64> up_all = scratch(detail::kScratchUp, digits * qp * n);
-    for (std::size_t j = 0; j < digits; ++j) {
-      const std::size_t start = j * alpha;
-      const std::size_t size = basis.digit(l, j).size();
-      const std::span<u64> up = up_all.subspan(j * qp * n, qp * n);
-      basis.mod_up_centred(l, j, std::span<const u64>(d_coef).subspan(start * n, size * n), up);
-      std::memcpy(up.data() + start * n, d.data().data() + start * n, size * n * sizeof(u64));
-      if (start > 0) ring.forward(up.first(start * n), idx.first(start));
-      ring.forward(up.subspan((start + size) * n), idx.subspan(start + size));
-    }
+    mod_up_all(ks, layout, d, d_coef, up_all);
     parallel_for(qp, [&](std::size_t t) {
       std::vector<const u64*> up(digits);
       for (std::size_t j = 0; j < digits; ++j) up[j] = up_all.data() + (j * qp + t) * n;
@@ -259,6 +280,83 @@ void cpu_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitch
   }
   cpu_mod_down(ks, l, acc0.first(ql * n), acc0.subspan(ql * n), u0, nullptr, accumulate);
   cpu_mod_down(ks, l, acc1.first(ql * n), acc1.subspan(ql * n), u1, nullptr, accumulate);
+}
+
+// Coefficients a chunk of hoisted key switching (cpu_key_switch_hoisted): a multiple of the key's
+// groups of 8 residues.
+constexpr std::size_t kHoistChunk = 1024;
+
+// Hoisted: d's ModUp once (limb by limb for one-prime digits, as above), then for each target r
+// and each limb t the digits' limb t permuted by σ_{k_r} (one gather a digit: σ commutes with
+// the centred lift and the transform on x^N + 1, so this is limb t of the ModUp of σ(d)) and
+// its inner product with key r — Q_l's limbs straight into u0[r] and u1[r], P's into scratch —
+// then ModDown of each target in place. The targets share each limb's lifted digits while they
+// are in cache.
+void cpu_key_switch_hoisted(const HybridKeySwitch& ks, const RnsPoly& d,
+                            std::span<const std::uint64_t> galois,
+                            std::span<const KeySwitchParts* const> keys,
+                            std::span<RnsPoly* const> u0, std::span<RnsPoly* const> u1) {
+  const std::size_t n = ks.ring->n();
+  const std::size_t l = d.level();
+  const std::size_t ql = l + 1;
+  const std::size_t k = ks.p_count();
+  const std::size_t qp = ql + k;
+  const std::size_t targets = keys.size();
+  const KeySwitchBasis& basis = *ks.basis;
+  const RingContext& ring = *ks.ring;
+  const QpLayout layout(ks, l);
+  const std::size_t digits = basis.digit_count(l);
+  const bool one_prime = basis.alpha() == 1;
+  const std::span<const u64> d_coef = cpu_coefficients(ring, d, n);
+
+  std::vector<std::span<const std::uint32_t>> perm(targets);
+  for (std::size_t r = 0; r < targets; ++r) perm[r] = ring.automorphism_table(galois[r]);
+  // P's limbs of target r's part j (0: u0, 1: u1) at acc_p[((2r + j)·k)·n].
+  const std::span<u64> acc_p = scratch(detail::kScratchAcc0, 2 * targets * k * n);
+  std::span<u64> up_all;
+  if (!one_prime) {
+    up_all = scratch(detail::kScratchUp, digits * qp * n);
+    mod_up_all(ks, layout, d, d_coef, up_all);
+  }
+  parallel_for(qp, [&](std::size_t t) {
+    std::vector<const u64*> up(digits);
+    if (one_prime) {
+      lift_limb(ring, layout, d, d_coef, t, n, scratch(detail::kScratchUp, digits * n), up);
+    } else {
+      for (std::size_t j = 0; j < digits; ++j) up[j] = up_all.data() + (j * qp + t) * n;
+    }
+    // A chunk of coefficients at a time: the permuted digits of the chunk stay in L1 while the
+    // inner product reads them with the matching bytes of the key (whose groups of residues
+    // run in coefficient order); the digits' whole limb stays in L2 for the gathers.
+    const std::size_t chunk = std::min(n, kHoistChunk);
+    const std::span<u64> moved = scratch(detail::kScratchMoved, digits * chunk);
+    std::vector<const u64*> src(digits);
+    for (std::size_t j = 0; j < digits; ++j) src[j] = moved.data() + j * chunk;
+    const std::size_t key_limb = t < ql ? t : layout.p_first + (t - ql);
+    for (std::size_t r = 0; r < targets; ++r) {
+      const std::span<u64> c0 =
+          t < ql ? u0[r]->limb(t) : acc_p.subspan((2 * r * k + (t - ql)) * n, n);
+      const std::span<u64> c1 =
+          t < ql ? u1[r]->limb(t) : acc_p.subspan(((2 * r + 1) * k + (t - ql)) * n, n);
+      const std::span<const std::uint8_t> key = keys[r]->limb(key_limb);
+      const std::size_t parts = keys[r]->count();
+      const std::size_t key_bytes = 2 * parts * keys[r]->width(key_limb);  // a coefficient's
+      for (std::size_t c = 0; c < n; c += chunk) {
+        for (std::size_t j = 0; j < digits; ++j) {
+          vec::gather(std::span<const u64>(up[j], n), perm[r].subspan(c, chunk),
+                      moved.subspan(j * chunk, chunk));
+        }
+        vec::key_inner_products(src, key.subspan(c * key_bytes, chunk * key_bytes), parts,
+                                keys[r]->width(key_limb), c0.subspan(c, chunk),
+                                c1.subspan(c, chunk), layout.moduli[t]);
+      }
+    }
+  });
+  for (std::size_t r = 0; r < targets; ++r) {
+    cpu_mod_down(ks, l, u0[r]->data(), acc_p.subspan(2 * r * k * n, k * n), *u0[r], nullptr, false);
+    cpu_mod_down(ks, l, u1[r]->data(), acc_p.subspan((2 * r + 1) * k * n, k * n), *u1[r], nullptr,
+                 false);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -344,80 +442,180 @@ void device_mod_down(const HybridKeySwitch& ks, std::size_t level, const std::ar
   }
 }
 
+// ModUp on the device: every digit of d over Q_l ∪ P (the DeviceQp layout), evaluation form,
+// digit j at j·(Q_l ∪ P)'s words. About 6 launches however many digits (one per step and digit
+// would be ~10 each); with one-prime digits one fewer, the lift being the load of the transforms'
+// first pass.
+DeviceWords device_mod_up(const HybridKeySwitch& ks, const RnsPoly& d, const DeviceQp& s) {
+  Device& dev = s.dev;
+  const std::size_t l = d.level();
+  const std::size_t qp = s.ql + s.k;
+  const KeySwitchBasis& basis = *ks.basis;
+  const std::size_t digits = basis.digit_count(l);
+  DeviceWords d_coef(d.device(), s.ql * s.n);
+  dev.ntt(s.ring, s.q(), d.device_words(), d_coef.data(), true);
+  // Each digit into its own Q_l ∪ P buffer in coefficient form — a digit's own limbs too: their
+  // transform gives back d's words — then all buffers' transforms in the same launches.
+  DeviceWords up(d.device(), digits * qp * s.n);
+  if (basis.alpha() == 1) {
+    // The lift as the load of the transforms' first pass (Device::lift_digits_forward).
+    dev.lift_digits_forward(s.ring, digits, s.ql, s.p_first, s.k, d_coef.data(), up.data());
+    return up;
+  }
+  std::vector<std::size_t> qp_limbs(qp);
+  for (std::size_t t = 0; t < qp; ++t) qp_limbs[t] = t < s.ql ? t : s.p_first + (t - s.ql);
+  for (std::size_t j = 0; j < digits; ++j) {
+    const std::size_t start = j * basis.alpha();
+    const std::size_t size = basis.digit(l, j).size();
+    u64* const upj = up.data() + j * qp * s.n;
+    const u64* const digit = d_coef.data() + start * s.n;
+    dev.convert(basis.up_converter(l, j), s.n, digit, upj, basis.up_limbs(l, j), true, 1, 0);
+    dev.copy(digit, upj + start * s.n, size * s.n);
+  }
+  dev.ntt_mapped(s.ring, qp_limbs, digits, up.data(), up.data(), false);
+  return up;
+}
+
 void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key,
                        RnsPoly& u0, RnsPoly& u1, bool accumulate) {
   const std::size_t l = d.level();
   const DeviceQp s(*d.device(), ks, l);
-  Device& dev = s.dev;
-  const std::size_t qp = s.ql + s.k;
-  const KeySwitchBasis& basis = *ks.basis;
-  const std::size_t digits = basis.digit_count(l);
-  const std::size_t alpha = basis.alpha();
-  const u64* const dw = d.device_words();
-
-  DeviceWords d_coef(d.device(), s.ql * s.n);
-  dev.ntt(s.ring, s.q(), dw, d_coef.data(), true);
-  // ModUp of every digit into its own Q_l ∪ P buffer, in coefficient form — a digit's own limbs
-  // too: their transform below gives back d's words — then all buffers' transforms in the same
-  // launches. About 6 launches however many digits (one per step and digit would be ~10 each);
-  // with one-prime digits one fewer, the lift being the load of the transforms' first pass.
-  DeviceWords up(d.device(), digits * qp * s.n);
-  std::vector<std::size_t> qp_limbs(qp);
-  for (std::size_t t = 0; t < qp; ++t) qp_limbs[t] = t < s.ql ? t : s.p_first + (t - s.ql);
-  if (alpha == 1) {
-    // The lift as the load of the transforms' first pass (Device::lift_digits_forward).
-    dev.lift_digits_forward(s.ring, digits, s.ql, s.p_first, s.k, d_coef.data(), up.data());
-  } else {
-    for (std::size_t j = 0; j < digits; ++j) {
-      const std::size_t start = j * alpha;
-      const std::size_t size = basis.digit(l, j).size();
-      u64* const upj = up.data() + j * qp * s.n;
-      const u64* const digit = d_coef.data() + start * s.n;
-      dev.convert(basis.up_converter(l, j), s.n, digit, upj, basis.up_limbs(l, j), true, 1, 0);
-      dev.copy(digit, upj + start * s.n, size * s.n);
-    }
-    dev.ntt_mapped(s.ring, qp_limbs, digits, up.data(), up.data(), false);
-  }
+  const std::size_t digits = ks.basis->digit_count(l);
+  const DeviceWords up = device_mod_up(ks, d, s);
   DeviceWords acc0(d.device(), s.words()), acc1(d.device(), s.words());
-  dev.key_inner_products(s.ring, s.ql, s.p_first, s.k, up.data(), digits, key, acc0.data(),
-                         acc1.data());
+  s.dev.key_inner_products(s.ring, s.ql, s.p_first, s.k, up.data(), digits, key, acc0.data(),
+                           acc1.data());
   device_mod_down(ks, l, {acc0.data(), acc1.data()}, {nullptr, nullptr}, {&u0, &u1}, accumulate);
+}
+
+// Hoisted on the device: the ModUp once, then per target the digits permuted by σ_{k_r} (two
+// automorphism launches a digit, Q_l's limbs and P's: the permutation is the same for every
+// prime), the inner products and ModDown.
+void device_key_switch_hoisted(const HybridKeySwitch& ks, const RnsPoly& d,
+                               std::span<const std::uint64_t> galois,
+                               std::span<const KeySwitchParts* const> keys,
+                               std::span<RnsPoly* const> u0, std::span<RnsPoly* const> u1) {
+  const std::size_t l = d.level();
+  const DeviceQp s(*d.device(), ks, l);
+  const std::size_t digits = ks.basis->digit_count(l);
+  const std::size_t qw = s.ql * s.n;
+  const DeviceWords up = device_mod_up(ks, d, s);
+  DeviceWords moved(d.device(), digits * s.words());
+  DeviceWords acc0(d.device(), s.words()), acc1(d.device(), s.words());
+  for (std::size_t r = 0; r < keys.size(); ++r) {
+    for (std::size_t j = 0; j < digits; ++j) {
+      const u64* const from = up.data() + j * s.words();
+      u64* const to = moved.data() + j * s.words();
+      s.dev.automorphism(s.ring, s.q(), from, to, galois[r], true, false);
+      s.dev.automorphism(s.ring, s.p(), from + qw, to + qw, galois[r], true, false);
+    }
+    s.dev.key_inner_products(s.ring, s.ql, s.p_first, s.k, moved.data(), digits, *keys[r],
+                             acc0.data(), acc1.data());
+    device_mod_down(ks, l, {acc0.data(), acc1.data()}, {nullptr, nullptr}, {u0[r], u1[r]}, false);
+  }
 }
 
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 
-void key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key, RnsPoly& u0,
-                RnsPoly& u1, bool accumulate) {
-  check_setup(ks, "key_switch");
+namespace {
+
+// d over ks.ring in evaluation form with at most L + 1 limbs; the key over the same ring, where d
+// lives, with a part for each digit at d's level. `op` begins each message.
+void check_switch_input(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key,
+                        const std::string& op) {
   if (d.context() != ks.ring || key.context() != ks.ring) {
-    throw MismatchedContext(
-        "key_switch: the polynomial and the key belong to different parameters");
+    throw MismatchedContext(op + ": the polynomial and the key belong to different parameters");
   }
   if (d.device() != key.device()) {
-    throw MismatchedContext(
-        "key_switch: the polynomial and the key live in different places (move the key or the "
-        "ciphertext with to_device() / to_host())");
+    throw MismatchedContext(op +
+                            ": the polynomial and the key live in different places (move the "
+                            "key or the ciphertext with to_device() / to_host())");
   }
   if (d.form() != PolyForm::kEvaluation) {
-    throw InvalidParameter("key_switch: the polynomial must be in evaluation form");
+    throw InvalidParameter(op + ": the polynomial must be in evaluation form");
   }
   if (d.limbs() > ks.max_level() + 1) {
-    throw InvalidParameter("key_switch: the polynomial has " + std::to_string(d.limbs()) +
+    throw InvalidParameter(op + ": the polynomial has " + std::to_string(d.limbs()) +
                            " limbs; Q has " + std::to_string(ks.max_level() + 1));
   }
   const std::size_t digits = ks.basis->digit_count(d.level());
   if (key.count() < digits) {
-    throw InvalidParameter("key_switch: the key has " + std::to_string(key.count()) +
-                           " parts for " + std::to_string(digits) + " digits");
+    throw InvalidParameter(op + ": the key has " + std::to_string(key.count()) + " parts for " +
+                           std::to_string(digits) + " digits");
   }
+}
+
+}  // namespace
+
+void key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key, RnsPoly& u0,
+                RnsPoly& u1, bool accumulate) {
+  check_setup(ks, "key_switch");
+  check_switch_input(ks, d, key, "key_switch");
   prepare_output(ks, d.limbs(), d.device(), u0, accumulate, "key_switch");
   prepare_output(ks, d.limbs(), d.device(), u1, accumulate, "key_switch");
   if (d.on_device()) {
     device_key_switch(ks, d, key, u0, u1, accumulate);
   } else {
     cpu_key_switch(ks, d, key, u0, u1, accumulate);
+  }
+}
+
+void key_switch_hoisted(const HybridKeySwitch& ks, const RnsPoly& d,
+                        std::span<const std::uint64_t> galois,
+                        std::span<const KeySwitchParts* const> keys, std::span<RnsPoly* const> u0,
+                        std::span<RnsPoly* const> u1) {
+  check_setup(ks, "key_switch_hoisted");
+  const std::size_t targets = keys.size();
+  if (galois.size() != targets || u0.size() != targets || u1.size() != targets) {
+    throw InvalidParameter("key_switch_hoisted: " + std::to_string(galois.size()) +
+                           " Galois elements, " + std::to_string(targets) + " keys and " +
+                           std::to_string(u0.size()) + " + " + std::to_string(u1.size()) +
+                           " outputs: one key and two outputs for each element");
+  }
+  for (std::size_t r = 0; r < targets; ++r) {
+    const std::string which = "key_switch_hoisted: target " + std::to_string(r) + " (element " +
+                              std::to_string(galois[r]) + ")";
+    if (!ks.ring->is_galois_element(galois[r])) {
+      throw InvalidParameter(which + ": the element must be " + ks.ring->galois_rule());
+    }
+    if (keys[r] == nullptr || u0[r] == nullptr || u1[r] == nullptr) {
+      throw InvalidParameter(which + ": a null key or output");
+    }
+    check_switch_input(ks, d, *keys[r], which);
+  }
+  if (targets == 0) return;  // nothing to switch
+  // Every output its own polynomial, none of them d (d is read until the last target).
+  std::vector<const RnsPoly*> outputs;
+  outputs.reserve(2 * targets + 1);
+  outputs.push_back(&d);
+  for (std::size_t r = 0; r < targets; ++r) {
+    for (const RnsPoly* u : {u0[r], u1[r]}) {
+      if (std::find(outputs.begin(), outputs.end(), u) != outputs.end()) {
+        throw InvalidParameter("key_switch_hoisted: target " + std::to_string(r) +
+                               ": an output is the input or another output");
+      }
+      outputs.push_back(u);
+    }
+  }
+  if (!ks.ring->power_of_two()) {
+    // Over Φ_m the automorphism is no signed permutation of the coefficients, so it does not
+    // commute with the centred lift: each target is switched on its own (the same words as
+    // key_switch of σ(d), which is what this function promises).
+    for (std::size_t r = 0; r < targets; ++r) {
+      key_switch(ks, d.automorphism(galois[r]), *keys[r], *u0[r], *u1[r]);
+    }
+    return;
+  }
+  for (std::size_t r = 0; r < targets; ++r) {
+    prepare_output(ks, d.limbs(), d.device(), *u0[r], false, "key_switch_hoisted");
+    prepare_output(ks, d.limbs(), d.device(), *u1[r], false, "key_switch_hoisted");
+  }
+  if (d.on_device()) {
+    device_key_switch_hoisted(ks, d, galois, keys, u0, u1);
+  } else {
+    cpu_key_switch_hoisted(ks, d, galois, keys, u0, u1);
   }
 }
 

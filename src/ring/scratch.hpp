@@ -20,6 +20,7 @@ enum ScratchSlot : std::size_t {
   kScratchAcc1,
   kScratchEncV,   // encryption: v's transform over Q_l ∪ P
   kScratchEncPm,  // encryption: P·m
+  kScratchMoved,  // hoisted key switching: one limb of the digits, permuted
   kScratchSlots
 };
 std::span<std::uint64_t> scratch(std::size_t slot, std::size_t words);

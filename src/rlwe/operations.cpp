@@ -7,6 +7,7 @@
 
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 
@@ -30,6 +31,30 @@ void grow_to(Ciphertext& a, std::size_t size) {
   }
 }
 
+// μ mod q_i and μ^−1 mod q_i for Q's first `limbs` primes: the error multiple's residues
+// (InvalidParameter when μ is 0 or divisible by one of those primes).
+struct MultipleResidues {
+  std::vector<std::uint64_t> mod;
+  std::vector<std::uint64_t> inv;
+};
+MultipleResidues multiple_residues(const Parameters& params, std::size_t limbs, std::uint64_t mu,
+                                   const char* op) {
+  if (mu == 0) throw InvalidParameter(std::string(op) + ": error multiple 0 is not a unit");
+  const RnsBasis& q = params.q_basis();
+  MultipleResidues m{std::vector<std::uint64_t>(limbs), std::vector<std::uint64_t>(limbs)};
+  for (std::size_t i = 0; i < limbs; ++i) {
+    const std::uint64_t qi = q.prime(i);
+    m.mod[i] = mu % qi;
+    if (m.mod[i] == 0) {
+      throw InvalidParameter(std::string(op) + ": error multiple " + std::to_string(mu) +
+                             " is divisible by the prime q = " + std::to_string(qi) +
+                             " of the chain, so it has no inverse modulo Q");
+    }
+    m.inv[i] = inverse_mod(m.mod[i], qi);
+  }
+  return m;
+}
+
 // (u_0, u_1) = μ·key_switch(μ^−1·d): u_0 + u_1·s = d·s' + μ·e_ks mod Q_l (operations.hpp).
 void switch_with_multiple(const RnsPoly& d, const KeySwitchKey& key, std::uint64_t mu, RnsPoly& u0,
                           RnsPoly& u1, const char* op) {
@@ -37,24 +62,12 @@ void switch_with_multiple(const RnsPoly& d, const KeySwitchKey& key, std::uint64
     key_switch(d, key, u0, u1);
     return;
   }
-  if (mu == 0) throw InvalidParameter(std::string(op) + ": error multiple 0 is not a unit");
-  const RnsBasis& q = key.params->q_basis();
-  std::vector<std::uint64_t> mu_mod(d.limbs()), mu_inv(d.limbs());
-  for (std::size_t i = 0; i < d.limbs(); ++i) {
-    const std::uint64_t qi = q.prime(i);
-    mu_mod[i] = mu % qi;
-    if (mu_mod[i] == 0) {
-      throw InvalidParameter(std::string(op) + ": error multiple " + std::to_string(mu) +
-                             " is divisible by the prime q = " + std::to_string(qi) +
-                             " of the chain, so it has no inverse modulo Q");
-    }
-    mu_inv[i] = inverse_mod(mu_mod[i], qi);
-  }
+  const MultipleResidues m = multiple_residues(*key.params, d.limbs(), mu, op);
   RnsPoly scaled = d;
-  scaled.multiply_scalar(mu_inv);
+  scaled.multiply_scalar(m.inv);
   key_switch(scaled, key, u0, u1);
-  u0.multiply_scalar(mu_mod);
-  u1.multiply_scalar(mu_mod);
+  u0.multiply_scalar(m.mod);
+  u1.multiply_scalar(m.mod);
 }
 
 // a + b or a − b into a new ciphertext of the larger size, each part in one pass.
@@ -135,6 +148,69 @@ Ciphertext apply_galois(const Ciphertext& a, const KeySwitchKey& key,
   switch_with_multiple(a[1].automorphism(k), key, error_multiple, out.parts()[0], out.parts()[1],
                        "apply_galois");
   out.parts()[0].add_automorphism(a[0], k);
+  return out;
+}
+
+std::vector<Ciphertext> apply_galois_hoisted(const Ciphertext& a,
+                                             std::span<const KeySwitchKey* const> keys,
+                                             std::uint64_t error_multiple) {
+  const char* const op = "apply_galois_hoisted";
+  std::vector<std::uint64_t> galois;
+  std::vector<const KeySwitchParts*> parts;
+  for (std::size_t r = 0; r < keys.size(); ++r) {
+    if (keys[r] == nullptr) continue;  // the identity
+    check_same_params(a.params(), keys[r]->params, op);
+    if (keys[r]->galois_element == 0) {
+      throw InvalidParameter(std::string(op) + ": key " + std::to_string(r) +
+                             " is the relinearisation key, not a Galois key");
+    }
+    galois.push_back(keys[r]->galois_element);
+    parts.push_back(&keys[r]->parts);
+  }
+  if (a.size() != 2) {
+    throw InvalidParameter(std::string(op) + ": relinearise the ciphertext first (size " +
+                           std::to_string(a.size()) + ")");
+  }
+  // The switched outputs (one per non-null key, in order) first; the copies go in after.
+  std::vector<Ciphertext> switched;
+  switched.reserve(parts.size());
+  std::vector<RnsPoly*> u0, u1;
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    switched.emplace_back(a.params(), a.level(), 2, a.scale(), RnsPoly::kForOverwrite, a.device());
+    switched.back().set_factor(a.factor());
+  }
+  for (Ciphertext& c : switched) {
+    u0.push_back(&c.parts()[0]);
+    u1.push_back(&c.parts()[1]);
+  }
+  if (!parts.empty()) {
+    const HybridKeySwitch ks = a.params()->key_switching();
+    if (error_multiple == 1) {
+      key_switch_hoisted(ks, a[1], galois, parts, u0, u1);
+    } else {
+      const MultipleResidues m = multiple_residues(*a.params(), a.limbs(), error_multiple, op);
+      RnsPoly scaled = a[1];
+      scaled.multiply_scalar(m.inv);
+      key_switch_hoisted(ks, scaled, galois, parts, u0, u1);
+      for (std::size_t r = 0; r < switched.size(); ++r) {
+        u0[r]->multiply_scalar(m.mod);
+        u1[r]->multiply_scalar(m.mod);
+      }
+    }
+    for (std::size_t r = 0; r < switched.size(); ++r) {
+      switched[r].parts()[0].add_automorphism(a[0], galois[r]);
+    }
+  }
+  std::vector<Ciphertext> out;
+  out.reserve(keys.size());
+  std::size_t next = 0;
+  for (const KeySwitchKey* key : keys) {
+    if (key == nullptr) {
+      out.push_back(a);
+    } else {
+      out.push_back(std::move(switched[next++]));
+    }
+  }
   return out;
 }
 

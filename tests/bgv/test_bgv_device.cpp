@@ -93,6 +93,14 @@ TEST_P(SchemeDevice, EveryOperationGivesTheCpuWords) {
     expect_same(he.rotate_rows(hx, s), de.rotate_rows(dx, s), "rotate_rows " + std::to_string(s));
   }
   expect_same(he.rotate_columns(hx), de.rotate_columns(dx), "rotate_columns");
+  {
+    const std::vector<Ciphertext> hoisted = de.rotate_rows_many(dx, steps);
+    ASSERT_EQ(hoisted.size(), steps.size());
+    for (std::size_t r = 0; r < steps.size(); ++r) {
+      expect_same(he.rotate_rows(hx, steps[r]), hoisted[r],
+                  "rotate_rows_many, step " + std::to_string(steps[r]));
+    }
+  }
   const auto prod = times(x, y, c.t);
   EXPECT_EQ(ctx.batch_encoder().decode(decrypt(ctx, d2, f.sk).coeffs), prod);
   EXPECT_EQ(ctx.batch_encoder().decode(decrypt(ctx, d3, f.sk).coeffs), prod) << "size 3";

@@ -8,6 +8,7 @@
 // BGV's automatic level and factor alignment, and the tables a context builds per scheme.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -253,6 +254,32 @@ TEST_P(SchemeTest, RotationsRowsByPowersOfTwoAndRandomStepsAndColumns) {
   EXPECT_EQ(f.decrypt(f.ev.rotate_columns(cx)), swapped);
   EXPECT_EQ(f.decrypt(f.ev.rotate_columns(low)), swapped);
   EXPECT_EQ(f.decrypt(f.ev.rotate_rows(cx, 0)), x);
+  // Hoisted: every step at once, each result rotate_rows' words (BGV: switched with the error
+  // multiple t; the factor kept), at both levels; a step of 0 is a copy.
+  std::vector<std::int64_t> many(steps.begin(), steps.begin() + 5);
+  many.push_back(0);
+  many.push_back(steps.front());
+  for (const Ciphertext* in : {&cx, &low}) {
+    const std::vector<Ciphertext> hoisted = f.ev.rotate_rows_many(*in, many);
+    ASSERT_EQ(hoisted.size(), many.size());
+    for (std::size_t r = 0; r < many.size(); ++r) {
+      const Ciphertext one = f.ev.rotate_rows(*in, many[r]);
+      ASSERT_EQ(hoisted[r].level(), one.level());
+      EXPECT_EQ(hoisted[r].factor(), one.factor());
+      for (std::size_t p = 0; p < 2; ++p) {
+        EXPECT_TRUE(std::ranges::equal(hoisted[r][p].data(), one[p].data()))
+            << "step " << many[r] << " part " << p << " level " << in->level();
+      }
+    }
+  }
+  EXPECT_EQ(f.decrypt(f.ev.rotate_rows_many(cx, many)[1]), rotated(many[1]));
+  std::int64_t missing = 3;  // an odd step without a key (not a power of two, not drawn)
+  while (std::ranges::find(steps, missing) != steps.end()) missing += 2;
+  expect_message(
+      [&] {
+        (void)f.ev.rotate_rows_many(cx, std::vector<std::int64_t>{1, missing});
+      },
+      "step " + std::to_string(missing));
   EXPECT_EQ(f.decrypt(f.ev.apply_galois(cx, rlwe::galois_element_for_rotation(n, steps.front()))),
             rotated(steps.front()));
 }

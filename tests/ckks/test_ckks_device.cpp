@@ -10,6 +10,7 @@
 #include <cmath>
 #include <complex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ckks/ckks_cases.hpp"
@@ -181,6 +182,24 @@ TEST_P(CkksDevice, EveryOperationGivesTheCpuWords) {
   }
   expect_same(he.conjugate(hx), de.conjugate(dx), "conjugate");
   expect_same(he.rotate(hr, 1), de.rotate(dr, 1), "rotate at a lower level");
+  {
+    // Hoisted rotations: one ModUp on the device, each result rotate's words (on the CPU).
+    const std::vector<std::int64_t> many = {steps[0], -3, 0, steps[steps.size() - 2], steps[0]};
+    for (const auto& [h, d] : {std::pair{&hx, &dx}, std::pair{&hr, &dr}}) {
+      const std::vector<Ciphertext> rotated = de.rotate_many(*d, many);
+      ASSERT_EQ(rotated.size(), many.size());
+      for (std::size_t r = 0; r < many.size(); ++r) {
+        expect_same(he.rotate(*h, many[r]), rotated[r],
+                    "rotate_many at level " + std::to_string(h->level()) + ", step " +
+                        std::to_string(many[r]));
+      }
+    }
+    const std::uint64_t conj = rlwe::galois_element_for_conjugation(params->n());
+    const std::vector<const rlwe::KeySwitchKey*> keys = {&device.gks.at(conj)};
+    expect_same(rlwe::apply_galois(hx, host.gks.at(conj), 3),
+                rlwe::apply_galois_hoisted(dx, keys, 3).at(0),
+                "hoisted conjugation with an error multiple");
+  }
   expect_same(he.drop_to_level(hx, 0), de.drop_to_level(dx, 0), "drop_to_level");
   expect_same(rlwe::relinearize(h3, host.rlk, 3), rlwe::relinearize(d3, device.rlk, 3),
               "relinearize with an error multiple");

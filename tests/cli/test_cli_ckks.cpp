@@ -91,6 +91,7 @@ TEST(CliBenchCkks, OpsFilterSpecialPrimesDnumAndThreads) {
   ASSERT_EQ(ms.size(), 2U) << r.out;
   EXPECT_EQ(ms[0]["op"], "add");  // the canonical order, not the order given
   EXPECT_EQ(ms[1]["op"], "rotate");
+  EXPECT_FALSE(ms[1].contains("rotations")) << ms[1].dump();
   for (const auto& m : ms) {
     EXPECT_EQ(m["primes"], nlohmann::json({28, 25, 25}));
     EXPECT_EQ(m["special"], nlohmann::json({30}));
@@ -99,6 +100,23 @@ TEST(CliBenchCkks, OpsFilterSpecialPrimesDnumAndThreads) {
     EXPECT_EQ(m["threads"], 2);
   }
   EXPECT_EQ(thread_count(), before);  // the default pool is restored
+}
+
+// rotate_many runs only when named: 8 hoisted rotations a call, said in its JSON line.
+TEST(CliBenchCkks, RotateManyOnlyWhenNamed) {
+  const auto r = run_cli({"bench", "ckks", "--log-n", "12", "--primes", "28,25,25", "--special",
+                          "30", "--scale-bits", "25", "--ops", "rotate_many,rotate", "--min-time",
+                          "0.002", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto ms = json_lines(r.out);
+  ASSERT_EQ(ms.size(), 2U) << r.out;
+  EXPECT_EQ(ms[0]["op"], "rotate");
+  EXPECT_EQ(ms[1]["op"], "rotate_many");
+  EXPECT_EQ(ms[1]["rotations"], 8);
+  const auto all = run_cli({"bench", "ckks", "--log-n", "12", "--primes", "28,25,25", "--special",
+                            "30", "--scale-bits", "25", "--min-time", "0.002", "--json"});
+  ASSERT_EQ(all.status, 0) << all.err;
+  for (const auto& m : json_lines(all.out)) EXPECT_NE(m["op"], "rotate_many");
 }
 
 TEST(CliBenchCkks, TableModeWithParametersAndPrecision) {

@@ -40,7 +40,7 @@ std::vector<CkksOp> parse_ops(const std::string& spec, bool on_device) {
   if (spec.empty()) {
     std::vector<CkksOp> all;
     for (const CkksOp op : kAllCkksOps) {
-      if (on_device || !is_batch_op(op)) all.push_back(op);
+      if (is_default_op(op, on_device)) all.push_back(op);
     }
     return all;
   }
@@ -50,8 +50,8 @@ std::vector<CkksOp> parse_ops(const std::string& spec, bool on_device) {
                                  [&](CkksOp op) { return to_string(op) == name; });
     if (it == kAllCkksOps.end()) {
       throw UsageError("--ops: unknown op '" + name +
-                       "'; use encode, encrypt, add, multiply_relin, rescale, rotate, decrypt, "
-                       "decode, batch_add, batch_multiply (a comma list)");
+                       "'; use encode, encrypt, add, multiply_relin, rescale, rotate, "
+                       "rotate_many, decrypt, decode, batch_add, batch_multiply (a comma list)");
     }
     if (is_batch_op(*it) && !on_device) {
       throw UsageError("--ops " + name +
@@ -85,6 +85,7 @@ std::string_view to_string(CkksOp op) {
     case CkksOp::multiply_relin: return "multiply_relin";
     case CkksOp::rescale: return "rescale";
     case CkksOp::rotate: return "rotate";
+    case CkksOp::rotate_many: return "rotate_many";
     case CkksOp::decrypt: return "decrypt";
     case CkksOp::decode: return "decode";
     case CkksOp::batch_add: return "batch_add";
@@ -191,8 +192,13 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     rlk = rlwe::share(keygen.relinearization_key(host_sk).to_device(device));
   }
   std::shared_ptr<const rlwe::GaloisKeys> galois;
-  if (wants(CkksOp::rotate)) {
-    const std::int64_t steps[] = {config.rotate_step};
+  std::vector<std::int64_t> hoisted_steps;
+  if (wants(CkksOp::rotate_many)) {
+    for (std::int64_t s = 1; s <= kHoistedRotations; ++s) hoisted_steps.push_back(s);
+  }
+  if (wants(CkksOp::rotate) || wants(CkksOp::rotate_many)) {
+    std::vector<std::int64_t> steps = hoisted_steps;
+    if (wants(CkksOp::rotate)) steps.push_back(config.rotate_step);
     galois = rlwe::share(keygen.rotation_keys(host_sk, steps).to_device(device));
   }
   const ckks::Evaluator ev(params, rlk, galois);
@@ -270,6 +276,9 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
       }
       case CkksOp::rescale: timed(cm.m, [&] { (void)ev.rescale(ct_x); }); break;
       case CkksOp::rotate: timed(cm.m, [&] { (void)ev.rotate(ct_x, config.rotate_step); }); break;
+      case CkksOp::rotate_many:
+        timed(cm.m, [&] { (void)ev.rotate_many(ct_x, hoisted_steps); });
+        break;
       case CkksOp::decrypt: timed(cm.m, [&] { (void)ckks::decrypt(ct_x, sk); }); break;
       case CkksOp::decode: timed(cm.m, [&] { (void)ckks::decode(encoder, pt_decoded); }); break;
       case CkksOp::batch_add:
@@ -312,6 +321,7 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
   j["scale_bits"] = scale_bits;
   j["log_qp"] = params.log_qp();
   j["level"] = cm.level;
+  if (cm.m.op == to_string(CkksOp::rotate_many)) j["rotations"] = kHoistedRotations;
   if (cm.precision_bits) j["precision_bits"] = std::round(*cm.precision_bits * 100) / 100;
   if (cm.floor_ns) {
     j["items"] = kBatchItems;
@@ -338,8 +348,10 @@ std::string ckks_table_notes(const std::vector<CkksMeasurement>& ms) {
       "complex unit disc: encode into a preallocated polynomial; encrypt with the public key; "
       "add in place; multiply_relin = tensor product + relinearisation, without rescale; "
       "rescale writes a new ciphertext (the input is kept); rotate = automorphism + key switch; "
-      "decrypt and "
-      "decode allocate their results.\n";
+      "rotate_many (only when named) = " +
+      std::to_string(kHoistedRotations) +
+      " rotations (steps 1, 2, ...) in one hoisted call; decrypt and decode allocate their "
+      "results.\n";
   for (const CkksMeasurement& cm : ms) {
     if (!cm.precision_bits) continue;
     notes += "\nPrecision of multiply_relin: " + fixed(*cm.precision_bits, 2) +

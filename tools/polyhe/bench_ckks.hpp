@@ -27,21 +27,31 @@ enum class CkksOp {
   multiply_relin,
   rescale,
   rotate,
+  rotate_many,  // kHoistedRotations rotations in one hoisted call (Evaluator::rotate_many)
   decrypt,
   decode,
   batch_add,       // device backends: host ciphertexts through add (rlwe::map_on_device)
   batch_multiply,  // device backends: host ciphertexts through multiply_relin + rescale
 };
 
-inline constexpr std::array<CkksOp, 10> kAllCkksOps = {
-    CkksOp::encode,    CkksOp::encrypt,       CkksOp::add,     CkksOp::multiply_relin,
-    CkksOp::rescale,   CkksOp::rotate,        CkksOp::decrypt, CkksOp::decode,
-    CkksOp::batch_add, CkksOp::batch_multiply};
+inline constexpr std::array<CkksOp, 11> kAllCkksOps = {
+    CkksOp::encode,  CkksOp::encrypt,   CkksOp::add,           CkksOp::multiply_relin,
+    CkksOp::rescale, CkksOp::rotate,    CkksOp::rotate_many,   CkksOp::decrypt,
+    CkksOp::decode,  CkksOp::batch_add, CkksOp::batch_multiply};
 
 /// Whether op runs only on a device backend (the batch API).
 inline bool is_batch_op(CkksOp op) {
   return op == CkksOp::batch_add || op == CkksOp::batch_multiply;
 }
+
+/// Whether op runs without --ops naming it: all but the batch ops (a device's, named) and
+/// rotate_many (named: it generates kHoistedRotations Galois keys).
+inline bool is_default_op(CkksOp op, bool on_device) {
+  return op != CkksOp::rotate_many && (on_device || !is_batch_op(op));
+}
+
+/// The rotations of one rotate_many call: steps 1, 2, …, kHoistedRotations.
+inline constexpr std::int64_t kHoistedRotations = 8;
 
 /// Ciphertexts per timed batch of the batch ops.
 inline constexpr std::size_t kBatchItems = 16;
@@ -95,6 +105,7 @@ struct CkksMeasurement {
 ///   multiply_relin  tensor product and relinearisation, no rescale (allocates the result);
 ///   rescale         Evaluator::rescale: a copy of the input ciphertext, then division by q_L;
 ///   rotate          automorphism and key switch (allocates the result);
+///   rotate_many     rotations by 1, 2, …, kHoistedRotations in one hoisted call (only named);
 ///   decrypt         c_0 + c_1·s into a new plaintext;
 ///   decode          of a top-level plaintext into a new vector of N/2 slots.
 /// `note` receives a warning when the multiplication's precision is below 4 bits.

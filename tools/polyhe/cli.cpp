@@ -107,7 +107,7 @@ void declare_bench_ckks(Commands& c, Options& o) {
       ->capture_default_str();
   c.bench_ckks->add_option("--ops", k.ops,
                            "Comma list of encode, encrypt, add, multiply_relin, rescale, rotate, "
-                           "decrypt, decode (default: all)");
+                           "rotate_many, decrypt, decode (default: all but rotate_many)");
   c.bench_ckks->add_option("--rotate-step", k.rotate_step, "Slots to rotate by (left; < 0: right)")
       ->capture_default_str();
   c.bench_ckks->add_option("--threads", k.threads, "Threads of the library's default pool")
@@ -120,7 +120,9 @@ void declare_bench_ckks(Commands& c, Options& o) {
       "uniform in the complex unit disc (all N/2): encode into a preallocated polynomial; "
       "encrypt with the public key; add in place; multiply_relin = tensor product + "
       "relinearisation, no rescale; rescale = Evaluator::rescale into a new ciphertext (the "
-      "input is kept); rotate = automorphism + key switch; decrypt and decode (of a top-level "
+      "input is kept); rotate = automorphism + key switch; rotate_many = 8 rotations (steps "
+      "1..8) in one hoisted call (Evaluator::rotate_many; only when named); decrypt and decode "
+      "(of a top-level "
       "plaintext) allocate their results. multiply_relin also reports precision_bits = "
       "-log2(max_j |z_j - x_j*y_j|) for z = decode(decrypt(rescale(multiply_relin(Enc(x), "
       "Enc(y))))) against the product x*y computed in double. JSON: the benchmark fields plus "
@@ -262,7 +264,8 @@ Commands declare(CLI::App& app, Options& o) {
       "N in [2, 2^17]; q is a prime of at most 62 bits with q = 1 mod 2N; every coefficient is "
       "in [0, q). The output coefficients are decimal strings. Bad input: one line on stderr, "
       "exit status 2.");
-  c.polymul->add_flag("--fused", o.polymul.fused, "Use the fused multiplication ([GPU-Polymul, Alg. 8])");
+  c.polymul->add_flag("--fused", o.polymul.fused,
+                      "Use the fused multiplication ([GPU-Polymul, Alg. 8])");
   c.polymul->add_option("--variant", o.polymul.variant, "NTT variant (see polyhe info)");
 
   c.bench = app.add_subcommand("bench", "Benchmarks");

@@ -164,6 +164,11 @@ class Evaluator {
   /// Both rows rotated left by `step` columns (negative: right): Galois element 5^step mod 2N.
   /// x^N + 1 only.
   [[nodiscard]] Ciphertext rotate_rows(const Ciphertext& a, std::int64_t step) const;
+  /// rotate_rows for each of `steps`, hoisted (c_1's ModUp made once for all of them,
+  /// rlwe::apply_galois_hoisted): result r is the ciphertext rotate_rows(a, steps[r]) gives, word
+  /// for word (a step of 0 mod N/2: a copy of a). Every key is checked before any work.
+  [[nodiscard]] std::vector<Ciphertext> rotate_rows_many(const Ciphertext& a,
+                                                         std::span<const std::int64_t> steps) const;
   /// The two rows swapped: Galois element 2N − 1. x^N + 1 only.
   [[nodiscard]] Ciphertext rotate_columns(const Ciphertext& a) const;
   /// x → x^k with the Galois key for k.

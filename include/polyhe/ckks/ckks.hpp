@@ -125,6 +125,12 @@ class Evaluator {
   /// Slot rotation to the left by `step` (negative: right), with the Galois key for
   /// 5^step mod 2N (InvalidParameter naming the step when it is missing).
   [[nodiscard]] Ciphertext rotate(const Ciphertext& a, std::int64_t step) const;
+  /// The slots rotated left by each of `steps`, hoisted: c_1's ModUp is made once for all of them
+  /// (rlwe::apply_galois_hoisted), so k rotations cost less than k calls of rotate; result r is
+  /// the ciphertext rotate(a, steps[r]) gives, word for word (a step of 0 mod N/2: a copy of a).
+  /// Every key is checked (InvalidParameter naming the first missing step) before any work.
+  [[nodiscard]] std::vector<Ciphertext> rotate_many(const Ciphertext& a,
+                                                    std::span<const std::int64_t> steps) const;
   /// Complex conjugation of every slot (Galois element 2N − 1).
   [[nodiscard]] Ciphertext conjugate(const Ciphertext& a) const;
   /// x → x^k followed by key switching back to s.

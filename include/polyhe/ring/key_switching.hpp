@@ -46,6 +46,19 @@ struct HybridKeySwitch {
 void key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwitchParts& key, RnsPoly& u0,
                 RnsPoly& u1, bool accumulate = false);
 
+/// Hoisted key switching (Halevi–Shoup's hoisting): for every target r, (u0[r], u1[r]) are the
+/// words key_switch(ks, d.automorphism(galois[r]), *keys[r], *u0[r], *u1[r]) gives — on x^N + 1
+/// the automorphism commutes with ModUp's centred lift and with the transform, so d's ModUp is
+/// made once and each target permutes its digits (a gather) before its inner product and
+/// ModDown. Over Φ_m (odd m) it does not commute, and each target is switched on its own. The
+/// outputs at d's level and placement, evaluation form. Checks: as key_switch for d and each key;
+/// one Galois element (RingContext::is_galois_element), key and pair of outputs per target; no
+/// output null, d, or another output.
+void key_switch_hoisted(const HybridKeySwitch& ks, const RnsPoly& d,
+                        std::span<const std::uint64_t> galois,
+                        std::span<const KeySwitchParts* const> keys, std::span<RnsPoly* const> u0,
+                        std::span<RnsPoly* const> u1);
+
 /// Public-key encryption over Q_l ∪ P (SEAL's): with v ternary and e_0, e_1 small (signed
 /// coefficients, N each, |x| < every prime), (c_0, c_1) = ModDown((v·b + e_0 + P·m, v·a + e_1)):
 /// only v is transformed; the errors (and a coefficient-form message m at level l, times P) enter

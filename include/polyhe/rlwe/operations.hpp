@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "polyhe/rlwe/ciphertext.hpp"
 #include "polyhe/rlwe/keys.hpp"
@@ -41,5 +43,13 @@ void negate_inplace(Ciphertext& a);
 /// relinearize (the switch runs on μ^−1·σ_k(c_1)). The output keeps a's scale and factor.
 [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, const KeySwitchKey& key,
                                       std::uint64_t error_multiple = 1);
+
+/// apply_galois(a, *keys[r], error_multiple) for every r, hoisted: c_1's ModUp is made once for
+/// all the keys (key_switch_hoisted), and each output is word for word the one apply_galois
+/// gives. A null key stands for the identity (rotation by 0): its output is a copy of a. Checks:
+/// as apply_galois for a and each key. An empty list gives an empty result.
+[[nodiscard]] std::vector<Ciphertext> apply_galois_hoisted(
+    const Ciphertext& a, std::span<const KeySwitchKey* const> keys,
+    std::uint64_t error_multiple = 1);
 
 }  // namespace polyhe::rlwe
