@@ -220,6 +220,13 @@ class DeviceRing final : public Device {
     }
   }
 
+  void permute_slots(const RingContext& ring, std::size_t limbs, const u64* a, u64* c,
+                     std::uint64_t k) override {
+    // Not accumulating, the body reads no modulus.
+    exec_.for_each(GatherBody<u64>{nullptr, a, c, automorphism_map(ring, k), ring.log_n(), false},
+                   limbs * ring.n());
+  }
+
   void split_constant(const RingContext& ring, LimbRange r, const u64* a, std::span<const u64> lo,
                       std::span<const u64> hi, u64* c, bool multiply) override {
     const auto lo_ops = shoup_operands(ring, r, lo);

@@ -488,9 +488,8 @@ void device_key_switch(const HybridKeySwitch& ks, const RnsPoly& d, const KeySwi
   device_mod_down(ks, l, {acc0.data(), acc1.data()}, {nullptr, nullptr}, {&u0, &u1}, accumulate);
 }
 
-// Hoisted on the device: the ModUp once, then per target the digits permuted by σ_{k_r} (two
-// automorphism launches a digit, Q_l's limbs and P's: the permutation is the same for every
-// prime), the inner products and ModDown.
+// Hoisted on the device: the ModUp once, then per target every digit's limbs permuted by σ_{k_r}
+// in one launch (Device::permute_slots), the inner products and ModDown.
 void device_key_switch_hoisted(const HybridKeySwitch& ks, const RnsPoly& d,
                                std::span<const std::uint64_t> galois,
                                std::span<const KeySwitchParts* const> keys,
@@ -498,17 +497,11 @@ void device_key_switch_hoisted(const HybridKeySwitch& ks, const RnsPoly& d,
   const std::size_t l = d.level();
   const DeviceQp s(*d.device(), ks, l);
   const std::size_t digits = ks.basis->digit_count(l);
-  const std::size_t qw = s.ql * s.n;
   const DeviceWords up = device_mod_up(ks, d, s);
   DeviceWords moved(d.device(), digits * s.words());
   DeviceWords acc0(d.device(), s.words()), acc1(d.device(), s.words());
   for (std::size_t r = 0; r < keys.size(); ++r) {
-    for (std::size_t j = 0; j < digits; ++j) {
-      const u64* const from = up.data() + j * s.words();
-      u64* const to = moved.data() + j * s.words();
-      s.dev.automorphism(s.ring, s.q(), from, to, galois[r], true, false);
-      s.dev.automorphism(s.ring, s.p(), from + qw, to + qw, galois[r], true, false);
-    }
+    s.dev.permute_slots(s.ring, digits * (s.ql + s.k), up.data(), moved.data(), galois[r]);
     s.dev.key_inner_products(s.ring, s.ql, s.p_first, s.k, moved.data(), digits, *keys[r],
                              acc0.data(), acc1.data());
     device_mod_down(ks, l, {acc0.data(), acc1.data()}, {nullptr, nullptr}, {u0[r], u1[r]}, false);

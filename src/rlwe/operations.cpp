@@ -171,6 +171,10 @@ std::vector<Ciphertext> apply_galois_hoisted(const Ciphertext& a,
     throw InvalidParameter(std::string(op) + ": relinearise the ciphertext first (size " +
                            std::to_string(a.size()) + ")");
   }
+  // The error multiple's residues (checked even when every key is the identity).
+  const MultipleResidues m = error_multiple == 1
+                                 ? MultipleResidues{}
+                                 : multiple_residues(*a.params(), a.limbs(), error_multiple, op);
   // The switched outputs (one per non-null key, in order) first; the copies go in after.
   std::vector<Ciphertext> switched;
   switched.reserve(parts.size());
@@ -188,7 +192,6 @@ std::vector<Ciphertext> apply_galois_hoisted(const Ciphertext& a,
     if (error_multiple == 1) {
       key_switch_hoisted(ks, a[1], galois, parts, u0, u1);
     } else {
-      const MultipleResidues m = multiple_residues(*a.params(), a.limbs(), error_multiple, op);
       RnsPoly scaled = a[1];
       scaled.multiply_scalar(m.inv);
       key_switch_hoisted(ks, scaled, galois, parts, u0, u1);

@@ -162,6 +162,10 @@ TEST_F(RotateMany, MisuseIsNamedBeforeAnyWork) {
   // The relinearisation key is no Galois key; keys of other parameters are refused.
   const std::vector<const rlwe::KeySwitchKey*> relin = {&rlk};
   EXPECT_THROW((void)rlwe::apply_galois_hoisted(ct, relin), InvalidParameter);
+  // An error multiple of 0 is refused even when every key is the identity.
+  const std::vector<const rlwe::KeySwitchKey*> identity = {nullptr};
+  EXPECT_THROW((void)rlwe::apply_galois_hoisted(ct, identity, 0), InvalidParameter);
+  EXPECT_EQ(rlwe::apply_galois_hoisted(ct, identity, 3).size(), 1U);
   rlwe::KeyGenerator other_gen(other, test::make_seed(rng));
   const rlwe::GaloisKeys ogks =
       other_gen.rotation_keys(other_gen.secret_key(), std::vector<std::int64_t>{1}, false);

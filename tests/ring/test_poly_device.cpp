@@ -460,6 +460,24 @@ TEST_P(DevicePolyTest, AutomorphismsMatchTheCpu) {
       dc.add_automorphism(dc, k);
       EXPECT_EQ(words(dc), words(c));
     }
+    // Device::permute_slots over more limbs than the ring has (three polynomials' limbs back to
+    // back, as the digits of a ModUp lie): each polynomial's σ_k in evaluation form.
+    std::vector<RnsPoly> polys;
+    std::vector<std::uint64_t> want;
+    for (int p = 0; p < 3; ++p) {
+      polys.push_back(random_poly(rng, ctx_, kLimbs));
+      polys.back().to_evaluation();
+      const std::vector<std::uint64_t> w = words(polys.back().automorphism(k));
+      want.insert(want.end(), w.begin(), w.end());
+    }
+    std::vector<std::uint64_t> all;
+    for (const RnsPoly& p : polys) all.insert(all.end(), p.data().begin(), p.data().end());
+    DeviceWords src(device_, all.size()), dst(device_, all.size());
+    device_->upload(all, src.data());
+    device_->permute_slots(*ctx_, 3 * kLimbs, src.data(), dst.data(), k);
+    std::vector<std::uint64_t> got(all.size());
+    device_->download(dst.data(), got);
+    EXPECT_EQ(got, want) << "permute_slots";
   }
 }
 

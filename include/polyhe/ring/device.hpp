@@ -135,6 +135,11 @@ class Device {
   virtual void automorphism(const RingContext& ring, LimbRange r, const std::uint64_t* a,
                             std::uint64_t* c, std::uint64_t k, bool evaluation_form,
                             bool accumulate) = 0;
+  /// c = σ_k(a) in evaluation form over `limbs` consecutive limbs of N words, however many (the
+  /// digits of a ModUp: more than the ring has): a permutation of each limb's slots, the same for
+  /// every prime, so no modulus is involved. c disjoint from a.
+  virtual void permute_slots(const RingContext& ring, std::size_t limbs, const std::uint64_t* a,
+                             std::uint64_t* c, std::uint64_t k) = 0;
   /// The split constant of RnsPoly::add_split_constant: c = a + k or c = a·k (`multiply`) for k
   /// taking lo[j] on the first N/2 words of limb j and hi[j] on the rest; c may be a.
   virtual void split_constant(const RingContext& ring, LimbRange r, const std::uint64_t* a,
