@@ -653,14 +653,7 @@ class Ciphertext(CiphertextBase):
         result is slot (r, (c + step) mod N/2). Needs the Galois key of this step
         (``generate_keys(rotations=[step])``)."""
         s = index("step", step, -(1 << 62), 1 << 62)
-        galois = self._ctx._require("Galois keys", "_galois", "rotate_rows")
-        n = int(self._ctx._native.n)
-        k = int(_polyhe.galois_element_for_rotation(n, s)) if self._ctx._params.log_n else 0
-        if k not in (0, 1) and not galois.contains(k):
-            raise _polyhe.InvalidParameter(
-                f"rotate_rows: no Galois key for step {s} (element {k}); "
-                f"generate_keys(rotations=[{s}, ...]) or ctx.add_galois_keys([{s}])"
-            )
+        self._check_rotation_keys("rotate_rows", [s])
         return self._new(self._ev().rotate_rows(self._ct, s))
 
     def rotate_rows_many(self, steps) -> list:
@@ -669,17 +662,23 @@ class Ciphertext(CiphertextBase):
         steps, so k rotations cost less than k calls of :meth:`rotate_rows`. Needs each step's
         Galois key (every one is checked before any work)."""
         ss = [index("step", s, -(1 << 62), 1 << 62) for s in steps]
-        galois = self._ctx._require("Galois keys", "_galois", "rotate_rows_many")
-        if self._ctx._params.log_n:
-            n = int(self._ctx._native.n)
-            for s in ss:
-                k = int(_polyhe.galois_element_for_rotation(n, s))
-                if k != 1 and not galois.contains(k):
-                    raise _polyhe.InvalidParameter(
-                        f"rotate_rows_many: no Galois key for step {s} (element {k}); "
-                        f"generate_keys(rotations=[{s}, ...]) or ctx.add_galois_keys([{s}])"
-                    )
+        self._check_rotation_keys("rotate_rows_many", ss)
         return [self._new(ct) for ct in self._ev().rotate_rows_many(self._ct, ss)]
+
+    def _check_rotation_keys(self, op: str, steps) -> None:
+        """Every step's Galois key is present (a step of 0 mod N/2 needs none); over Phi_m (odd m)
+        the native evaluator refuses row rotations itself."""
+        galois = self._ctx._require("Galois keys", "_galois", op)
+        if not self._ctx._params.log_n:
+            return
+        n = int(self._ctx._native.n)
+        for s in steps:
+            k = int(_polyhe.galois_element_for_rotation(n, s))
+            if k != 1 and not galois.contains(k):
+                raise _polyhe.InvalidParameter(
+                    f"{op}: no Galois key for step {s} (element {k}); "
+                    f"generate_keys(rotations=[{s}, ...]) or ctx.add_galois_keys([{s}])"
+                )
 
     def rotate_columns(self) -> "Ciphertext":
         """The two rows swapped (Galois element 2N − 1); needs that key

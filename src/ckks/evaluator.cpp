@@ -439,15 +439,20 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, std::uint64_t k) const {
   return rlwe::apply_galois(a, galois_->at(k));
 }
 
-Ciphertext Evaluator::rotate(const Ciphertext& a, std::int64_t step) const {
+std::uint64_t Evaluator::rotation_element(std::int64_t step, const char* op) const {
   const std::uint64_t k = rlwe::galois_element_for_rotation(params_->n(), step);
-  if (k == 1) return a;
-  if (galois_ == nullptr || !galois_->contains(k)) {
-    throw InvalidParameter("rotate: no Galois key for rotation step " + std::to_string(step) +
-                           " (element " + std::to_string(k) +
+  if (k != 1 && (galois_ == nullptr || !galois_->contains(k))) {
+    throw InvalidParameter(std::string(op) + ": no Galois key for rotation step " +
+                           std::to_string(step) + " (element " + std::to_string(k) +
                            "); generate it with KeyGenerator::rotation_keys({" +
                            std::to_string(step) + "})");
   }
+  return k;
+}
+
+Ciphertext Evaluator::rotate(const Ciphertext& a, std::int64_t step) const {
+  const std::uint64_t k = rotation_element(step, "rotate");
+  if (k == 1) return a;
   return apply_galois(a, k);
 }
 
@@ -456,13 +461,7 @@ std::vector<Ciphertext> Evaluator::rotate_many(const Ciphertext& a,
   check_params(a, "rotate_many");
   std::vector<const rlwe::KeySwitchKey*> keys;  // null: a rotation by 0
   for (const std::int64_t step : steps) {
-    const std::uint64_t k = rlwe::galois_element_for_rotation(params_->n(), step);
-    if (k != 1 && (galois_ == nullptr || !galois_->contains(k))) {
-      throw InvalidParameter("rotate_many: no Galois key for rotation step " +
-                             std::to_string(step) + " (element " + std::to_string(k) +
-                             "); generate it with KeyGenerator::rotation_keys({" +
-                             std::to_string(step) + "})");
-    }
+    const std::uint64_t k = rotation_element(step, "rotate_many");
     keys.push_back(k == 1 ? nullptr : &galois_->at(k));
   }
   return rlwe::apply_galois_hoisted(a, keys);

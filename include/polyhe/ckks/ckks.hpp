@@ -144,6 +144,9 @@ class Evaluator {
   void check_rescalable(const Ciphertext& a) const;
   /// Same parameters and level, size 2, and room for the product's scale.
   void check_product(const Ciphertext& a, const Ciphertext& b, const char* op) const;
+  /// The Galois element of a rotation by `step` (1 for a step of 0 mod N/2), its key checked
+  /// present: InvalidParameter naming `op`, the step and the element otherwise.
+  [[nodiscard]] std::uint64_t rotation_element(std::int64_t step, const char* op) const;
   /// The residues of round(v) mod q_0..q_{limbs−1}, exactly for any finite double.
   [[nodiscard]] std::vector<std::uint64_t> residues(double v, std::size_t limbs) const;
   /// The two slot values of a + b·X^{N/2} under q_i (a, b residues): slots j < N/2 and the rest.
