@@ -4,6 +4,9 @@
 //   vec/<op>/<path>/bits:B/n:N        one modulus, one thread; counter ns_per_word
 //   pool/parallel_for/threads:T/...   one parallel_for of T near-empty tasks (the pool's overhead)
 //   ntt_batch/logn:12/limbs:L/threads:T   forward_batch through the pool
+//   rns/<convert_exact|convert_approx|scale_round>/<path>/n:N   BFV's HPS conversions at the
+//       anchor's shape (|Q| = 8 primes of 49 bits, |R| = 9 of 50, t = 65537), one thread;
+//       counter ns_per_word (per coefficient)
 //
 // Inputs are uniform in [0, q) (never zeros); each benchmark warms up before it is timed.
 #include <benchmark/benchmark.h>
@@ -21,6 +24,8 @@
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/batch.hpp"
 #include "polyhe/ntt/plan.hpp"
+#include "polyhe/rns/base_converter.hpp"
+#include "polyhe/rns/scale_rounder.hpp"
 
 namespace {
 
@@ -113,6 +118,50 @@ void bench_ntt_batch(benchmark::State& state, std::size_t limbs, unsigned thread
   state.counters["threads"] = threads;
 }
 
+enum class Conversion { convert_exact, convert_approx, scale_round };
+
+/// One conversion of N coefficients at BFV's anchor shape (perf.md §9): Q → R exact or approximate
+/// (8 → 9 limbs), or the scale-and-round from Q ∪ R to R (17 → 9).
+void bench_conversion(benchmark::State& state, Conversion kind, polyhe::CpuPath path) {
+  if (auto why = polyhe::cpu_path_unavailable_reason(path)) {
+    state.SkipWithError(why->c_str());
+    return;
+  }
+  polyhe::set_cpu_path(path);
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto q = polyhe::ntt_primes(49, n, 8);
+  const auto r = polyhe::ntt_primes(50, n, 9);
+  const polyhe::RnsBasis qb(q), rb(r);
+  const polyhe::BaseConverter q_to_r(qb, rb);
+  const polyhe::ScaleRounder scale(qb, rb, 65537);
+  const bool from_both = kind == Conversion::scale_round;
+  std::vector<u64> primes = q;
+  if (from_both) primes.insert(primes.end(), r.begin(), r.end());
+  std::vector<u64> in;
+  for (std::size_t i = 0; i < primes.size(); ++i) {
+    const auto v = uniform(n, primes[i], 20 + i);
+    in.insert(in.end(), v.begin(), v.end());
+  }
+  std::vector<u64> out(r.size() * n);
+  const auto once = [&] {
+    switch (kind) {
+      case Conversion::convert_exact: q_to_r.convert_exact(in, out, 1); break;
+      case Conversion::convert_approx: q_to_r.convert_approx(in, out, 1); break;
+      case Conversion::scale_round: scale.round(in, out, 1); break;
+    }
+  };
+  for (int i = 0; i < 20; ++i) once();
+  for (auto _ : state) {
+    once();
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns_per_word"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
+  polyhe::set_cpu_path(polyhe::best_cpu_path());
+}
+
 const char* op_name(Op op) {
   switch (op) {
     case Op::add: return "add";
@@ -152,6 +201,17 @@ const char* op_name(Op op) {
       const std::string name =
           "ntt_batch/logn:12/limbs:" + std::to_string(limbs) + "/threads:" + std::to_string(t);
       benchmark::RegisterBenchmark(name.c_str(), bench_ntt_batch, limbs, t)->UseRealTime();
+    }
+  }
+  for (const auto& [kind, name] : {std::pair{Conversion::convert_exact, "convert_exact"},
+                                   std::pair{Conversion::convert_approx, "convert_approx"},
+                                   std::pair{Conversion::scale_round, "scale_round"}}) {
+    for (auto path : polyhe::kAllCpuPaths) {
+      const std::string full =
+          std::string("rns/") + name + "/" + std::string(polyhe::to_string(path));
+      benchmark::RegisterBenchmark(full.c_str(), bench_conversion, kind, path)
+          ->Arg(1 << 14)
+          ->ArgName("n");
     }
   }
   return true;

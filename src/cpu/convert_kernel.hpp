@@ -40,4 +40,33 @@ constexpr bool avx2_weighted_sum_serves(std::uint64_t x_bound, std::uint64_t c) 
   return x_bound <= (std::uint64_t{1} << 50) && c < (std::uint64_t{1} << 50);
 }
 
+/// The exact base conversion's correction count (HPS; rns/base_converter.hpp), for each k < n:
+///   s[k] = Σ_{i < terms} double(t_i[k])·inv_i, summed left to right from 0, each product and each
+///          sum rounded once to nearest (never fused), double(x) the nearest double to x < 2^63;
+///   v[k] = min(⌊s[k] + 1/2⌋, cap), s[k] + 1/2 rounded once; s[k] ≥ 0 and below 2^51.
+/// The vec::fraction_round scalar loop is the reference; the kernels give its words.
+using FractionRoundKernel = void (*)(const std::uint64_t* const* t, std::size_t terms,
+                                     const double* inv, std::uint64_t cap, double* s,
+                                     std::uint64_t* v, std::size_t n);
+/// The AVX2 and AVX-512 kernels, or nullptr where this build did not compile them (callers check
+/// cpu_path() first).
+FractionRoundKernel avx2_fraction_round_kernel();
+FractionRoundKernel avx512_fraction_round_kernel();
+
+/// The scale-and-round's exact and rounded parts (HPS; rns/scale_rounder.hpp), for each k < n,
+/// with a_i = x_i[k] >> 31 and b_i = x_i[k] mod 2^31 (x_i[k] < 2^62, μ_i < 2^31):
+///   g[k]  = Σ_i (a_i·ρ_i, then b_i·λ_i), summed left to right from 0 in double, each product and
+///           each sum rounded once to nearest (never fused);
+///   lo[k] = Σ_i (a_i·μ_i mod 2^32) + ⌊g[k] + 1/2⌋  (g[k] + 1/2 rounded once; g[k] ≥ 0),
+///   hi[k] = Σ_i ⌊a_i·μ_i / 2^32⌋,
+/// so that Σ_i a_i·μ_i + ⌊g + 1/2⌋ = hi·2^32 + lo. vec::scale_round_parts' scalar loop is the
+/// reference; the kernels give its words.
+using ScaleRoundPartsKernel = void (*)(const std::uint64_t* const* x, std::size_t terms,
+                                       const std::uint64_t* mu, const double* rho,
+                                       const double* lambda, double* g, std::uint64_t* lo,
+                                       std::uint64_t* hi, std::size_t n);
+/// The AVX2 and AVX-512 kernels, or nullptr where this build did not compile them.
+ScaleRoundPartsKernel avx2_scale_round_parts_kernel();
+ScaleRoundPartsKernel avx512_scale_round_parts_kernel();
+
 }  // namespace polyhe::cpu

@@ -25,9 +25,21 @@ const ElementwiseKernels* avx2_elementwise_kernels() {
 WeightedSumFmaKernel avx2_weighted_sum_kernel() {
   return nullptr;
 }
+FractionRoundKernel avx2_fraction_round_kernel() {
+  return nullptr;
+}
+ScaleRoundPartsKernel avx2_scale_round_parts_kernel() {
+  return nullptr;
+}
 #endif
 #if !defined(POLYHE_HAVE_AVX512_KERNELS)
 const ElementwiseKernels* avx512_elementwise_kernels() {
+  return nullptr;
+}
+FractionRoundKernel avx512_fraction_round_kernel() {
+  return nullptr;
+}
+ScaleRoundPartsKernel avx512_scale_round_parts_kernel() {
   return nullptr;
 }
 #endif
@@ -632,14 +644,19 @@ WeightedSum::WeightedSum(u64 c, std::size_t max_terms, u64 x_bound) : c_(c), max
   }
   ifma_ok_ = cpu::ifma_serves(c) && x_bound <= (u64{1} << 52) &&
              max_terms <= cpu::kWeightedSumMaxTerms && cpu::ifma_weighted_sum_kernel() != nullptr;
-  fma_ok_ = cpu::avx2_weighted_sum_serves(x_bound, c) && cpu::avx2_weighted_sum_kernel() != nullptr;
+  fma_ok_ = cpu::avx2_weighted_sum_serves(x_bound, c) &&
+            cpu::avx2_weighted_sum_kernel() != nullptr &&
+            !cpu_path_unavailable_reason(CpuPath::avx2);
   if (ifma_ok_) constants_ = cpu::make_weighted_sum_modulus(c);
 }
 
 WeightedSumPath WeightedSum::path() const {
   const CpuPath p = cpu_path();
   if (ifma_ok_ && p == CpuPath::ifma) return WeightedSumPath::ifma52;
-  if (fma_ok_ && p == CpuPath::avx2) return WeightedSumPath::fma50;
+  // The AVX2 + FMA kernel also serves the paths above avx2 where IFMA does not (the avx512 path
+  // has no weighted sum of its own; the ifma path for c = 2^49 or more than 2048 terms): the
+  // same words as the scalar loop.
+  if (fma_ok_ && p != CpuPath::scalar) return WeightedSumPath::fma50;
   return WeightedSumPath::none;
 }
 
@@ -669,6 +686,94 @@ bool WeightedSum::operator()(std::span<const u64* const> x, std::span<const u64>
     case WeightedSumPath::none: break;
   }
   return false;
+}
+
+void fraction_round(std::span<const u64* const> t, std::span<const double> inv, u64 cap,
+                    std::span<double> s, std::span<u64> v) {
+  if (t.empty() || inv.size() != t.size() || s.size() != v.size()) {
+    throw InvalidParameter("vec::fraction_round: " + std::to_string(t.size()) + " terms, " +
+                           std::to_string(inv.size()) + " inverses, " + std::to_string(s.size()) +
+                           " sums and " + std::to_string(v.size()) +
+                           " counts (at least one term, one inverse each, as many sums as counts)");
+  }
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == nullptr)
+      throw InvalidParameter("vec::fraction_round: term " + std::to_string(i) + " is null");
+  }
+  const std::size_t n = v.size();
+  const CpuPath p = cpu_path();
+  cpu::FractionRoundKernel kernel = nullptr;
+  if (p == CpuPath::avx512 || p == CpuPath::ifma) kernel = cpu::avx512_fraction_round_kernel();
+  if (p == CpuPath::avx2) kernel = cpu::avx2_fraction_round_kernel();
+  if (kernel != nullptr) {
+    kernel(t.data(), t.size(), inv.data(), cap, s.data(), v.data(), n);
+    return;
+  }
+  std::fill(s.begin(), s.end(), 0.0);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const u64* ti = t[i];
+    const double w = inv[i];
+    // t_i < 2^63: the signed conversion rounds the same value as the unsigned one, without the
+    // latter's branch on the top bit.
+    for (std::size_t k = 0; k < n; ++k)
+      s[k] += static_cast<double>(static_cast<std::int64_t>(ti[k])) * w;
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    // ⌊s + 1/2⌋ (s ≥ 0): ties up, the rounding BaseConverter::exact_error_bound assumes.
+    v[k] =
+        std::min<u64>(static_cast<u64>(s[k] + 0.5), cap);  // NOLINT(bugprone-incorrect-roundings)
+  }
+}
+
+void scale_round_parts(std::span<const u64* const> x, std::span<const u64> mu,
+                       std::span<const double> rho, std::span<const double> lambda,
+                       std::span<double> g, std::span<u64> lo, std::span<u64> hi) {
+  if (x.empty() || mu.size() != x.size() || rho.size() != x.size() || lambda.size() != x.size() ||
+      g.size() != lo.size() || hi.size() != lo.size()) {
+    throw InvalidParameter(
+        "vec::scale_round_parts: " + std::to_string(x.size()) + " terms, " +
+        std::to_string(mu.size()) + "/" + std::to_string(rho.size()) + "/" +
+        std::to_string(lambda.size()) + " constants, " + std::to_string(g.size()) + "/" +
+        std::to_string(lo.size()) + "/" + std::to_string(hi.size()) +
+        " outputs (at least one term, the three constants for each, three outputs alike)");
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] == nullptr)
+      throw InvalidParameter("vec::scale_round_parts: term " + std::to_string(i) + " is null");
+    if (mu[i] >= (u64{1} << 31)) {
+      throw InvalidParameter("vec::scale_round_parts: mu " + std::to_string(mu[i]) + " (term " +
+                             std::to_string(i) + ") is not below 2^31");
+    }
+  }
+  const std::size_t n = lo.size();
+  const CpuPath p = cpu_path();
+  cpu::ScaleRoundPartsKernel kernel = nullptr;
+  if (p == CpuPath::avx512 || p == CpuPath::ifma) kernel = cpu::avx512_scale_round_parts_kernel();
+  if (p == CpuPath::avx2) kernel = cpu::avx2_scale_round_parts_kernel();
+  if (kernel != nullptr) {
+    kernel(x.data(), x.size(), mu.data(), rho.data(), lambda.data(), g.data(), lo.data(), hi.data(),
+           n);
+    return;
+  }
+  std::fill(g.begin(), g.end(), 0.0);
+  std::fill(lo.begin(), lo.end(), u64{0});
+  std::fill(hi.begin(), hi.end(), u64{0});
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const u64* xi = x[i];
+    for (std::size_t k = 0; k < n; ++k) {
+      const u64 a = xi[k] >> 31;
+      const u64 b = xi[k] & ((u64{1} << 31) - 1);
+      const u64 am = a * mu[i];
+      lo[k] += am & 0xFFFFFFFFULL;
+      hi[k] += am >> 32;
+      // Both halves are below 2^31: the signed conversion is exact and cheaper than the unsigned.
+      g[k] += static_cast<double>(static_cast<std::int64_t>(a)) * rho[i];
+      g[k] += static_cast<double>(static_cast<std::int64_t>(b)) * lambda[i];
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    lo[k] += static_cast<u64>(g[k] + 0.5);  // NOLINT(bugprone-incorrect-roundings): ⌊g + 1/2⌋
+  }
 }
 
 }  // namespace polyhe::vec

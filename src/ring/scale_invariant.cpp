@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/batch.hpp"
 
@@ -37,10 +38,13 @@ TensorProduct cpu_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, const
   }
   const std::span<const NttPlan<u64>* const> plans_q(plans.data(), ql);
   const std::span<const NttPlan<u64>* const> plans_r(plans.data() + ql, kr);
-  // One per-thread workspace (no allocation or page faults per call): the four extended parts,
-  // the coefficient scratch, the three tensor parts and the scaled output over R_l.
+  const std::span<const Modulus<u64>> moduli_q(moduli.data(), ql);
+  const std::span<const Modulus<u64>> moduli_r(moduli.data() + ql, kr);
+  // One per-thread workspace (no allocation or page faults per call): the four inputs' parts over
+  // R_l, the coefficient scratch, the three tensor parts over Q_l ∪ R_l and the scaled output
+  // over R_l. Q_l's limbs of the inputs are read where they are, never copied.
   thread_local AlignedVector<u64> work;
-  const std::size_t words = 4 * ext * n + ql * n + 3 * ext * n + kr * n;
+  const std::size_t words = 4 * kr * n + ql * n + 3 * ext * n + kr * n;
   if (work.size() < words) work.resize(words);
   u64* cursor = work.data();
   const auto take = [&cursor](std::size_t count) {
@@ -49,24 +53,23 @@ TensorProduct cpu_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, const
     return s;
   };
   const std::span<u64> coef = take(ql * n);
-  // Each input part over Q_l ∪ R_l in evaluation form: Q_l's limbs as they are; R_l's from the
-  // exact (centred) conversion of the coefficients.
+  // Each input's part over R_l in evaluation form, from the exact (centred) conversion of its
+  // coefficients (the inverse transforms out of place, into the coefficient scratch).
   const auto extend = [&](const RnsPoly& p) {
-    const std::span<u64> e = take(ext * n);
-    std::copy(p.data().begin(), p.data().end(), e.begin());
-    std::copy(p.data().begin(), p.data().end(), coef.begin());
-    inverse_batch<u64>(coef, plans_q);
-    const std::span<u64> r_part = e.subspan(ql * n);
+    const std::span<u64> r_part = take(kr * n);
+    parallel_for(ql, [&](std::size_t i) { ring.inverse(i, p.limb(i), coef.subspan(i * n, n)); });
     t.q_to_r->convert_exact(coef, r_part);
     forward_batch<u64>(r_part, plans_r);
-    return e;
+    return r_part;
   };
-  const std::span<u64> e0 = extend(a0), e1 = extend(a1);
-  const std::span<u64> f0 = extend(b0), f1 = extend(b1);
+  const std::span<const u64> e0 = extend(a0), e1 = extend(a1);
+  const std::span<const u64> f0 = extend(b0), f1 = extend(b1);
+  // Part j of the product over Q_l ∪ R_l, Q_l's limbs first: d.subspan(j·ext·n, ext·n).
   const std::span<u64> d = take(3 * ext * n);
-  const std::span<u64> d0 = d.first(ext * n), d1 = d.subspan(ext * n, ext * n),
-                       d2 = d.subspan(2 * ext * n);
-  vec::tensor(e0, e1, f0, f1, d0, d1, d2, moduli);
+  const auto q_of = [&](std::size_t j) { return d.subspan(j * ext * n, ql * n); };
+  const auto r_of = [&](std::size_t j) { return d.subspan((j * ext + ql) * n, kr * n); };
+  vec::tensor(a0.data(), a1.data(), b0.data(), b1.data(), q_of(0), q_of(1), q_of(2), moduli_q);
+  vec::tensor(e0, e1, f0, f1, r_of(0), r_of(1), r_of(2), moduli_r);
   TensorProduct out{RnsPoly(a0.context(), ql, PolyForm::kEvaluation, RnsPoly::kForOverwrite),
                     RnsPoly(a0.context(), ql, PolyForm::kEvaluation, RnsPoly::kForOverwrite),
                     RnsPoly(a0.context(), ql, PolyForm::kEvaluation, RnsPoly::kForOverwrite)};

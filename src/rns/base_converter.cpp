@@ -9,6 +9,7 @@
 #include <string>
 
 #include "polyhe/arith/add.hpp"
+#include "polyhe/core/aligned.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
@@ -44,6 +45,9 @@ BaseConverter::BaseConverter(RnsBasis from, RnsBasis to)
     const std::uint64_t c = to_.prime(j);
     for (std::size_t i = 0; i < nb; ++i) hat_mod_c_.push_back(from_.q_hat_mod(i, c));
     const std::uint64_t q_mod_c = from_.product_mod(c);
+    exact_w_.insert(exact_w_.end(), hat_mod_c_.end() - static_cast<std::ptrdiff_t>(nb),
+                    hat_mod_c_.end());
+    exact_w_.push_back(q_mod_c == 0 ? 0 : c - q_mod_c);
     std::uint64_t acc = 0;
     for (std::size_t v = 0; v <= nb; ++v) {
       q_mod_c_.push_back(acc);
@@ -55,7 +59,8 @@ BaseConverter::BaseConverter(RnsBasis from, RnsBasis to)
     const u128 room = ~u128{0} - c;
     const u128 chunk = max_product == 0 ? u128{nb} : room / max_product;
     chunk_.push_back(static_cast<std::size_t>(std::min<u128>(std::max<u128>(chunk, 1), nb)));
-    sums_.emplace_back(c, nb, q_max);  // every input word is below its q_i ≤ q_max
+    // Every input word is below its q_i ≤ q_max; v is at most |B|.
+    sums_.emplace_back(c, nb + 1, std::max<std::uint64_t>(q_max, nb + 1));
   }
 }
 
@@ -116,8 +121,11 @@ void BaseConverter::convert(std::span<const std::uint64_t> in, std::span<std::ui
   }
   if (overlaps(in, out)) throw InvalidParameter("BaseConverter: input and output overlap");
 
-  // Step 1, vectorised over whole limbs: t_i = [x_i·q̂_i^−1]_{q_i}.
-  std::vector<std::uint64_t> t(in.size());
+  // Step 1, vectorised over whole limbs: t_i = [x_i·q̂_i^−1]_{q_i}, into a per-thread scratch
+  // (no allocation, zeroing or page faults per call; the workers of step 2 only read it).
+  thread_local AlignedVector<std::uint64_t> scratch;
+  if (scratch.size() < in.size()) scratch.resize(in.size());
+  const std::span<std::uint64_t> t(scratch.data(), in.size());
   vec::multiply_scalar(in, from_.q_hat_inverses(), t, from_.moduli(), threads);
 
   // Step 2, blocked over coefficients: the lazy sums and their one reduction per target.
@@ -133,7 +141,7 @@ void BaseConverter::convert(std::span<const std::uint64_t> in, std::span<std::ui
   }
   // In a SecretScope (public-key encryption's ModDown with several special primes) t is derived
   // from the secret v and the errors: wiped before it is freed (core/wipe.hpp).
-  if (detail::in_secret_scope()) secure_zero(std::span<std::uint64_t>(t));
+  if (detail::in_secret_scope()) secure_zero(t);
 }
 
 void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::size_t k0,
@@ -144,42 +152,29 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
   const std::size_t len = k1 - k0;
   u128 acc[kBlock];
   std::uint64_t v[kBlock];
+  // The term pointers: the limbs of the block, and for the exact conversion one more, v, whose
+  // weight on the vector sums is −Q mod c_j (they reduce to [0, c_j): the scalar loop's words).
+  std::vector<const std::uint64_t*> limbs(nb);
+  for (std::size_t i = 0; i < nb; ++i) limbs[i] = t + i * n + k0;
   if (exact) {
-    // v = round(Σ_i t_i/q_i) (HPS); the sum is in [0, |B|), so v ≤ |B| indexes q_mod_c_.
-    double s[kBlock] = {};
-    for (std::size_t i = 0; i < nb; ++i) {
-      const std::uint64_t* ti = t + i * n + k0;
-      const double inv = inv_q_[i];
-      for (std::size_t k = 0; k < len; ++k) s[k] += static_cast<double>(ti[k]) * inv;
-    }
-    for (std::size_t k = 0; k < len; ++k) {
-      // ⌊s + 1/2⌋ (s ≥ 0) is the rounding exact_error_bound assumes, ties up included.
-      v[k] = std::min<std::uint64_t>(
-          static_cast<std::uint64_t>(s[k] + 0.5),  // NOLINT(bugprone-incorrect-roundings)
-          nb);
-    }
+    // v = round(Σ_i t_i/q_i) (HPS) on the path's vector kernel; the sum is in [0, |B|), so
+    // v ≤ |B| indexes q_mod_c_.
+    double s[kBlock];
+    vec::fraction_round(limbs, inv_q_, nb, std::span<double>(s, len),
+                        std::span<std::uint64_t>(v, len));
+    limbs.push_back(v);
   }
-  // The term pointers only where a vector sum serves (none on the scalar and AVX-512 paths):
-  // no allocation per block otherwise.
   const bool vector_sums = std::any_of(sums_.begin(), sums_.end(), [](const vec::WeightedSum& s) {
     return s.path() != vec::WeightedSumPath::none;
   });
-  std::vector<const std::uint64_t*> limbs;
-  if (vector_sums) {
-    for (std::size_t i = 0; i < nb; ++i) limbs.push_back(t + i * n + k0);
-  }
   for (std::size_t j = 0; j < nc; ++j) {
     const std::uint64_t c = to_.prime(j);
     const std::uint64_t* hat = hat_mod_c_.data() + j * nb;
     std::uint64_t* y = out + out_limbs[j] * n + k0;
-    if (vector_sums && sums_[j](limbs, std::span<const std::uint64_t>(hat, nb),
-                                std::span<std::uint64_t>(y, len))) {
-      if (exact) {
-        const std::uint64_t* vq = q_mod_c_.data() + j * (nb + 1);
-        for (std::size_t k = 0; k < len; ++k) y[k] = sub_mod(y[k], vq[v[k]], c);
-      }
-      continue;
-    }
+    const std::span<const std::uint64_t> weights =
+        exact ? std::span<const std::uint64_t>(exact_w_).subspan(j * (nb + 1), nb + 1)
+              : std::span<const std::uint64_t>(hat, nb);
+    if (vector_sums && sums_[j](limbs, weights, std::span<std::uint64_t>(y, len))) continue;
     const WideBarrett& red = reduce_[j];
     const std::size_t chunk = chunk_[j];
     std::fill(acc, acc + len, u128{0});

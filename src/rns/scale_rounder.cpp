@@ -103,22 +103,19 @@ ScaleRounder::ScaleRounder(RnsBasis q, RnsBasis p, std::uint64_t t)
     const u128 chunk = max_product == 0 ? u128{nq + 1} : room / max_product;
     chunk_.push_back(static_cast<std::size_t>(std::min<u128>(std::max<u128>(chunk, 1), nq + 1)));
   }
-  // The vector weighted sums per p_k, one for each term layout (the header says which): the
-  // IFMA52 one with the integer part in two 52-bit digits, the AVX2 + FMA one in three of 50.
-  std::uint64_t x_max = q_max;  // every term's words are below a prime of Q ∪ P or a digit bound
-  for (std::size_t k = 0; k < np; ++k) x_max = std::max(x_max, p_.prime(k));
+  // The vector weighted sums per p_k over L + 3 terms: x_0..x_{L−1}, y_k, then the integer
+  // part Σ_i a_i·μ_i + ⌊G + 1/2⌋ as lo + hi·2^32 (vec::scale_round_parts): lo < L·2^33 + 1
+  // (Σ_i (a_i·μ_i mod 2^32) and G + 1/2 ≤ 2L·2^31 + 1), hi < L·2^30.
+  std::uint64_t x_bound = std::uint64_t{nq} * (std::uint64_t{1} << 33) + 2;  // nq ≤ 1000
+  for (std::size_t i = 0; i < nq; ++i) x_bound = std::max(x_bound, q_.prime(i));
+  for (std::size_t k = 0; k < np; ++k) x_bound = std::max(x_bound, p_.prime(k));
   for (std::size_t k = 0; k < np; ++k) {
     const std::uint64_t pk = p_.prime(k);
     const std::uint64_t* row = omega_.data() + k * (nq + 1);
-    sums52_.emplace_back(pk, nq + 3, std::max(x_max, std::uint64_t{1} << 52));
+    sums_.emplace_back(pk, nq + 3, x_bound);
     weights_.insert(weights_.end(), row, row + nq + 1);
-    weights_.push_back(1);
-    weights_.push_back(static_cast<std::uint64_t>((u128{1} << 52) % pk));
-    sums50_.emplace_back(pk, nq + 4, std::max(x_max, std::uint64_t{1} << 50));
-    fma_weights_.insert(fma_weights_.end(), row, row + nq + 1);
-    fma_weights_.push_back(1 % pk);
-    fma_weights_.push_back(static_cast<std::uint64_t>((u128{1} << 50) % pk));
-    fma_weights_.push_back(static_cast<std::uint64_t>((u128{1} << 100) % pk));
+    weights_.push_back(1 % pk);
+    weights_.push_back(static_cast<std::uint64_t>((u128{1} << 32) % pk));
   }
 }
 
@@ -162,6 +159,28 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
   const std::size_t len = k1 - k0;
   // round(Σ_i x_i·λ_i) = Σ_i a_i·μ_i + ⌊G + 1/2⌋, G = Σ_i (a_i·ρ_i + b_i·λ_i) in double, summed in
   // this order (the order exact_error_bound assumes).
+  if (std::all_of(sums_.begin(), sums_.end(), [](const vec::WeightedSum& w) {
+        return w.path() != vec::WeightedSumPath::none;
+      })) {
+    // On the vector kernels: that integer as lo + hi·2^32 (vec::scale_round_parts), then one
+    // weighted sum per target: the same residues as the 128-bit loop below, as every step is
+    // exact.
+    std::vector<const std::uint64_t*> terms(nq + 3);
+    for (std::size_t i = 0; i < nq; ++i) terms[i] = x + i * n + k0;
+    double g[kBlock];
+    std::uint64_t lo[kBlock], hi[kBlock];
+    vec::scale_round_parts(std::span<const std::uint64_t* const>(terms.data(), nq), mu_, rho_,
+                           lambda_, std::span<double>(g, len), std::span<std::uint64_t>(lo, len),
+                           std::span<std::uint64_t>(hi, len));
+    terms[nq + 1] = lo;
+    terms[nq + 2] = hi;
+    for (std::size_t j = 0; j < np; ++j) {
+      terms[nq] = x + (nq + j) * n + k0;
+      sums_[j](terms, std::span<const std::uint64_t>(weights_).subspan(j * (nq + 3), nq + 3),
+               std::span<std::uint64_t>(out + j * n + k0, len));
+    }
+    return;
+  }
   u128 start[kBlock] = {};
   double g[kBlock] = {};
   for (std::size_t i = 0; i < nq; ++i) {
@@ -182,51 +201,6 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
   for (std::size_t k = 0; k < len; ++k) {
     // G ≥ 0: truncation is ⌊G + 1/2⌋, the rounding exact_error_bound assumes.
     start[k] += static_cast<std::uint64_t>(g[k] + 0.5);  // NOLINT(bugprone-incorrect-roundings)
-  }
-  const auto all_on = [](const std::vector<vec::WeightedSum>& sums, vec::WeightedSumPath p) {
-    return std::all_of(sums.begin(), sums.end(),
-                       [p](const vec::WeightedSum& w) { return w.path() == p; });
-  };
-  if (all_on(sums50_, vec::WeightedSumPath::fma50)) {
-    // The integer part as three 50-bit digits (it is below 2^104), then one kernel call per
-    // target: the same residues as the 128-bit loop below, as every step is exact.
-    constexpr std::uint64_t kDigit = (std::uint64_t{1} << 50) - 1;
-    std::uint64_t s0[kBlock], s1[kBlock], s2[kBlock];
-    for (std::size_t k = 0; k < len; ++k) {
-      s0[k] = static_cast<std::uint64_t>(start[k]) & kDigit;
-      s1[k] = static_cast<std::uint64_t>(start[k] >> 50) & kDigit;
-      s2[k] = static_cast<std::uint64_t>(start[k] >> 100);
-    }
-    std::vector<const std::uint64_t*> terms(nq + 4);
-    for (std::size_t i = 0; i < nq; ++i) terms[i] = x + i * n + k0;
-    terms[nq + 1] = s0;
-    terms[nq + 2] = s1;
-    terms[nq + 3] = s2;
-    for (std::size_t j = 0; j < np; ++j) {
-      terms[nq] = x + (nq + j) * n + k0;
-      sums50_[j](terms, std::span<const std::uint64_t>(fma_weights_).subspan(j * (nq + 4), nq + 4),
-                 std::span<std::uint64_t>(out + j * n + k0, len));
-    }
-    return;
-  }
-  if (all_on(sums52_, vec::WeightedSumPath::ifma52)) {
-    // The integer part as two 52-bit terms (it is below 2^104), then one kernel call per target:
-    // the same residues as the 128-bit loop below, as every step is exact.
-    std::uint64_t s0[kBlock], s1[kBlock];
-    for (std::size_t k = 0; k < len; ++k) {
-      s0[k] = static_cast<std::uint64_t>(start[k]) & ((std::uint64_t{1} << 52) - 1);
-      s1[k] = static_cast<std::uint64_t>(start[k] >> 52);
-    }
-    std::vector<const std::uint64_t*> terms(nq + 3);
-    for (std::size_t i = 0; i < nq; ++i) terms[i] = x + i * n + k0;
-    terms[nq + 1] = s0;
-    terms[nq + 2] = s1;
-    for (std::size_t j = 0; j < np; ++j) {
-      terms[nq] = x + (nq + j) * n + k0;
-      sums52_[j](terms, std::span<const std::uint64_t>(weights_).subspan(j * (nq + 3), nq + 3),
-                 std::span<std::uint64_t>(out + j * n + k0, len));
-    }
-    return;
   }
   // Per target p_j: start + Σ_i x_i·[ω_i]_{p_j} + y_j·[t·θ_j·P/p_j]_{p_j}, reduced once (or
   // once per chunk when the 128-bit sum could overflow).

@@ -4,8 +4,11 @@
 // the reason, where this CPU or build lacks its instructions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/convert_kernel.hpp"
@@ -28,6 +31,17 @@ u64 reference(const std::vector<u64>& x, std::size_t stride, std::size_t terms,
   u128 sum = 0;
   for (std::size_t i = 0; i < terms; ++i) sum = (sum + u128{x[i * stride + k]} * w[i]) % c;
   return static_cast<u64>(sum);
+}
+
+// The message of the InvalidParameter `call` throws, or "no exception".
+template <class Call>
+std::string message(Call&& call) {
+  try {
+    std::forward<Call>(call)();
+  } catch (const InvalidParameter& e) {
+    return std::string(e.what());
+  }
+  return std::string("no exception");
 }
 
 class WeightedSum : public ::testing::Test {
@@ -149,41 +163,38 @@ TEST_F(WeightedSumFma, EqualsTheReference) {
 TEST(VecWeightedSum, PicksTheKernelOfThePathAndEqualsTheReference) {
   POLYHE_SEEDED_RNG(rng);
   const CpuPath saved = cpu_path();
-  const u64 c = (u64{1} << 49) - 69;  // below 2^50: both kernels may serve
   for (const CpuPath p : kAllCpuPaths) {
     if (p > best_cpu_path()) continue;
     set_cpu_path(p);
-    for (const u64 x_bound : {u64{1} << 40, u64{1} << 51, u64{1} << 53}) {
-      const vec::WeightedSum sum(c, 20, x_bound);
-      vec::WeightedSumPath want = vec::WeightedSumPath::none;
-      if (p == CpuPath::ifma && x_bound <= (u64{1} << 52)) want = vec::WeightedSumPath::ifma52;
-      if (p == CpuPath::avx2 && x_bound <= (u64{1} << 50)) want = vec::WeightedSumPath::fma50;
-      EXPECT_EQ(sum.path(), want) << to_string(p) << " x_bound=" << x_bound;
-      const std::size_t terms = 20, n = 37;
-      std::vector<u64> x(terms * n), w(terms), out(n, 7);
-      for (auto& v : x) v = rng.uniform(0, std::min(x_bound, u64{1} << 50) - 1);
-      for (auto& v : w) v = rng.uniform(0, c - 1);
-      std::vector<const u64*> ptrs;
-      for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * n);
-      const bool ran = sum(ptrs, w, out);
-      EXPECT_EQ(ran, want != vec::WeightedSumPath::none);
-      for (std::size_t k = 0; k < n; ++k) {
-        EXPECT_EQ(out[k], ran ? reference(x, n, terms, w, k, c) : 7U) << to_string(p) << " " << k;
+    // Below 2^50 both kernels may serve, except IFMA for c = 2^49 (ifma_serves), where the
+    // AVX2 + FMA one stands in on the ifma path.
+    for (const u64 c : {(u64{1} << 49) - 69, u64{1} << 49})
+      for (const u64 x_bound : {u64{1} << 40, u64{1} << 51, u64{1} << 53}) {
+        const vec::WeightedSum sum(c, 20, x_bound);
+        vec::WeightedSumPath want = vec::WeightedSumPath::none;
+        if (p == CpuPath::ifma && c != (u64{1} << 49) && x_bound <= (u64{1} << 52)) {
+          want = vec::WeightedSumPath::ifma52;
+        } else if (p != CpuPath::scalar && x_bound <= (u64{1} << 50)) {
+          want = vec::WeightedSumPath::fma50;
+        }
+        EXPECT_EQ(sum.path(), want) << to_string(p) << " c=" << c << " x_bound=" << x_bound;
+        const std::size_t terms = 20, n = 37;
+        std::vector<u64> x(terms * n), w(terms), out(n, 7);
+        for (auto& v : x) v = rng.uniform(0, std::min(x_bound, u64{1} << 50) - 1);
+        for (auto& v : w) v = rng.uniform(0, c - 1);
+        std::vector<const u64*> ptrs;
+        for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * n);
+        const bool ran = sum(ptrs, w, out);
+        EXPECT_EQ(ran, want != vec::WeightedSumPath::none);
+        for (std::size_t k = 0; k < n; ++k) {
+          EXPECT_EQ(out[k], ran ? reference(x, n, terms, w, k, c) : 7U) << to_string(p) << " " << k;
+        }
       }
-    }
   }
   set_cpu_path(saved);
 }
 
 TEST(VecWeightedSum, RefusesByName) {
-  const auto message = [](auto&& call) {
-    try {
-      call();
-    } catch (const InvalidParameter& e) {
-      return std::string(e.what());
-    }
-    return std::string("no exception");
-  };
   EXPECT_NE(message([] { (void)vec::WeightedSum(1, 4, 10); }).find("outside [2, 2^62)"),
             std::string::npos);
   EXPECT_NE(message([] { (void)vec::WeightedSum(97, 0, 10); }).find("at least 1"),
@@ -206,6 +217,165 @@ TEST(VecWeightedSum, RefusesByName) {
   EXPECT_NE(message([&] {
               (void)sum(null_term, std::vector<u64>{1, 2}, out);
             }).find("null"),
+            std::string::npos);
+}
+
+// vec::fraction_round (the exact conversion's v) on every path this CPU has against the scalar
+// loop written out here: the sums bit for bit (a product fused with its sum would change the last
+// bit of most of them), the counts and the cap; lengths 1..37 (the tails) and 256, words up to
+// 2^63 − 1, and sums across many half-integers.
+TEST(VecFractionRound, EveryPathGivesTheScalarLoopsBits) {
+  POLYHE_SEEDED_RNG(rng);
+  const CpuPath saved = cpu_path();
+  const std::vector<u64> primes = ntt_primes(50, 1024, 5);
+  for (const std::size_t terms : {std::size_t{1}, std::size_t{5}, std::size_t{17}}) {
+    for (const std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{13},
+                                std::size_t{37}, std::size_t{256}}) {
+      std::vector<u64> t(terms * n);
+      std::vector<double> inv(terms);
+      for (std::size_t i = 0; i < terms; ++i) {
+        // Primes of 50 bits with words below them, then words up to 2^63 − 1 over 1/q of a small q.
+        const bool wide = i % 3 == 2;
+        const u64 q = wide ? 1000003 : primes[i % primes.size()];
+        inv[i] = 1.0 / static_cast<double>(q);
+        for (std::size_t k = 0; k < n; ++k) {
+          t[i * n + k] = wide ? rng.uniform(0, (u64{1} << 30) - 1) << 33 | rng.uniform(0, 1)
+                              : rng.uniform(0, q - 1);
+        }
+      }
+      std::vector<const u64*> ptrs;
+      for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(t.data() + i * n);
+      std::vector<double> want_s(n, 0.0);
+      for (std::size_t i = 0; i < terms; ++i) {
+        for (std::size_t k = 0; k < n; ++k) {
+          const double product = static_cast<double>(t[i * n + k]) * inv[i];
+          want_s[k] = want_s[k] + product;
+        }
+      }
+      for (const u64 cap : {~u64{0}, u64{2}}) {
+        std::vector<u64> want_v(n);
+        for (std::size_t k = 0; k < n; ++k) {
+          // NOLINTNEXTLINE(bugprone-incorrect-roundings): ⌊s + 1/2⌋, s ≥ 0
+          want_v[k] = std::min(static_cast<u64>(want_s[k] + 0.5), cap);
+        }
+        for (const CpuPath p : kAllCpuPaths) {
+          if (p > best_cpu_path()) continue;
+          set_cpu_path(p);
+          std::vector<double> s(n, -1.0);
+          std::vector<u64> v(n, 12345);
+          vec::fraction_round(ptrs, inv, cap, s, v);
+          for (std::size_t k = 0; k < n; ++k) {
+            EXPECT_EQ(std::bit_cast<u64>(s[k]), std::bit_cast<u64>(want_s[k]))
+                << to_string(p) << " terms=" << terms << " n=" << n << " k=" << k;
+            EXPECT_EQ(v[k], want_v[k])
+                << to_string(p) << " terms=" << terms << " n=" << n << " k=" << k << " cap=" << cap;
+          }
+        }
+      }
+    }
+  }
+  set_cpu_path(saved);
+}
+
+TEST(VecFractionRound, RefusesByName) {
+  std::vector<u64> a(4, 1);
+  std::vector<double> s(4);
+  std::vector<u64> v(4);
+  const std::vector<const u64*> one = {a.data()};
+  const std::vector<const u64*> null_term = {a.data(), nullptr};
+  const std::vector<double> inv1 = {0.5}, inv2 = {0.5, 0.25};
+  EXPECT_NE(message([&] { vec::fraction_round({}, {}, 4, s, v); }).find("at least one term"),
+            std::string::npos);
+  EXPECT_NE(message([&] { vec::fraction_round(one, inv2, 4, s, v); }).find("1 terms, 2 inverses"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              vec::fraction_round(one, inv1, 4, std::span<double>(s).first(3), v);
+            }).find("3 sums and 4 counts"),
+            std::string::npos);
+  EXPECT_NE(message([&] { vec::fraction_round(null_term, inv2, 4, s, v); }).find("term 1 is null"),
+            std::string::npos);
+}
+
+// vec::scale_round_parts (the scale-and-round's integer part) on every path this CPU has against
+// the scalar loop written out here: G bit for bit, lo and hi word for word; lengths 1..37 and
+// 256, words up to 2^62 − 1, μ up to 2^31 − 1.
+TEST(VecScaleRoundParts, EveryPathGivesTheScalarLoopsBits) {
+  POLYHE_SEEDED_RNG(rng);
+  const CpuPath saved = cpu_path();
+  for (const std::size_t terms : {std::size_t{1}, std::size_t{8}, std::size_t{17}}) {
+    for (const std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{13},
+                                std::size_t{37}, std::size_t{256}}) {
+      std::vector<u64> x(terms * n), mu(terms);
+      std::vector<double> rho(terms), lambda(terms);
+      for (std::size_t i = 0; i < terms; ++i) {
+        const bool extreme = i % 4 == 3;
+        mu[i] = extreme ? (u64{1} << 31) - 1 : rng.uniform(0, (u64{1} << 31) - 1);
+        rho[i] = static_cast<double>(rng.uniform(0, u64{1} << 53)) * 0x1p-53;
+        lambda[i] = static_cast<double>(rng.uniform(0, u64{1} << 53)) * 0x1p-53;
+        for (std::size_t k = 0; k < n; ++k) {
+          x[i * n + k] = extreme ? (u64{1} << 62) - 1 - k : rng.uniform(0, (u64{1} << 62) - 1);
+        }
+      }
+      std::vector<const u64*> ptrs;
+      for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * n);
+      std::vector<double> want_g(n, 0.0);
+      std::vector<u64> want_lo(n, 0), want_hi(n, 0);
+      for (std::size_t i = 0; i < terms; ++i) {
+        for (std::size_t k = 0; k < n; ++k) {
+          const u64 a = x[i * n + k] >> 31, b = x[i * n + k] & ((u64{1} << 31) - 1);
+          want_lo[k] += (a * mu[i]) & 0xFFFFFFFFU;
+          want_hi[k] += (a * mu[i]) >> 32;
+          const double pa = static_cast<double>(a) * rho[i];
+          want_g[k] = want_g[k] + pa;
+          const double pb = static_cast<double>(b) * lambda[i];
+          want_g[k] = want_g[k] + pb;
+        }
+      }
+      for (std::size_t k = 0; k < n; ++k) {
+        want_lo[k] += static_cast<u64>(want_g[k] + 0.5);  // NOLINT(bugprone-incorrect-roundings)
+      }
+      for (const CpuPath p : kAllCpuPaths) {
+        if (p > best_cpu_path()) continue;
+        set_cpu_path(p);
+        std::vector<double> g(n, -1.0);
+        std::vector<u64> lo(n, 7), hi(n, 7);
+        vec::scale_round_parts(ptrs, mu, rho, lambda, g, lo, hi);
+        for (std::size_t k = 0; k < n; ++k) {
+          EXPECT_EQ(std::bit_cast<u64>(g[k]), std::bit_cast<u64>(want_g[k]))
+              << to_string(p) << " terms=" << terms << " n=" << n << " k=" << k;
+          EXPECT_EQ(lo[k], want_lo[k]) << to_string(p) << " terms=" << terms << " k=" << k;
+          EXPECT_EQ(hi[k], want_hi[k]) << to_string(p) << " terms=" << terms << " k=" << k;
+        }
+      }
+    }
+  }
+  set_cpu_path(saved);
+}
+
+TEST(VecScaleRoundParts, RefusesByName) {
+  std::vector<u64> a(4, 1), lo(4), hi(4);
+  std::vector<double> g(4);
+  const std::vector<const u64*> one = {a.data()}, null_term = {nullptr};
+  const std::vector<u64> mu = {3}, big_mu = {u64{1} << 31};
+  const std::vector<double> c1 = {0.5}, c2 = {0.5, 0.25};
+  EXPECT_NE(
+      message([&] { vec::scale_round_parts({}, {}, {}, {}, g, lo, hi); }).find("at least one term"),
+      std::string::npos);
+  EXPECT_NE(message([&] {
+              vec::scale_round_parts(one, mu, c2, c1, g, lo, hi);
+            }).find("the three constants for each"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              vec::scale_round_parts(one, mu, c1, c1, g, std::span<u64>(lo).first(2), hi);
+            }).find("three outputs alike"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              vec::scale_round_parts(null_term, mu, c1, c1, g, lo, hi);
+            }).find("term 0 is null"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              vec::scale_round_parts(one, big_mu, c1, c1, g, lo, hi);
+            }).find("not below 2^31"),
             std::string::npos);
 }
 

@@ -34,7 +34,8 @@ namespace polyhe::vec {
 enum class WeightedSumPath {
   none,    // none serves: the caller's scalar loop
   ifma52,  // IFMA52: every x < 2^52, c < 2^50 (c ≠ 2^49), at most 2048 terms; the IFMA path
-  fma50,   // AVX2 + FMA, exact double-precision products: every x ≤ 2^50, c < 2^50; the avx2 path
+  fma50,   // AVX2 + FMA, exact double-precision products: every x ≤ 2^50, c < 2^50; the avx2
+           // and avx512 paths, and the ifma path where IFMA52 does not serve
 };
 
 /// Sums modulo c of at most max_terms products x·w with every x below x_bound and every w < c.
@@ -62,5 +63,31 @@ class WeightedSum {
   bool ifma_ok_ = false;
   bool fma_ok_ = false;
 };
+
+/// The exact base conversion's correction count (HPS; rns/base_converter.hpp): for each k,
+///   s[k] = Σ_i double(t[i][k])·inv[i], summed left to right from 0 in double, each product and
+///          each sum rounded once to nearest (never fused), double(x) the nearest double to x;
+///   v[k] = min(⌊s[k] + 1/2⌋, cap), s[k] + 1/2 rounded once.
+/// On the active path's vector kernel (AVX2 on avx2, AVX-512 on avx512 and ifma) or the scalar
+/// loop: the same words on every path. Checked (InvalidParameter): t non-empty, no t[i] null,
+/// inv.size() == t.size(), s.size() == v.size(). Preconditions: every t[i] points to v.size()
+/// words below 2^63; Σ_i t[i][k]·inv[i] ≥ 0 and below 2^51 (for BaseConverter: at most |B|).
+void fraction_round(std::span<const std::uint64_t* const> t, std::span<const double> inv,
+                    std::uint64_t cap, std::span<double> s, std::span<std::uint64_t> v);
+
+/// The scale-and-round's exact and rounded parts (HPS; rns/scale_rounder.hpp): for each k, with
+/// a_i = x[i][k] >> 31 and b_i = x[i][k] mod 2^31,
+///   g[k]  = Σ_i (a_i·rho[i], then b_i·lambda[i]), summed left to right from 0 in double, each
+///           product and each sum rounded once to nearest (never fused);
+///   lo[k] = Σ_i (a_i·mu[i] mod 2^32) + ⌊g[k] + 1/2⌋,  hi[k] = Σ_i ⌊a_i·mu[i] / 2^32⌋,
+/// so hi·2^32 + lo = Σ_i a_i·mu[i] + ⌊g + 1/2⌋. On the active path's vector kernel (AVX2 on avx2,
+/// AVX-512 on avx512 and ifma) or the scalar loop: the same words on every path. Checked
+/// (InvalidParameter): x non-empty, no x[i] null, every mu[i] < 2^31, mu, rho and lambda one per
+/// term, g, lo and hi of one length. Preconditions: every x[i] points to lo.size() words below
+/// 2^62; every rho[i], lambda[i] ≥ 0 and g below 2^52; fewer than 2^31 terms.
+void scale_round_parts(std::span<const std::uint64_t* const> x, std::span<const std::uint64_t> mu,
+                       std::span<const double> rho, std::span<const double> lambda,
+                       std::span<double> g, std::span<std::uint64_t> lo,
+                       std::span<std::uint64_t> hi);
 
 }  // namespace polyhe::vec

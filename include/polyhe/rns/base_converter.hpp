@@ -83,12 +83,15 @@ class BaseConverter {
   std::uint64_t id_;
   std::vector<std::uint64_t> hat_mod_c_;  // [j·|B| + i] = q̂_i mod c_j
   std::vector<std::uint64_t> q_mod_c_;    // [j·(|B| + 1) + v] = v·Q mod c_j, v = 0..|B|
-  std::vector<double> inv_q_;             // 1/q_i
-  std::vector<WideBarrett> reduce_;       // per c_j
-  std::vector<std::size_t> identity_;     // 0..|C|−1: the contiguous output placement
-  std::vector<std::size_t> chunk_;        // per c_j: products summed before a 128-bit overflow
+  // [j·(|B| + 1) + i]: q̂_i mod c_j for i < |B|, then −Q mod c_j: the exact conversion's weights
+  // on the vector sums, v being one more term.
+  std::vector<std::uint64_t> exact_w_;
+  std::vector<double> inv_q_;          // 1/q_i
+  std::vector<WideBarrett> reduce_;    // per c_j
+  std::vector<std::size_t> identity_;  // 0..|C|−1: the contiguous output placement
+  std::vector<std::size_t> chunk_;     // per c_j: products summed before a 128-bit overflow
   // Per c_j: the vector weighted sum (IFMA52 or AVX2 + FMA) where one serves on the active
-  // path; the same words as the scalar loop.
+  // path; the same words as the scalar loop. Up to |B| + 1 terms (the exact conversion's v).
   std::vector<vec::WeightedSum> sums_;
 };
 

@@ -103,15 +103,12 @@ class ScaleRounder {
                                       // t·θ_{L+k}·P/p_k mod p_k
   std::vector<WideBarrett> reduce_;   // per p_k
   std::vector<std::size_t> chunk_;    // per p_k: products summed before a 128-bit overflow
-  // The vector weighted sums per p_k where they serve on the active path (vec::WeightedSum):
-  // IFMA52 over L + 3 terms (x_0..x_{L−1}, y_k, the integer part's two 52-bit digits with the
-  // rounded fraction in the low one) with the weights ω_0..ω_{L−1}, the own-limb constant, 1 and
-  // 2^52 mod p_k; AVX2 + FMA over L + 4 terms, the integer part in three 50-bit digits with
-  // weights 1, 2^50 and 2^100 mod p_k.
-  std::vector<vec::WeightedSum> sums52_;
+  // The vector weighted sums per p_k where they serve on the active path (vec::WeightedSum),
+  // over L + 3 terms: x_0..x_{L−1}, y_k, and the integer part Σ_i a_i·μ_i + ⌊G + 1/2⌋ as
+  // lo + hi·2^32 (vec::scale_round_parts), with the weights ω_0..ω_{L−1}, the own-limb
+  // constant, 1 and 2^32 mod p_k.
+  std::vector<vec::WeightedSum> sums_;
   std::vector<std::uint64_t> weights_;  // [k·(L + 3) + term]
-  std::vector<vec::WeightedSum> sums50_;
-  std::vector<std::uint64_t> fma_weights_;  // [k·(L + 4) + term]
 };
 
 }  // namespace polyhe

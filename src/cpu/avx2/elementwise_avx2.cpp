@@ -372,6 +372,23 @@ void weighted_sum_fma(const u64* const* x, std::size_t terms, const u64* w, u64*
   // every k (a __tls_get_addr call in position-independent code, the vectors spilled around it).
   const double* wd = weights.data();
   std::size_t k = 0;
+  // Two vectors at a time: two independent sums, so the additions' latency (4 cycles a term on
+  // one sum) overlaps, and each weight is broadcast once for both.
+  for (; k + 2 * avx2::kLanes <= n; k += 2 * avx2::kLanes) {
+    D s0 = _mm256_setzero_pd();
+    D s1 = _mm256_setzero_pd();
+    for (std::size_t i = 0; i < terms; ++i) {
+      const D wi = _mm256_broadcast_sd(wd + i);
+      s0 = _mm256_add_pd(s0, fm.mul(to_double(load(x[i] + k)), wi));
+      s1 = _mm256_add_pd(s1, fm.mul(to_double(load(x[i] + k + avx2::kLanes)), wi));
+      if (i % 8 == 7) {
+        s0 = fm.centre(s0);
+        s1 = fm.centre(s1);
+      }
+    }
+    avx2::store(out + k, to_words(fm.canonical(fm.centre(s0))));
+    avx2::store(out + k + avx2::kLanes, to_words(fm.canonical(fm.centre(s1))));
+  }
   for (; k + avx2::kLanes <= n; k += avx2::kLanes) {
     D s = _mm256_setzero_pd();
     for (std::size_t i = 0; i < terms; ++i) {
