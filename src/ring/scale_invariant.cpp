@@ -62,8 +62,10 @@ TensorProduct cpu_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, const
     forward_batch<u64>(r_part, plans_r);
     return r_part;
   };
+  // A square (b the same polynomials as a: multiply(x, x)) extends its operand once.
+  const bool square = &a0 == &b0 && &a1 == &b1;
   const std::span<const u64> e0 = extend(a0), e1 = extend(a1);
-  const std::span<const u64> f0 = extend(b0), f1 = extend(b1);
+  const std::span<const u64> f0 = square ? e0 : extend(b0), f1 = square ? e1 : extend(b1);
   // Part j of the product over Q_l ∪ R_l, Q_l's limbs first: d.subspan(j·ext·n, ext·n).
   const std::span<u64> d = take(3 * ext * n);
   const auto q_of = [&](std::size_t j) { return d.subspan(j * ext * n, ql * n); };

@@ -19,6 +19,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/bgv/bgv.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/cpu/features.hpp"
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rlwe/keys.hpp"
 #include "polyhe/rlwe/operations.hpp"
@@ -524,6 +525,37 @@ TEST(BfvDepth, ProductsOfDepthFourWithoutSwitching) {
     last = budget;
     ASSERT_EQ(f.decrypt(acc), want);
   }
+}
+
+// A square (the same ciphertext twice: multiply(x, x)) extends its operand once; its words are
+// those of the product with a copy, on every CPU path this machine has (the vector paths convert
+// at 49- and 50-bit primes, the scalar one in 128 bits), at the top level and one below.
+TEST(BfvSquare, EqualsTheProductWithACopyOnEveryPath) {
+  POLYHE_SEEDED_RNG(rng);
+  const Case c{13, {49, 49, 49}, {50}, 65537, "square"};
+  Fixture f(c, Scheme::bfv, rng);
+  const u64 t = c.t;
+  const auto x = random_slots(rng, f.ctx->n(), t);
+  const Ciphertext cx = f.encrypt(x);
+  std::vector<u64> want = x;
+  for (auto& v : want) v = mulmod(v, v, t);
+  const CpuPath saved = cpu_path();
+  for (const CpuPath p : kAllCpuPaths) {
+    if (p > best_cpu_path()) continue;
+    set_cpu_path(p);
+    SCOPED_TRACE(std::string(to_string(p)));
+    for (const Ciphertext& a : {cx, f.ev.mod_switch_to_next(cx)}) {
+      const Ciphertext copy = a;
+      const Ciphertext square = f.ev.multiply(a, a);
+      const Ciphertext product = f.ev.multiply(a, copy);
+      ASSERT_EQ(square.size(), 3U);
+      for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_TRUE(std::ranges::equal(square[i].data(), product[i].data())) << "part " << i;
+      }
+      EXPECT_EQ(f.decrypt(f.ev.relinearize(square)), want);
+    }
+  }
+  set_cpu_path(saved);
 }
 
 // BFV's modulus switch, round(c/q_l): the message survives every step down to level 0 with factor
