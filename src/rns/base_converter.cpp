@@ -154,7 +154,9 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
   std::uint64_t v[kBlock];
   // The term pointers: the limbs of the block, and for the exact conversion one more, v, whose
   // weight on the vector sums is −Q mod c_j (they reduce to [0, c_j): the scalar loop's words).
-  std::vector<const std::uint64_t*> limbs(nb);
+  // Per thread, so that a block allocates nothing once the thread has seen the largest basis.
+  thread_local std::vector<const std::uint64_t*> limbs;
+  limbs.resize(nb);
   for (std::size_t i = 0; i < nb; ++i) limbs[i] = t + i * n + k0;
   if (exact) {
     // v = round(Σ_i t_i/q_i) (HPS) on the path's vector kernel; the sum is in [0, |B|), so

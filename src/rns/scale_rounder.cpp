@@ -164,8 +164,10 @@ void ScaleRounder::round_block(const std::uint64_t* x, std::size_t n, std::size_
       })) {
     // On the vector kernels: that integer as lo + hi·2^32 (vec::scale_round_parts), then one
     // weighted sum per target: the same residues as the 128-bit loop below, as every step is
-    // exact.
-    std::vector<const std::uint64_t*> terms(nq + 3);
+    // exact. The term pointers are per thread: a block allocates nothing once the thread has seen
+    // the largest basis.
+    thread_local std::vector<const std::uint64_t*> terms;
+    terms.resize(nq + 3);
     for (std::size_t i = 0; i < nq; ++i) terms[i] = x + i * n + k0;
     double g[kBlock];
     std::uint64_t lo[kBlock], hi[kBlock];

@@ -29,6 +29,8 @@ using avx2::mullo;
 using avx2::reduce_once;
 using avx2::round_small;
 using avx2::set1;
+using avx2::to_double;
+using avx2::to_words;
 using avx2::V;
 using u64 = std::uint64_t;
 
@@ -58,17 +60,7 @@ class Barrett4 {
   __m128i down_, up_, post_;
 };
 
-/// Words below 2^52 ↔ doubles, exactly (the 2^52 trick).
 using D = __m256d;
-constexpr double kTwo52 = 4503599627370496.0;
-[[gnu::always_inline]] inline D to_double(V x) {
-  return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(x, set1(0x4330000000000000ULL))),
-                       _mm256_set1_pd(kTwo52));
-}
-[[gnu::always_inline]] inline V to_words(D x) {  // x an integer in [0, 2^52)
-  return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(x, _mm256_set1_pd(kTwo52))),
-                          set1(0x4330000000000000ULL));
-}
 
 /// The double-precision products mod q < 2^50 (file comment).
 class FmaMod {

@@ -1,8 +1,9 @@
 // Four 64-bit lanes on AVX2 (internal): loads, the 64×64-bit products AVX2 lacks (assembled
 // from the 32×32 → 64 partial products of vpmuludq), conditional subtraction for words below
-// 2^63 (AVX2 compares signed only), the rounding of the FMA kernels' quotients, and the map over
-// n words with the n mod 4 tail. Include only
-// from translation units compiled with -mavx2; internal linkage, as src/cpu/avx512/lanes.hpp.
+// 2^63 (AVX2 compares signed only), the rounding of the FMA kernels' quotients, the exact
+// conversions between doubles and words below 2^52, and the map over n words with the n mod 4
+// tail. Include only from translation units compiled with -mavx2; internal linkage, as
+// src/cpu/avx512/lanes.hpp.
 #pragma once
 
 #include <immintrin.h>
@@ -40,6 +41,17 @@ inline constexpr std::size_t kLanes = 4;
 [[gnu::always_inline]] inline __m256d round_small(__m256d x) {
   const __m256d magic = _mm256_set1_pd(0x1.8p52);
   return _mm256_sub_pd(_mm256_add_pd(x, magic), magic);
+}
+
+/// Words below 2^52 ↔ doubles, exactly (the 2^52 trick: 2^52 + x is an exact double whose bits
+/// are 0x4330… | x).
+[[gnu::always_inline]] inline __m256d to_double(V x) {
+  return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(x, set1(0x4330000000000000ULL))),
+                       _mm256_set1_pd(0x1p52));
+}
+[[gnu::always_inline]] inline V to_words(__m256d x) {  // x an integer in [0, 2^52)
+  return _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(x, _mm256_set1_pd(0x1p52))),
+                          set1(0x4330000000000000ULL));
 }
 
 /// a·b mod 2^64 for a constant b with b1 = ⌊b / 2^32⌋ (three partial products).
