@@ -95,7 +95,8 @@ TensorProduct cpu_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, const
 // products' Q_l and R_l limbs apart (3·|Q_l|, 3·|R_l|); the tensor over Q_l reads the inputs
 // where they are; the base conversions and the scale-and-round take every polynomial of their
 // stage in one launch too, and the gathers and scatters are one launch each. 17 launches and no
-// copies at N = 2^14, where one polynomial at a time took 44 launches and 4 copies.
+// copies at N = 2^14, where one polynomial at a time took 44 launches and 4 copies. A square
+// extends two inputs (half the first stage's transforms and conversions), as on the CPU.
 TensorProduct device_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, const RnsPoly& a1,
                             const RnsPoly& b0, const RnsPoly& b1) {
   const std::shared_ptr<Device>& device = a0.device();
@@ -112,24 +113,26 @@ TensorProduct device_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, co
   std::iota(r_limbs.begin(), r_limbs.end(), std::size_t{0});
 
   // Each input over R_l in evaluation form, from the exact (centred) conversion of its
-  // coefficients.
-  DeviceWords coef(device, 4 * wq), ext_r(device, 4 * wr);
+  // coefficients. A square (b the same polynomials as a: multiply(x, x)) extends two, not four.
+  const bool square = &a0 == &b0 && &a1 == &b1;
+  const std::size_t m = square ? 2 : 4;
+  DeviceWords coef(device, m * wq), ext_r(device, m * wr);
   const std::array<const u64*, 4> inputs = {a0.device_words(), a1.device_words(), b0.device_words(),
                                             b1.device_words()};
   const std::array<u64*, 4> gathered = {coef.data(), coef.data() + wq, coef.data() + 2 * wq,
                                         coef.data() + 3 * wq};
-  dev.copy_batch(inputs, gathered, wq);
-  dev.ntt_mapped(ring, q_limbs, 4, coef.data(), coef.data(), true);
-  dev.convert(*t.q_to_r, n, coef.data(), ext_r.data(), r_limbs, true, 4, wr);
-  dev.ntt_mapped(aux, r_limbs, 4, ext_r.data(), ext_r.data(), false);
+  dev.copy_batch(std::span(inputs).first(m), std::span(gathered).first(m), wq);
+  dev.ntt_mapped(ring, q_limbs, m, coef.data(), coef.data(), true);
+  dev.convert(*t.q_to_r, n, coef.data(), ext_r.data(), r_limbs, true, m, wr);
+  dev.ntt_mapped(aux, r_limbs, m, ext_r.data(), ext_r.data(), false);
 
   // The degree-2 product over Q_l ∪ R_l, then round(t·d/Q_l) over R_l and back to Q_l.
   DeviceWords dq(device, 3 * wq), dr(device, 3 * wr);
   dev.tensor(ring, q, a0.device_words(), a1.device_words(), b0.device_words(), b1.device_words(),
              dq.data(), dq.data() + wq, dq.data() + 2 * wq);
   const u64* e = ext_r.data();
-  dev.tensor(aux, r, e, e + wr, e + 2 * wr, e + 3 * wr, dr.data(), dr.data() + wr,
-             dr.data() + 2 * wr);
+  const u64* f = square ? e : e + 2 * wr;  // b's parts over R_l
+  dev.tensor(aux, r, e, e + wr, f, f + wr, dr.data(), dr.data() + wr, dr.data() + 2 * wr);
   dev.ntt_mapped(ring, q_limbs, 3, dq.data(), dq.data(), true);
   dev.ntt_mapped(aux, r_limbs, 3, dr.data(), dr.data(), true);
   DeviceWords scaled(device, 3 * wr), back(device, 3 * wq);

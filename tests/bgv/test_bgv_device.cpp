@@ -86,6 +86,8 @@ TEST_P(SchemeDevice, EveryOperationGivesTheCpuWords) {
   expect_same(he.multiply_plain(hx, py), de.multiply_plain(dx, py), "multiply_plain");
   const Ciphertext h3 = he.multiply(hx, hy), d3 = de.multiply(dx, dy);
   expect_same(h3, d3, bfv ? "multiply (HPS)" : "multiply");
+  // multiply(x, x): BFV's tensor extends its operand once, on both.
+  expect_same(he.multiply(hx, hx), de.multiply(dx, dx), "multiply, a square");
   const Ciphertext h2 = he.relinearize(h3), d2 = de.relinearize(d3);
   expect_same(h2, d2, bfv ? "relinearize" : "relinearize (error multiple t)");
   expect_same(he.multiply_relin(h2, hx), de.multiply_relin(d2, dx), "multiply_relin, depth 2");
