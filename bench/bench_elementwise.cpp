@@ -7,6 +7,10 @@
 //   rns/<convert_exact|convert_approx|scale_round>/<path>/n:N   BFV's HPS conversions at the
 //       anchor's shape (|Q| = 8 primes of 49 bits, |R| = 9 of 50, t = 65537), one thread;
 //       counter ns_per_word (per coefficient)
+//   keyip/<path>/bits:B/n:N          the key inner products of one key switch at CKKS's default
+//       shape (9 one-prime digits, ten target limbs of B bits, each with its own packed key,
+//       17.7 MB in all at B = 50, so the keys stream from memory as in the op); counter
+//       ns_per_word (per coefficient and target limb)
 //
 // Inputs are uniform in [0, q) (never zeros); each benchmark warms up before it is timed.
 #include <benchmark/benchmark.h>
@@ -162,6 +166,56 @@ void bench_conversion(benchmark::State& state, Conversion kind, polyhe::CpuPath 
   polyhe::set_cpu_path(polyhe::best_cpu_path());
 }
 
+void bench_key_inner_products(benchmark::State& state, polyhe::CpuPath path, int bits) {
+  if (auto why = polyhe::cpu_path_unavailable_reason(path)) {
+    state.SkipWithError(why->c_str());
+    return;
+  }
+  polyhe::set_cpu_path(path);
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  constexpr std::size_t kDigits = 9, kTargets = 10;
+  const auto primes = polyhe::ntt_primes(bits, n, kTargets);
+  const std::size_t width = (static_cast<std::size_t>(bits) + 7) / 8;
+  std::vector<std::vector<u64>> digits(kTargets * kDigits);
+  std::vector<std::vector<std::uint8_t>> keys(kTargets);
+  for (std::size_t t = 0; t < kTargets; ++t) {
+    for (std::size_t j = 0; j < kDigits; ++j) {
+      digits[t * kDigits + j] = uniform(n, primes[t], 100 + t * kDigits + j);
+    }
+    // Residues uniform in [0, q), packed little-endian in `width` bytes (the layout is the
+    // kernel's business; the timing needs only the bytes).
+    const auto residues = uniform(2 * kDigits * n, primes[t], 500 + t);
+    keys[t].resize(residues.size() * width);
+    for (std::size_t i = 0; i < residues.size(); ++i) {
+      for (std::size_t b = 0; b < width; ++b) {
+        keys[t][i * width + b] = static_cast<std::uint8_t>(residues[i] >> (8 * b));
+      }
+    }
+  }
+  std::vector<polyhe::Modulus<u64>> moduli;
+  moduli.reserve(primes.size());
+  for (u64 q : primes) moduli.emplace_back(q);
+  std::vector<u64> c0(n), c1(n);
+  std::vector<const u64*> a(kDigits);
+  const auto once = [&] {
+    for (std::size_t t = 0; t < kTargets; ++t) {
+      for (std::size_t j = 0; j < kDigits; ++j) a[j] = digits[t * kDigits + j].data();
+      polyhe::vec::key_inner_products(a, keys[t], kDigits, width, c0, c1, moduli[t]);
+    }
+  };
+  for (int i = 0; i < 3; ++i) once();
+  for (auto _ : state) {
+    once();
+    benchmark::DoNotOptimize(c0.data());
+    benchmark::DoNotOptimize(c1.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns_per_word"] = benchmark::Counter(
+      static_cast<double>(n * kTargets),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  polyhe::set_cpu_path(polyhe::best_cpu_path());
+}
+
 const char* op_name(Op op) {
   switch (op) {
     case Op::add: return "add";
@@ -210,6 +264,15 @@ const char* op_name(Op op) {
       const std::string full =
           std::string("rns/") + name + "/" + std::string(polyhe::to_string(path));
       benchmark::RegisterBenchmark(full.c_str(), bench_conversion, kind, path)
+          ->Arg(1 << 14)
+          ->ArgName("n");
+    }
+  }
+  for (auto path : polyhe::kAllCpuPaths) {
+    for (int bits : {50, 60}) {
+      const std::string name = std::string("keyip/") + std::string(polyhe::to_string(path)) +
+                               "/bits:" + std::to_string(bits);
+      benchmark::RegisterBenchmark(name.c_str(), bench_key_inner_products, path, bits)
           ->Arg(1 << 14)
           ->ArgName("n");
     }

@@ -387,6 +387,7 @@ TEST_F(ElementwisePaths, KeyInnerProductsEqualTheReference) {
         for (auto& v : a) v = sample(rng, sh.n, qv);
         const std::vector<std::uint8_t> key = interleave(b, a, sh.n, width);
         std::vector<const u64*> px;
+        px.reserve(x.size());
         for (const auto& v : x) px.push_back(v.data());
         std::vector<u64> c0(sh.n), c1(sh.n);
         vec::key_inner_products(px, key, sh.parts, width, c0, c1, q);
@@ -402,6 +403,37 @@ TEST_F(ElementwisePaths, KeyInnerProductsEqualTheReference) {
           ASSERT_EQ(c1[i], static_cast<u64>(s1))
               << "q=" << qv << " width=" << width << " parts=" << sh.parts << " terms=" << sh.terms
               << " n=" << sh.n << " i=" << i;
+        }
+      }
+    }
+  }
+}
+
+/// Key-switching inner products of the largest words (every digit and key residue q − 1), whose
+/// sums are the largest the lazy kernels see: random words stay far below them (a lazy sum of one
+/// term too many overflows only here), for term counts around the lazy limits and two groups
+/// (the last read exactly).
+TEST_F(ElementwisePaths, KeyInnerProductsOfTheLargestWords) {
+  for (u64 qv : {(u64{1} << 62) - 57, (u64{1} << 60) - 93, (u64{1} << 52) - 47, (u64{1} << 50) - 27,
+                 (u64{1} << 49) - 81}) {
+    const Modulus<u64> q(qv);
+    for (std::size_t terms : {1, 8, 9, 15, 16, 17, 31, 40}) {
+      for (std::size_t width :
+           {(static_cast<std::size_t>(std::bit_width(qv - 1)) + 7) / 8, std::size_t{8}}) {
+        const std::size_t n = 16;
+        const std::vector<std::vector<u64>> x(terms, std::vector<u64>(n, qv - 1));
+        const std::vector<std::vector<u64>> rows(terms, std::vector<u64>(n, qv - 1));
+        const std::vector<std::uint8_t> key = interleave(rows, rows, n, width);
+        std::vector<const u64*> px;
+        px.reserve(terms);
+        for (const auto& v : x) px.push_back(v.data());
+        std::vector<u64> c0(n), c1(n);
+        vec::key_inner_products(px, key, terms, width, c0, c1, q);
+        // Σ (q − 1)² = terms mod q.
+        const u64 want = terms % qv;
+        for (std::size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(c0[i], want) << "q=" << qv << " terms=" << terms << " width=" << width;
+          ASSERT_EQ(c1[i], want) << "q=" << qv << " terms=" << terms << " width=" << width;
         }
       }
     }

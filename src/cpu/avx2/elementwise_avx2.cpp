@@ -13,6 +13,7 @@
 #include "cpu/convert_kernel.hpp"
 #include "cpu/elementwise_kernel.hpp"
 #include "lanes.hpp"
+#include "polyhe/arith/shoup.hpp"
 #include "polyhe/arith/word.hpp"
 
 namespace polyhe::cpu {
@@ -276,9 +277,41 @@ class KeyShuffle {
   V control_;
 };
 
-/// The key inner products for q < 2^50 in double precision: each product reduced to
-/// [−0.875q, 0.875q] (FmaMod::mul), the sums exact below 2^53 and centred every eight terms
-/// (|·| ≤ q/2 + 1 + 8·0.875q < 7.5q + 1), brought to [0, q) at the end.
+/// The key inner products of one group of eight coefficients at i, for q < 2^50 in double
+/// precision: each product reduced to [−0.875q, 0.875q] (FmaMod::mul), the sums exact below 2^53
+/// and centred every eight terms (|·| ≤ q/2 + 1 + 8·0.875q < 7.5q + 1), brought to [0, q) at the
+/// end. kLast: the key's last group, whose residues near the key's end are read exactly
+/// (key_vector); every other group reads each four residues by one shuffle (KeyShuffle), its
+/// reach ending inside the next group. Two instantiations, so that the hot loop carries no
+/// fallback: with it, GCC kept the sums and constants on the stack (perf annotate, 2026-12-01).
+template <bool kLast>
+[[gnu::always_inline]] inline void key_group_fma(const u64* const* a, std::size_t terms,
+                                                 const std::uint8_t* k, std::size_t width,
+                                                 std::size_t row, u64* c0, u64* c1, std::size_t i,
+                                                 const FmaMod& fm, const KeyShuffle& shuffle,
+                                                 u64 mask, const std::uint8_t* end) {
+  const auto unpack = [&](const std::uint8_t* p) {
+    if constexpr (kLast) return key_vector(p, width, mask, end);
+    return shuffle(p);
+  };
+  for (std::size_t half = 0; half < kKeyGroup; half += avx2::kLanes) {
+    const std::uint8_t* kh = k + half * width;
+    D s0 = _mm256_setzero_pd();
+    D s1 = _mm256_setzero_pd();
+    for (std::size_t j = 0; j < terms; ++j) {
+      const D x = to_double(load(a[j] + i + half));
+      s0 = _mm256_add_pd(s0, fm.mul(x, to_double(unpack(kh + 2 * j * row))));
+      s1 = _mm256_add_pd(s1, fm.mul(x, to_double(unpack(kh + (2 * j + 1) * row))));
+      if (j % 8 == 7) {
+        s0 = fm.centre(s0);
+        s1 = fm.centre(s1);
+      }
+    }
+    avx2::store(c0 + i + half, to_words(fm.canonical(fm.centre(s0))));
+    avx2::store(c1 + i + half, to_words(fm.canonical(fm.centre(s1))));
+  }
+}
+
 void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                             std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                             u64 q) {
@@ -288,32 +321,87 @@ void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::u
   const std::size_t stride = 2 * parts * row;
   const std::uint8_t* end = key + stride * (n / kKeyGroup);
   const u64 mask = width == 8 ? ~u64{0} : (u64{1} << (8 * width)) - 1;
+  // A group's farthest shuffle (its last row's second half) reads at most 16 − 2·width bytes past
+  // the group's end, so inside the next group (2·parts·row ≥ 16 bytes); n ≥ 8 (dispatcher).
+  const std::size_t last = n - kKeyGroup;
+  for (std::size_t i = 0; i < last; i += kKeyGroup) {
+    key_group_fma<false>(a, terms, key + (i / kKeyGroup) * stride, width, row, c0, c1, i, fm,
+                         shuffle, mask, end);
+  }
+  key_group_fma<true>(a, terms, key + (last / kKeyGroup) * stride, width, row, c0, c1, last, fm,
+                      shuffle, mask, end);
+}
+
+/// (h, l) += hi·2^64 + lo, modulo 2^128.
+[[gnu::always_inline]] inline void add_wide(V& h, V& l, V hi, V lo) {
+  add_carry(h, l, lo);
+  h = _mm256_add_epi64(h, hi);
+}
+
+/// h·2^64 + l mod q for q < 2^62, any h, l < 2^64: Shoup products by 2^64 mod q and by 1 (each in
+/// [0, 2q) for any 64-bit operand), each brought to [0, q), and their sum once more.
+class Fold128 {
+ public:
+  explicit Fold128(u64 q) : q_(set1(q)), q1_(set1(q >> 32)) {
+    const auto r = static_cast<u64>((u128{1} << 64) % q);
+    const ShoupOperand<u64> wr = make_shoup(r, q), w1 = make_shoup(u64{1}, q);
+    r_ = set1(r);
+    r1_ = set1(r >> 32);
+    rs_ = set1(wr.w_shoup);
+    rs1_ = set1(wr.w_shoup >> 32);
+    os_ = set1(w1.w_shoup);
+    os1_ = set1(w1.w_shoup >> 32);
+  }
+  [[nodiscard]] V operator()(V h, V l) const {
+    const V th = _mm256_sub_epi64(mullo(h, r_, r1_), mullo(mul_hi(h, rs_, rs1_), q_, q1_));
+    const V tl = _mm256_sub_epi64(l, mullo(mul_hi(l, os_, os1_), q_, q1_));
+    return reduce_once(_mm256_add_epi64(reduce_once(th, q_), reduce_once(tl, q_)), q_);
+  }
+
+ private:
+  V q_, q1_, r_, r1_, rs_, rs1_, os_, os1_;
+};
+
+/// The key inner products of one group of eight coefficients at i, for q < 2^62 in 64-bit lanes:
+/// the products' 128-bit sums kept lazily (15 products and a residue stay below 2^128 for q <
+/// 2^62) and folded to [0, q) once per 15 terms and at the end (Fold128), as the scalar loop's
+/// lazy sums (one reduction per term, as before, took 1.6× the scalar loop's time: perf.md §13d).
+/// kLast as key_group_fma.
+template <bool kLast>
+[[gnu::always_inline]] inline void key_group_wide(const u64* const* a, std::size_t terms,
+                                                  const std::uint8_t* k, std::size_t width,
+                                                  std::size_t row, u64* c0, u64* c1, std::size_t i,
+                                                  const Fold128& fold, const KeyShuffle& shuffle,
+                                                  u64 mask, const std::uint8_t* end) {
+  constexpr std::size_t kLazyTerms = 15;
   const auto unpack = [&](const std::uint8_t* p) {
-    return p + shuffle.reach() <= end ? shuffle(p) : key_vector(p, width, mask, end);
+    if constexpr (kLast) return key_vector(p, width, mask, end);
+    return shuffle(p);
   };
-  for (std::size_t i = 0; i < n; i += kKeyGroup) {
-    const std::uint8_t* k = key + (i / kKeyGroup) * stride;
-    for (std::size_t half = 0; half < kKeyGroup; half += avx2::kLanes) {
-      const std::uint8_t* kh = k + half * width;
-      D s0 = _mm256_setzero_pd();
-      D s1 = _mm256_setzero_pd();
-      for (std::size_t j = 0; j < terms; ++j) {
-        const D x = to_double(load(a[j] + i + half));
-        s0 = _mm256_add_pd(s0, fm.mul(x, to_double(unpack(kh + 2 * j * row))));
-        s1 = _mm256_add_pd(s1, fm.mul(x, to_double(unpack(kh + (2 * j + 1) * row))));
-        if (j % 8 == 7) {
-          s0 = fm.centre(s0);
-          s1 = fm.centre(s1);
-        }
+  for (std::size_t half = 0; half < kKeyGroup; half += avx2::kLanes) {
+    const std::uint8_t* kh = k + half * width;
+    V h0 = _mm256_setzero_si256(), l0 = h0, h1 = h0, l1 = h0;
+    for (std::size_t j = 0; j < terms; ++j) {
+      const V x = load(a[j] + i + half);
+      V hi, lo;
+      mul_wide(x, unpack(kh + 2 * j * row), hi, lo);
+      add_wide(h0, l0, hi, lo);
+      mul_wide(x, unpack(kh + (2 * j + 1) * row), hi, lo);
+      add_wide(h1, l1, hi, lo);
+      if (j % kLazyTerms == kLazyTerms - 1) {
+        l0 = fold(h0, l0);
+        l1 = fold(h1, l1);
+        h0 = h1 = _mm256_setzero_si256();
       }
-      avx2::store(c0 + i + half, to_words(fm.canonical(fm.centre(s0))));
-      avx2::store(c1 + i + half, to_words(fm.canonical(fm.centre(s1))));
     }
+    avx2::store(c0 + i + half, fold(h0, l0));
+    avx2::store(c1 + i + half, fold(h1, l1));
   }
 }
 
-/// Term by term as multiply then multiply_add, four lanes at a time (two vectors per group of
-/// eight words); the scalar kernel's layout and reads (n a multiple of 8, dispatcher-checked).
+/// Four lanes at a time (two vectors per group of eight words), the scalar kernel's layout and
+/// reads (n a multiple of 8, dispatcher-checked): in double precision below 2^50, else in 64-bit
+/// lanes with lazy sums.
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
@@ -321,34 +409,19 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
     key_inner_products_fma(a, terms, key, parts, width, c0, c1, n, r.q);
     return;
   }
-  const Barrett4 br(r);
+  const Fold128 fold(r.q);
+  const KeyShuffle shuffle(width);
   const std::size_t row = kKeyGroup * width;
   const std::size_t stride = 2 * parts * row;
   const std::uint8_t* end = key + stride * (n / kKeyGroup);
   const u64 mask = width == 8 ? ~u64{0} : (u64{1} << (8 * width)) - 1;
-  for (std::size_t i = 0; i < n; i += kKeyGroup) {
-    const std::uint8_t* k = key + (i / kKeyGroup) * stride;
-    for (std::size_t half = 0; half < kKeyGroup; half += avx2::kLanes) {
-      const std::uint8_t* kh = k + half * width;
-      V x = load(a[0] + i + half);
-      V hi, lo;
-      mul_wide(x, key_vector(kh, width, mask, end), hi, lo);
-      V s0 = br.reduce(hi, lo);
-      mul_wide(x, key_vector(kh + row, width, mask, end), hi, lo);
-      V s1 = br.reduce(hi, lo);
-      for (std::size_t j = 1; j < terms; ++j) {
-        x = load(a[j] + i + half);
-        mul_wide(x, key_vector(kh + 2 * j * row, width, mask, end), hi, lo);
-        add_carry(hi, lo, s0);
-        s0 = br.reduce(hi, lo);
-        mul_wide(x, key_vector(kh + (2 * j + 1) * row, width, mask, end), hi, lo);
-        add_carry(hi, lo, s1);
-        s1 = br.reduce(hi, lo);
-      }
-      avx2::store(c0 + i + half, s0);
-      avx2::store(c1 + i + half, s1);
-    }
+  const std::size_t last = n - kKeyGroup;  // as key_inner_products_fma
+  for (std::size_t i = 0; i < last; i += kKeyGroup) {
+    key_group_wide<false>(a, terms, key + (i / kKeyGroup) * stride, width, row, c0, c1, i, fold,
+                          shuffle, mask, end);
   }
+  key_group_wide<true>(a, terms, key + (last / kKeyGroup) * stride, width, row, c0, c1, last, fold,
+                       shuffle, mask, end);
 }
 
 /// out[k] = Σ_i x_i[k]·w_i mod c (convert_kernel.hpp), four lanes at a time; the n mod 4 tail by
