@@ -6,6 +6,8 @@
 // 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ).
 #include "cpu/elementwise_kernel.hpp"
 #include "lanes.hpp"
+#include "polyhe/arith/shoup.hpp"
+#include "polyhe/arith/word.hpp"
 
 namespace polyhe::cpu {
 
@@ -157,41 +159,69 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   });
 }
 
-/// Term by term as multiply then multiply_add, eight lanes at a time. The key is one sequential
-/// stream of packed residues (KeyUnpack), prefetched kKeyAhead residues ahead (the hardware
-/// prefetcher alone runs too short a distance ahead of it: perf.md §8).
+/// h·2^64 + l mod q for q < 2^62, any h, l < 2^64: Shoup products by 2^64 mod q and by 1 (each in
+/// [0, 2q) for any 64-bit operand), each brought to [0, q), and their sum once more (the AVX2
+/// kernel's Fold128 on eight lanes).
+class Fold8 {
+ public:
+  explicit Fold8(u64 q) : q_(set1(q)) {
+    const auto r = static_cast<u64>((u128{1} << 64) % q);
+    const ShoupOperand<u64> wr = make_shoup(r, q), w1 = make_shoup(u64{1}, q);
+    r_ = set1(r);
+    rs_ = set1(wr.w_shoup);
+    rs1_ = set1(wr.w_shoup >> 32);
+    os_ = set1(w1.w_shoup);
+    os1_ = set1(w1.w_shoup >> 32);
+  }
+  [[nodiscard]] V operator()(V h, V l) const {
+    const V th =
+        _mm512_sub_epi64(_mm512_mullo_epi64(h, r_), _mm512_mullo_epi64(mul_hi(h, rs_, rs1_), q_));
+    const V tl = _mm512_sub_epi64(l, _mm512_mullo_epi64(mul_hi(l, os_, os1_), q_));
+    return reduce_once(_mm512_add_epi64(reduce_once(th, q_), reduce_once(tl, q_)), q_);
+  }
+
+ private:
+  V q_, r_, rs_, rs1_, os_, os1_;
+};
+
+/// Eight lanes per group of eight words. The key is one sequential stream of packed residues
+/// (KeyUnpack), prefetched kKeyAhead residues ahead (the hardware prefetcher alone runs too short
+/// a distance ahead of it: perf.md §8). The products' 128-bit sums are kept lazily (15 products
+/// and a residue stay below 2^128 for q < 2^62) and folded to [0, q) once per 15 terms and at the
+/// end (Fold8), as the scalar loop's lazy sums: a reduction per term, as before, took longer
+/// (perf.md §13d).
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
-  const Barrett8 br(r);
+  constexpr std::size_t kLazyTerms = 15;
+  const Fold8 fold(r.q);
   const KeyUnpack unpack(width);
   const V one = set1(1);
   const std::size_t row = kKeyGroup * width;  // bytes of one half of one part in a group
   const std::size_t stride = 2 * parts * row;
-  const auto accumulate = [&br, one](V x, V y, V s) {
+  const auto accumulate = [one](V x, V y, V& h, V& l) {
     V hi, lo;
     mul_wide(x, y, hi, lo);
-    lo = _mm512_add_epi64(lo, s);
-    hi = _mm512_mask_add_epi64(hi, _mm512_cmplt_epu64_mask(lo, s), hi, one);
-    return br.reduce(hi, lo);
+    l = _mm512_add_epi64(l, lo);
+    h = _mm512_add_epi64(h, hi);
+    h = _mm512_mask_add_epi64(h, _mm512_cmplt_epu64_mask(l, lo), h, one);
   };
   for (std::size_t i = 0; i < n; i += kKeyGroup) {
     const std::uint8_t* k = key + (i / kKeyGroup) * stride;
-    prefetch_key(k, 0, row, width);
-    V x = _mm512_loadu_si512(a[0] + i);
-    V hi, lo;
-    mul_wide(x, unpack(k), hi, lo);
-    V s0 = br.reduce(hi, lo);
-    mul_wide(x, unpack(k + row), hi, lo);
-    V s1 = br.reduce(hi, lo);
-    for (std::size_t j = 1; j < terms; ++j) {
+    V h0 = _mm512_setzero_si512(), l0 = h0, h1 = h0, l1 = h0;
+    for (std::size_t j = 0; j < terms; ++j) {
       prefetch_key(k, j, row, width);
-      x = _mm512_loadu_si512(a[j] + i);
-      s0 = accumulate(x, unpack(k + 2 * j * row), s0);
-      s1 = accumulate(x, unpack(k + (2 * j + 1) * row), s1);
+      const V x = _mm512_loadu_si512(a[j] + i);
+      accumulate(x, unpack(k + 2 * j * row), h0, l0);
+      accumulate(x, unpack(k + (2 * j + 1) * row), h1, l1);
+      if (j % kLazyTerms == kLazyTerms - 1) {
+        l0 = fold(h0, l0);
+        l1 = fold(h1, l1);
+        h0 = h1 = _mm512_setzero_si512();
+      }
     }
-    _mm512_storeu_si512(c0 + i, s0);
-    _mm512_storeu_si512(c1 + i, s1);
+    _mm512_storeu_si512(c0 + i, fold(h0, l0));
+    _mm512_storeu_si512(c1 + i, fold(h1, l1));
   }
 }
 
