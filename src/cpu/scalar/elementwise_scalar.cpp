@@ -76,8 +76,6 @@ inline u64 key_word(const std::uint8_t* p, std::size_t w, u64 mask, const std::u
   return x;
 }
 
-/// Term by term as multiply then multiply_add: s ← (a_j·k_j + s) mod q, one [GPU-Polymul, Alg. 4]
-/// each; the group's 2G sums advance together, so that the terms' dependent reductions interleave.
 /// The key inner products with lazy double-word sums: Σ_j a_j·k_j accumulated in 128 bits (one
 /// widening multiply and an add with carry per term) and folded once per `chunk` terms, where
 /// chunk·(q − 1)² + q < 2^128, as hi·(2^64 mod q) + lo by two Shoup products. A per-term
