@@ -277,59 +277,62 @@ class KeyShuffle {
   V control_;
 };
 
-/// The key inner products of one group of eight coefficients at i, for q < 2^50 in double
-/// precision: each product reduced to [−0.875q, 0.875q] (FmaMod::mul), the sums exact below 2^53
-/// and centred every eight terms (|·| ≤ q/2 + 1 + 8·0.875q < 7.5q + 1), brought to [0, q) at the
-/// end. kLast: the key's last group, whose residues near the key's end are read exactly
-/// (key_vector); every other group reads each four residues by one shuffle (KeyShuffle), its
-/// reach ending inside the next group. Two instantiations, so that the hot loop carries no
-/// fallback: with it, GCC kept the sums and constants on the stack (perf annotate, 2026-12-01).
-template <bool kLast>
-[[gnu::always_inline]] inline void key_group_fma(const u64* const* a, std::size_t terms,
-                                                 const std::uint8_t* k, std::size_t width,
-                                                 std::size_t row, u64* c0, u64* c1, std::size_t i,
-                                                 const FmaMod& fm, const KeyShuffle& shuffle,
-                                                 u64 mask, const std::uint8_t* end) {
-  const auto unpack = [&](const std::uint8_t* p) {
-    if constexpr (kLast) return key_vector(p, width, mask, end);
-    return shuffle(p);
-  };
-  for (std::size_t half = 0; half < kKeyGroup; half += avx2::kLanes) {
-    const std::uint8_t* kh = k + half * width;
-    D s0 = _mm256_setzero_pd();
-    D s1 = _mm256_setzero_pd();
-    for (std::size_t j = 0; j < terms; ++j) {
-      const D x = to_double(load(a[j] + i + half));
-      s0 = _mm256_add_pd(s0, fm.mul(x, to_double(unpack(kh + 2 * j * row))));
-      s1 = _mm256_add_pd(s1, fm.mul(x, to_double(unpack(kh + (2 * j + 1) * row))));
-      if (j % 8 == 7) {
-        s0 = fm.centre(s0);
-        s1 = fm.centre(s1);
-      }
-    }
-    avx2::store(c0 + i + half, to_words(fm.canonical(fm.centre(s0))));
-    avx2::store(c1 + i + half, to_words(fm.canonical(fm.centre(s1))));
-  }
-}
-
-void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::uint8_t* key,
-                            std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
-                            u64 q) {
-  const FmaMod fm(q);
+/// Runs group(i, kh, row, unpack) for each half (four coefficients at i) of each group of eight
+/// in the key (n a multiple of 8, dispatcher-checked): kh the half's first residue of b_0, row the
+/// bytes of one part's eight residues in a group, unpack(p) the four residues at p. The
+/// key's last group reads its residues exactly (key_vector); every other group by one shuffle
+/// each (KeyShuffle), whose farthest read (the last row's second half) ends at most 16 − 2·width
+/// bytes past the group, inside the next one (2·parts·row ≥ 16 bytes). The group body is
+/// instantiated once for each reader, so that the hot loop carries no fallback: with it inlined
+/// there, GCC kept the sums and constants on the stack (perf annotate, perf.md §13d).
+template <class Group>
+[[gnu::always_inline]] inline void over_key_halves(const std::uint8_t* key, std::size_t parts,
+                                                   std::size_t width, std::size_t n, Group group) {
   const KeyShuffle shuffle(width);
   const std::size_t row = kKeyGroup * width;
   const std::size_t stride = 2 * parts * row;
   const std::uint8_t* end = key + stride * (n / kKeyGroup);
   const u64 mask = width == 8 ? ~u64{0} : (u64{1} << (8 * width)) - 1;
-  // A group's farthest shuffle (its last row's second half) reads at most 16 − 2·width bytes past
-  // the group's end, so inside the next group (2·parts·row ≥ 16 bytes); n ≥ 8 (dispatcher).
+  const auto shuffled = [&shuffle](const std::uint8_t* p) { return shuffle(p); };
+  const auto exact = [width, mask, end](const std::uint8_t* p) {
+    return key_vector(p, width, mask, end);
+  };
   const std::size_t last = n - kKeyGroup;
-  for (std::size_t i = 0; i < last; i += kKeyGroup) {
-    key_group_fma<false>(a, terms, key + (i / kKeyGroup) * stride, width, row, c0, c1, i, fm,
-                         shuffle, mask, end);
+  for (std::size_t i = 0; i <= last; i += kKeyGroup) {
+    const std::uint8_t* k = key + (i / kKeyGroup) * stride;
+    for (std::size_t half = 0; half < kKeyGroup; half += avx2::kLanes) {
+      if (i < last) {
+        group(i + half, k + half * width, row, shuffled);
+      } else {
+        group(i + half, k + half * width, row, exact);
+      }
+    }
   }
-  key_group_fma<true>(a, terms, key + (last / kKeyGroup) * stride, width, row, c0, c1, last, fm,
-                      shuffle, mask, end);
+}
+
+/// The key inner products for q < 2^50 in double precision: each product reduced to
+/// [−0.875q, 0.875q] (FmaMod::mul), the sums exact below 2^53 and centred every eight terms
+/// (|·| ≤ q/2 + 1 + 8·0.875q < 7.5q + 1), brought to [0, q) at the end.
+void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::uint8_t* key,
+                            std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
+                            u64 q) {
+  const FmaMod fm(q);
+  over_key_halves(key, parts, width, n,
+                  [&](std::size_t i, const std::uint8_t* kh, std::size_t row, auto unpack) {
+                    D s0 = _mm256_setzero_pd();
+                    D s1 = _mm256_setzero_pd();
+                    for (std::size_t j = 0; j < terms; ++j) {
+                      const D x = to_double(load(a[j] + i));
+                      s0 = _mm256_add_pd(s0, fm.mul(x, to_double(unpack(kh + 2 * j * row))));
+                      s1 = _mm256_add_pd(s1, fm.mul(x, to_double(unpack(kh + (2 * j + 1) * row))));
+                      if (j % 8 == 7) {
+                        s0 = fm.centre(s0);
+                        s1 = fm.centre(s1);
+                      }
+                    }
+                    avx2::store(c0 + i, to_words(fm.canonical(fm.centre(s0))));
+                    avx2::store(c1 + i, to_words(fm.canonical(fm.centre(s1))));
+                  });
 }
 
 /// (h, l) += hi·2^64 + lo, modulo 2^128.
@@ -362,46 +365,11 @@ class Fold128 {
   V q_, q1_, r_, r1_, rs_, rs1_, os_, os1_;
 };
 
-/// The key inner products of one group of eight coefficients at i, for q < 2^62 in 64-bit lanes:
-/// the products' 128-bit sums kept lazily (15 products and a residue stay below 2^128 for q <
-/// 2^62) and folded to [0, q) once per 15 terms and at the end (Fold128), as the scalar loop's
-/// lazy sums (one reduction per term, as before, took 1.6× the scalar loop's time: perf.md §13d).
-/// kLast as key_group_fma.
-template <bool kLast>
-[[gnu::always_inline]] inline void key_group_wide(const u64* const* a, std::size_t terms,
-                                                  const std::uint8_t* k, std::size_t width,
-                                                  std::size_t row, u64* c0, u64* c1, std::size_t i,
-                                                  const Fold128& fold, const KeyShuffle& shuffle,
-                                                  u64 mask, const std::uint8_t* end) {
-  constexpr std::size_t kLazyTerms = 15;
-  const auto unpack = [&](const std::uint8_t* p) {
-    if constexpr (kLast) return key_vector(p, width, mask, end);
-    return shuffle(p);
-  };
-  for (std::size_t half = 0; half < kKeyGroup; half += avx2::kLanes) {
-    const std::uint8_t* kh = k + half * width;
-    V h0 = _mm256_setzero_si256(), l0 = h0, h1 = h0, l1 = h0;
-    for (std::size_t j = 0; j < terms; ++j) {
-      const V x = load(a[j] + i + half);
-      V hi, lo;
-      mul_wide(x, unpack(kh + 2 * j * row), hi, lo);
-      add_wide(h0, l0, hi, lo);
-      mul_wide(x, unpack(kh + (2 * j + 1) * row), hi, lo);
-      add_wide(h1, l1, hi, lo);
-      if (j % kLazyTerms == kLazyTerms - 1) {
-        l0 = fold(h0, l0);
-        l1 = fold(h1, l1);
-        h0 = h1 = _mm256_setzero_si256();
-      }
-    }
-    avx2::store(c0 + i + half, fold(h0, l0));
-    avx2::store(c1 + i + half, fold(h1, l1));
-  }
-}
-
 /// Four lanes at a time (two vectors per group of eight words), the scalar kernel's layout and
-/// reads (n a multiple of 8, dispatcher-checked): in double precision below 2^50, else in 64-bit
-/// lanes with lazy sums.
+/// reads: in double precision below 2^50, else in 64-bit lanes, the products' 128-bit sums kept
+/// lazily (15 products and a residue stay below 2^128 for q < 2^62) and folded to [0, q) once per
+/// 15 terms and at the end (Fold128), as the scalar loop's lazy sums (one reduction per term, as
+/// before, took 1.6× the scalar loop's time: perf.md §13d).
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
@@ -409,19 +377,27 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
     key_inner_products_fma(a, terms, key, parts, width, c0, c1, n, r.q);
     return;
   }
+  constexpr std::size_t kLazyTerms = 15;
   const Fold128 fold(r.q);
-  const KeyShuffle shuffle(width);
-  const std::size_t row = kKeyGroup * width;
-  const std::size_t stride = 2 * parts * row;
-  const std::uint8_t* end = key + stride * (n / kKeyGroup);
-  const u64 mask = width == 8 ? ~u64{0} : (u64{1} << (8 * width)) - 1;
-  const std::size_t last = n - kKeyGroup;  // as key_inner_products_fma
-  for (std::size_t i = 0; i < last; i += kKeyGroup) {
-    key_group_wide<false>(a, terms, key + (i / kKeyGroup) * stride, width, row, c0, c1, i, fold,
-                          shuffle, mask, end);
-  }
-  key_group_wide<true>(a, terms, key + (last / kKeyGroup) * stride, width, row, c0, c1, last, fold,
-                       shuffle, mask, end);
+  over_key_halves(key, parts, width, n,
+                  [&](std::size_t i, const std::uint8_t* kh, std::size_t row, auto unpack) {
+                    V h0 = _mm256_setzero_si256(), l0 = h0, h1 = h0, l1 = h0;
+                    for (std::size_t j = 0; j < terms; ++j) {
+                      const V x = load(a[j] + i);
+                      V hi, lo;
+                      mul_wide(x, unpack(kh + 2 * j * row), hi, lo);
+                      add_wide(h0, l0, hi, lo);
+                      mul_wide(x, unpack(kh + (2 * j + 1) * row), hi, lo);
+                      add_wide(h1, l1, hi, lo);
+                      if (j % kLazyTerms == kLazyTerms - 1) {
+                        l0 = fold(h0, l0);
+                        l1 = fold(h1, l1);
+                        h0 = h1 = _mm256_setzero_si256();
+                      }
+                    }
+                    avx2::store(c0 + i, fold(h0, l0));
+                    avx2::store(c1 + i, fold(h1, l1));
+                  });
 }
 
 /// out[k] = Σ_i x_i[k]·w_i mod c (convert_kernel.hpp), four lanes at a time; the n mod 4 tail by
