@@ -250,8 +250,8 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
 }
 
 /// Four residues of w bytes at p by two 16-byte loads (p and p + 2w) and one byte shuffle that
-/// also clears the bytes above w; reads [p, p + 2w + 16), so callers check that against the
-/// key's end (key_vector otherwise).
+/// also clears the bytes above w; reads [p, p + 2w + 16), so only where that stays inside the key
+/// (over_key_halves: every group but the last).
 class KeyShuffle {
  public:
   explicit KeyShuffle(std::size_t w) : w_(w) {
@@ -270,7 +270,6 @@ class KeyShuffle {
     const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * w_));
     return _mm256_shuffle_epi8(_mm256_set_m128i(hi, lo), control_);
   }
-  [[nodiscard]] std::size_t reach() const { return 2 * w_ + 16; }
 
  private:
   std::size_t w_;
@@ -389,7 +388,7 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
                       add_wide(h0, l0, hi, lo);
                       mul_wide(x, unpack(kh + (2 * j + 1) * row), hi, lo);
                       add_wide(h1, l1, hi, lo);
-                      if (j % kLazyTerms == kLazyTerms - 1) {
+                      if (j % kLazyTerms == kLazyTerms - 1 && j + 1 < terms) {
                         l0 = fold(h0, l0);
                         l1 = fold(h1, l1);
                         h0 = h1 = _mm256_setzero_si256();

@@ -214,7 +214,7 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
       const V x = _mm512_loadu_si512(a[j] + i);
       accumulate(x, unpack(k + 2 * j * row), h0, l0);
       accumulate(x, unpack(k + (2 * j + 1) * row), h1, l1);
-      if (j % kLazyTerms == kLazyTerms - 1) {
+      if (j % kLazyTerms == kLazyTerms - 1 && j + 1 < terms) {
         l0 = fold(h0, l0);
         l1 = fold(h1, l1);
         h0 = h1 = _mm512_setzero_si512();
