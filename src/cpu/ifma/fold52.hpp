@@ -31,9 +31,10 @@ class Fold {
  public:
   explicit Fold(const WeightedSumModulus& m)
       : vc_(set1(m.c)),
+        two_c_(set1(2 * m.c)),
+        four_c_(set1(4 * m.c)),
         neg_c_(set1((u64{1} << 52) - m.c)),
         mask_(set1(kMask52)),
-        one_(set1(1)),
         one_s_(set1(m.one_shoup52)),
         r52_(set1(m.r52)),
         r52_s_(set1(m.r52_shoup52)),
@@ -46,14 +47,25 @@ class Fold {
     const V l = _mm512_and_si512(lo, mask_);
     const V h1 = _mm512_srl_epi64(h, s52);
     const V h0 = _mm512_and_si512(h, mask_);
-    const V a = reduce_once(shoup52(h1, r104_, r104_s_, neg_c_, mask_), vc_);
-    const V b = reduce_once(shoup52(h0, r52_, r52_s_, neg_c_, mask_), vc_);
-    const V d = reduce_once(shoup52(l, one_, one_s_, neg_c_, mask_), vc_);
-    return reduce_once(_mm512_add_epi64(reduce_once(_mm512_add_epi64(a, b), vc_), d), vc_);
+    const V a = shoup52(h1, r104_, r104_s_, neg_c_, mask_);
+    // H0·r52 + L brought to [0, 4c) in one accumulator: L + lo52(H0·r52) − (quot_b + quot_d)·c,
+    // where quot_b is H0·r52's Shoup quotient and quot_d = hi52(L·⌊2^52/c⌋) L's (each within 2
+    // below, as in shoup52): the true value lies in [0, 4c) ⊂ [0, 2^52), so mod 2^52 it is exact.
+    const V zero = _mm512_setzero_si512();
+    const V quot_b = _mm512_madd52hi_epu64(zero, h0, r52_s_);
+    const V quot_d = _mm512_madd52hi_epu64(zero, l, one_s_);
+    V bd = _mm512_madd52lo_epu64(l, h0, r52_);
+    bd = _mm512_madd52lo_epu64(bd, quot_b, neg_c_);
+    bd = _mm512_and_si512(_mm512_madd52lo_epu64(bd, quot_d, neg_c_), mask_);
+    // a + b + d < 6c < 2^53: min(s, s − 4c) ∈ [0, 4c) (s − 4c wraps above s exactly when s < 4c),
+    // then [0, 2c), then [0, c). The first minimum is for the bound: sums of random words stay
+    // below 3c, as each quotient is rarely more than one short.
+    const V s = _mm512_add_epi64(a, bd);
+    return reduce_once(reduce_once(reduce_once(s, four_c_), two_c_), vc_);
   }
 
  private:
-  V vc_, neg_c_, mask_, one_, one_s_, r52_, r52_s_, r104_, r104_s_;
+  V vc_, two_c_, four_c_, neg_c_, mask_, one_s_, r52_, r52_s_, r104_, r104_s_;
 };
 
 }  // namespace
