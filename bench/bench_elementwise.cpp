@@ -11,6 +11,8 @@
 //       shape (9 one-prime digits, ten target limbs of B bits, each with its own packed key,
 //       17.7 MB in all at B = 50, so the keys stream from memory as in the op); counter
 //       ns_per_word (per coefficient and target limb)
+//   gather/<path>/n:N, gather_add/<path>/n:N   one limb's automorphism in evaluation form
+//       (Galois element 5), plain and added onto a second limb; counter ns_per_word
 //
 // Inputs are uniform in [0, q) (never zeros); each benchmark warms up before it is timed.
 #include <benchmark/benchmark.h>
@@ -28,6 +30,7 @@
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/batch.hpp"
 #include "polyhe/ntt/plan.hpp"
+#include "polyhe/ring/context.hpp"
 #include "polyhe/rns/base_converter.hpp"
 #include "polyhe/rns/scale_rounder.hpp"
 
@@ -216,6 +219,36 @@ void bench_key_inner_products(benchmark::State& state, polyhe::CpuPath path, int
   polyhe::set_cpu_path(polyhe::best_cpu_path());
 }
 
+/// One limb's automorphism in evaluation form (the rotation by 1 step, Galois element 5, of the
+/// ring's bit-reversed slots): vec::gather, or vec::gather_add onto a second limb.
+void bench_gather(benchmark::State& state, polyhe::CpuPath path, bool accumulate) {
+  if (auto why = polyhe::cpu_path_unavailable_reason(path)) {
+    state.SkipWithError(why->c_str());
+    return;
+  }
+  polyhe::set_cpu_path(path);
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto q = polyhe::ntt_primes(50, n, 1);
+  const auto ring = polyhe::RingContext::create(n, q);
+  const auto index = ring->automorphism_table(5);
+  const auto a = uniform(n, q[0], 7);
+  std::vector<u64> c = uniform(n, q[0], 8);
+  const polyhe::Modulus<u64> mod(q[0]);
+  for (auto _ : state) {
+    if (accumulate) {
+      polyhe::vec::gather_add(a, index, c, mod);
+    } else {
+      polyhe::vec::gather(a, index, c);
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns_per_word"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
+  polyhe::set_cpu_path(polyhe::best_cpu_path());
+}
+
 const char* op_name(Op op) {
   switch (op) {
     case Op::add: return "add";
@@ -264,6 +297,15 @@ const char* op_name(Op op) {
       const std::string full =
           std::string("rns/") + name + "/" + std::string(polyhe::to_string(path));
       benchmark::RegisterBenchmark(full.c_str(), bench_conversion, kind, path)
+          ->Arg(1 << 14)
+          ->ArgName("n");
+    }
+  }
+  for (auto path : polyhe::kAllCpuPaths) {
+    for (const bool accumulate : {false, true}) {
+      const std::string name = std::string(accumulate ? "gather_add/" : "gather/") +
+                               std::string(polyhe::to_string(path));
+      benchmark::RegisterBenchmark(name.c_str(), bench_gather, path, accumulate)
           ->Arg(1 << 14)
           ->ArgName("n");
     }

@@ -68,7 +68,19 @@ struct ElementwiseKernels {
                              const std::uint8_t* key, std::size_t parts, std::size_t width,
                              std::uint64_t* c0, std::uint64_t* c1, std::size_t n,
                              const BarrettAlg4<std::uint64_t>& r);
+  /// c[i] = a[index[i]] for i < n (vec::gather). Preconditions: every index[i] < a_size; c
+  /// disjoint from a. Reads no word of a at or past a_size.
+  void (*gather)(const std::uint64_t* a, std::size_t a_size, const std::uint32_t* index,
+                 std::uint64_t* c, std::size_t n);
+  /// c[i] = (c[i] + a[index[i]]) mod q (vec::gather_add); as gather, every word below q.
+  void (*gather_add)(const std::uint64_t* a, std::size_t a_size, const std::uint32_t* index,
+                     std::uint64_t* c, std::size_t n, std::uint64_t q);
 };
+
+/// How far ahead (words) the gathers prefetch their sources: the automorphisms' maps send each
+/// aligned group of 8 outputs to one group of 8 inputs (ring/automorphism.cpp), so one prefetch
+/// a group keeps many source lines in flight.
+inline constexpr std::size_t kGatherAhead = 512;
 
 /// Words per group of the interleaved key layout of key_inner_products (n ≥ 8; min(8, n) below).
 inline constexpr std::size_t kKeyGroup = 8;

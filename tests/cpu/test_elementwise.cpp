@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -471,6 +473,88 @@ TEST_F(ElementwisePaths, GathersEqualTheReference) {
   std::vector<u64> acc(16, qv - 1);
   vec::gather_add(a, index, acc, q);
   EXPECT_EQ(acc, std::vector<u64>(16, qv - 2));
+}
+
+/// Gathers through maps that send each aligned group of eight outputs to one aligned group of eight
+/// inputs (the shape the vector kernels take in one load and a permute): random such maps, the
+/// automorphisms of the evaluation form (bit-reversed slots, as ring/automorphism.cpp builds them),
+/// such maps with single groups broken (one index moved to another group), and groups whose
+/// source group runs past the end of the input (which must be read word by word); plain and
+/// accumulating, against the obvious loop.
+TEST_F(ElementwisePaths, GathersOfGroupedMapsEqualTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  const u64 qv = (u64{1} << 50) - 27;
+  const Modulus<u64> q(qv);
+  const auto check = [&](std::span<const u64> a, const std::vector<std::uint32_t>& index,
+                         const std::string& what) {
+    const std::size_t n = index.size();
+    std::vector<u64> c(n), want(n);
+    vec::gather(a, index, c);
+    for (std::size_t i = 0; i < n; ++i) want[i] = a[index[i]];
+    ASSERT_EQ(c, want) << "gather, " << what;
+    std::vector<u64> acc(n);
+    for (auto& x : acc) x = rng.uniform(0, qv - 1);
+    for (std::size_t i = 0; i < n; ++i) acc[i] = i % 5 == 0 ? qv - 1 : acc[i];  // wraps
+    for (std::size_t i = 0; i < n; ++i) want[i] = (acc[i] + a[index[i]]) % qv;
+    vec::gather_add(a, index, acc, q);
+    ASSERT_EQ(acc, want) << "gather_add, " << what;
+  };
+  for (const std::size_t n : {std::size_t{8}, std::size_t{16}, std::size_t{64}, std::size_t{1024},
+                              std::size_t{1} << 14}) {
+    std::vector<u64> a(n);
+    for (auto& x : a) x = rng.uniform(0, qv - 1);
+    for (std::size_t i = 0; i < n; i += 7) a[i] = qv - 1;
+    const std::size_t groups = n / 8;
+    // Random grouped maps: a random permutation of the groups, a random one within each.
+    std::vector<std::uint32_t> order(groups);
+    for (std::size_t g = 0; g < groups; ++g) order[g] = static_cast<std::uint32_t>(g);
+    std::vector<std::uint32_t> index(n);
+    for (int trial = 0; trial < 3; ++trial) {
+      for (std::size_t g = groups; g > 1; --g)
+        std::swap(order[g - 1], order[rng.uniform(0, g - 1)]);
+      for (std::size_t g = 0; g < groups; ++g) {
+        std::array<std::uint32_t, 8> lane{0, 1, 2, 3, 4, 5, 6, 7};
+        for (std::size_t r = 8; r > 1; --r) std::swap(lane[r - 1], lane[rng.uniform(0, r - 1)]);
+        for (std::size_t r = 0; r < 8; ++r) index[8 * g + r] = 8 * order[g] + lane[r];
+      }
+      check(a, index, "random grouped map, n=" + std::to_string(n));
+      // The same map with every third group broken from the second on (one index moved to
+      // another group: those groups word by word, the others as before), and with only the
+      // first broken (the kernels then take the scalar loop throughout).
+      std::vector<std::uint32_t> broken = index;
+      for (std::size_t g = 1; g < groups; g += 3) {
+        broken[8 * g + rng.uniform(0, 7)] =
+            static_cast<std::uint32_t>((8 * (order[g] + 1) + rng.uniform(0, 7)) % n);
+      }
+      check(a, broken, "broken groups, n=" + std::to_string(n));
+      broken = index;
+      broken[rng.uniform(0, 7)] = static_cast<std::uint32_t>((8 * (order[0] + 1)) % n);
+      check(a, broken, "first group broken, n=" + std::to_string(n));
+    }
+    // The automorphisms x -> x^k of the evaluation form: slot t holds the value at the
+    // (2·bitrev(t) + 1)-th power of the root, and σ_k reads slot bitrev(((2·bitrev(t) + 1)·k mod
+    // 2n − 1) / 2).
+    const int log_n = std::countr_zero(n);
+    const auto bitrev = [log_n](std::size_t x) {
+      std::size_t y = 0;
+      for (int b = 0; b < log_n; ++b) y |= ((x >> b) & 1U) << (log_n - 1 - b);
+      return y;
+    };
+    for (const std::size_t k : {std::size_t{3}, std::size_t{5}, 2 * n - 1, 2 * n / 3 | 1}) {
+      for (std::size_t t = 0; t < n; ++t) {
+        const std::size_t e = ((2 * bitrev(t) + 1) * k) % (2 * n);
+        index[t] = static_cast<std::uint32_t>(bitrev((e - 1) / 2));
+      }
+      check(a, index, "automorphism k=" + std::to_string(k) + ", n=" + std::to_string(n));
+    }
+  }
+  // A source of 13 words: a group of outputs reading only words 8..12 lies in one aligned group
+  // whose eight words would run past the end, so it must be read word by word (under ASan a
+  // vector load there is an error); the next group is whole.
+  std::vector<u64> a(13);
+  for (auto& x : a) x = rng.uniform(0, qv - 1);
+  std::vector<std::uint32_t> index = {8, 12, 9, 11, 10, 8, 12, 9, 7, 6, 5, 4, 3, 2, 1, 0, 12};
+  check(a, index, "source group past the end");
 }
 
 /// The fused tensor equals four separate calls, inline and on the pool, across block edges.

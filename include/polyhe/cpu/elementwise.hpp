@@ -68,7 +68,9 @@ void lift_centred(std::span<const std::uint64_t> x, std::uint64_t p, std::span<s
                   const Modulus<std::uint64_t>& q);
 
 /// A permutation's gather: c[i] = a[index[i]], and its accumulating form c[i] = (c[i] +
-/// a[index[i]]) mod q. One scalar loop on every path (hardware gathers measured slower). Checked:
+/// a[index[i]]) mod q. Any map; the SIMD paths take a group of eight outputs whose indices fall in
+/// one aligned group of eight inputs (every automorphism in evaluation form) in one or two loads
+/// and a permute, and the other groups word by word (hardware gathers measured slower). Checked:
 /// index and c of equal length, c disjoint from a. Preconditions (asserted in debug builds only: a
 /// pass over the index costs as much as the gather): every index[i] < a.size(); for gather_add
 /// every word below q.

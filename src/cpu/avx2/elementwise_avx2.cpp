@@ -7,12 +7,14 @@
 // (ntt_avx2_fma.cpp): a·b = h + l exactly (h = fl(a·b), l by one FMA), Q = round(h·fl(1/q)) is
 // within 0.875 of a·b/q (a, b < q < 2^50), and r = fl(h − Q·q) + l = a·b − Q·q exactly, in
 // [−0.875q, 0.875q].
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "cpu/convert_kernel.hpp"
 #include "cpu/elementwise_kernel.hpp"
 #include "lanes.hpp"
+#include "polyhe/arith/add.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/arith/word.hpp"
 
@@ -480,6 +482,81 @@ void fused_pairs(const u64* a, const u64* b, const u64* alpha2, u64* c, std::siz
   }
 }
 
+/// The gathers group by group, as the AVX-512 kernel (elementwise_avx512.cpp): where the eight
+/// indices of an aligned group of outputs fall in one aligned group of eight source words, two
+/// loads and, per output vector, two 32-bit permutes (vpermd) of the two source vectors by the
+/// indices' low two bits and a blend by their third; any other group word by word. kAdd: added to
+/// c mod q.
+template <bool kAdd>
+void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index, u64* c,
+                   std::size_t n, u64 q) {
+  const __m256i seven = _mm256_set1_epi32(7);
+  const __m256i three = _mm256_set1_epi32(3);
+  const __m256i odd = _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1);
+  const __m256i dup_lo = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+  const __m256i dup_hi = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
+  const V vq = set1(q);
+  const auto put = [&](std::size_t i, u64 x) { c[i] = kAdd ? add_mod(c[i], x, q) : x; };
+  // A map whose first group is not of that shape (the automorphisms of odd-m rings have no group
+  // of it) takes the scalar loop throughout: checking every group would only slow it.
+  if (n < 8 ||
+      !std::all_of(index, index + 8, [&](std::uint32_t x) { return x >> 3 == index[0] >> 3; })) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 8 == 0 && i + kGatherAhead < n) {
+        _mm_prefetch(reinterpret_cast<const char*>(a + index[i + kGatherAhead]), _MM_HINT_T0);
+      }
+      put(i, a[index[i]]);
+    }
+    return;
+  }
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    if (i + kGatherAhead < n) {
+      _mm_prefetch(reinterpret_cast<const char*>(a + index[i + kGatherAhead]), _MM_HINT_T0);
+    }
+    const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(index + i));
+    const std::uint32_t base = index[i] & ~std::uint32_t{7};
+    const __m256i same = _mm256_cmpeq_epi32(_mm256_andnot_si256(seven, idx),
+                                            _mm256_set1_epi32(static_cast<int>(base)));
+    if (_mm256_movemask_epi8(same) != -1 || base + 8 > a_size) {
+      for (std::size_t r = i; r < i + 8; ++r) put(r, a[index[r]]);
+      continue;
+    }
+    const V lo = load(a + base);
+    const V hi = load(a + base + 4);
+    const __m256i pos = _mm256_and_si256(idx, seven);
+    // Output lane r of a vector: both 32-bit halves of lane r carry pos_r (dup); the halves'
+    // indices 2·(pos_r mod 4) and 2·(pos_r mod 4) + 1 pick the word from lo and from hi, and bit 2
+    // of pos_r, moved to each half's sign bit, chooses between them.
+    const auto pick = [&](__m256i dup) {
+      const __m256i p = _mm256_permutevar8x32_epi32(pos, dup);
+      const __m256i ctrl = _mm256_add_epi32(_mm256_slli_epi32(_mm256_and_si256(p, three), 1), odd);
+      const __m256 from_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, ctrl));
+      const __m256 from_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, ctrl));
+      return _mm256_castps_si256(
+          _mm256_blendv_ps(from_lo, from_hi, _mm256_castsi256_ps(_mm256_slli_epi32(p, 29))));
+    };
+    V x0 = pick(dup_lo);
+    V x1 = pick(dup_hi);
+    if constexpr (kAdd) {
+      x0 = reduce_once(_mm256_add_epi64(load(c + i), x0), vq);
+      x1 = reduce_once(_mm256_add_epi64(load(c + i + 4), x1), vq);
+    }
+    avx2::store(c + i, x0);
+    avx2::store(c + i + 4, x1);
+  }
+  for (; i < n; ++i) put(i, a[index[i]]);
+}
+
+void gather(const u64* a, std::size_t a_size, const std::uint32_t* index, u64* c, std::size_t n) {
+  gather_groups<false>(a, a_size, index, c, n, 0);
+}
+
+void gather_add(const u64* a, std::size_t a_size, const std::uint32_t* index, u64* c, std::size_t n,
+                u64 q) {
+  gather_groups<true>(a, a_size, index, c, n, q);
+}
+
 ElementwiseKernels make_avx2_table() {
   ElementwiseKernels k{};
   k.path = CpuPath::avx2;
@@ -492,6 +569,8 @@ ElementwiseKernels make_avx2_table() {
   k.sub_multiply_scalar = sub_multiply_scalar;
   k.lift_centred = lift_centred;
   k.key_inner_products = key_inner_products;
+  k.gather = gather;
+  k.gather_add = gather_add;
   return k;
 }
 

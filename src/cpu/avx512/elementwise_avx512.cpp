@@ -4,8 +4,11 @@
 //
 // 64×64-bit products have no AVX-512F instruction: the 128-bit product is assembled from the four
 // 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ).
+#include <algorithm>
+
 #include "cpu/elementwise_kernel.hpp"
 #include "lanes.hpp"
+#include "polyhe/arith/add.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/arith/word.hpp"
 
@@ -225,6 +228,57 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
   }
 }
 
+/// The gathers group by group: where the eight indices of an aligned group of outputs fall in one
+/// aligned group of eight source words (an automorphism in evaluation form, ring/automorphism.cpp),
+/// one load and one permute by the indices' low three bits; any other group (a map of another
+/// shape, or a source group past a_size) word by word. kAdd: added to c mod q.
+template <bool kAdd>
+void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index, u64* c,
+                   std::size_t n, u64 q) {
+  const __m256i seven = _mm256_set1_epi32(7);
+  const V vq = set1(q);
+  const auto put = [&](std::size_t i, u64 x) { c[i] = kAdd ? add_mod(c[i], x, q) : x; };
+  // A map whose first group is not of that shape (the automorphisms of odd-m rings have no group
+  // of it) takes the scalar loop throughout: checking every group would only slow it.
+  if (n < 8 ||
+      !std::all_of(index, index + 8, [&](std::uint32_t x) { return x >> 3 == index[0] >> 3; })) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 8 == 0 && i + kGatherAhead < n) {
+        _mm_prefetch(reinterpret_cast<const char*>(a + index[i + kGatherAhead]), _MM_HINT_T0);
+      }
+      put(i, a[index[i]]);
+    }
+    return;
+  }
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    if (i + kGatherAhead < n)
+      _mm_prefetch(reinterpret_cast<const char*>(a + index[i + kGatherAhead]), _MM_HINT_T0);
+    const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(index + i));
+    const std::uint32_t base = index[i] & ~std::uint32_t{7};
+    const __m256i groups = _mm256_andnot_si256(seven, idx);
+    if (_mm256_cmpneq_epi32_mask(groups, _mm256_set1_epi32(static_cast<int>(base))) == 0 &&
+        base + 8 <= a_size) {
+      const V lanes = _mm512_cvtepu32_epi64(_mm256_and_si256(idx, seven));
+      V x = _mm512_permutexvar_epi64(lanes, _mm512_loadu_si512(a + base));
+      if constexpr (kAdd) x = reduce_once(_mm512_add_epi64(_mm512_loadu_si512(c + i), x), vq);
+      _mm512_storeu_si512(c + i, x);
+    } else {
+      for (std::size_t r = i; r < i + 8; ++r) put(r, a[index[r]]);
+    }
+  }
+  for (; i < n; ++i) put(i, a[index[i]]);
+}
+
+void gather(const u64* a, std::size_t a_size, const std::uint32_t* index, u64* c, std::size_t n) {
+  gather_groups<false>(a, a_size, index, c, n, 0);
+}
+
+void gather_add(const u64* a, std::size_t a_size, const std::uint32_t* index, u64* c, std::size_t n,
+                u64 q) {
+  gather_groups<true>(a, a_size, index, c, n, q);
+}
+
 constexpr ElementwiseKernels kAvx512{CpuPath::avx512,
                                      add,
                                      sub,
@@ -234,7 +288,9 @@ constexpr ElementwiseKernels kAvx512{CpuPath::avx512,
                                      multiply_add,
                                      sub_multiply_scalar,
                                      lift_centred,
-                                     key_inner_products};
+                                     key_inner_products,
+                                     gather,
+                                     gather_add};
 
 }  // namespace
 

@@ -148,14 +148,16 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
 }  // namespace
 
 const ElementwiseKernels* ifma_elementwise_kernels() {
-  // Addition, subtraction and negation multiply nothing: the AVX-512 kernels serve them.
+  // Addition, subtraction, negation and the gathers multiply nothing: the AVX-512 kernels serve
+  // them.
   static const ElementwiseKernels kernels = [] {
     const ElementwiseKernels* v = avx512_elementwise_kernels();
     return ElementwiseKernels{CpuPath::ifma, v->add,
                               v->sub,        v->negate,
                               multiply,      multiply_scalar,
                               multiply_add,  sub_multiply_scalar,
-                              lift_centred,  key_inner_products};
+                              lift_centred,  key_inner_products,
+                              v->gather,     v->gather_add};
   }();
   return &kernels;
 }

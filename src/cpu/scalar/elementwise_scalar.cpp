@@ -130,6 +130,22 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
   }
 }
 
+void gather(const u64* a, std::size_t /*a_size*/, const std::uint32_t* index, u64* c,
+            std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 8 == 0 && i + kGatherAhead < n) __builtin_prefetch(a + index[i + kGatherAhead], 0, 3);
+    c[i] = a[index[i]];
+  }
+}
+
+void gather_add(const u64* a, std::size_t /*a_size*/, const std::uint32_t* index, u64* c,
+                std::size_t n, u64 q) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 8 == 0 && i + kGatherAhead < n) __builtin_prefetch(a + index[i + kGatherAhead], 0, 3);
+    c[i] = add_mod(c[i], a[index[i]], q);
+  }
+}
+
 constexpr ElementwiseKernels kScalar{CpuPath::scalar,
                                      add,
                                      sub,
@@ -139,7 +155,9 @@ constexpr ElementwiseKernels kScalar{CpuPath::scalar,
                                      multiply_add,
                                      sub_multiply_scalar,
                                      lift_centred,
-                                     key_inner_products};
+                                     key_inner_products,
+                                     gather,
+                                     gather_add};
 
 }  // namespace
 
