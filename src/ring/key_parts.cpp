@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -17,25 +19,60 @@ std::size_t residue_bytes(std::uint64_t q) {
   return std::max<std::size_t>(1, (static_cast<std::size_t>(std::bit_width(q - 1)) + 7) / 8);
 }
 
-void put(std::uint8_t* p, std::uint64_t x, std::size_t w) {
-  for (std::size_t b = 0; b < w; ++b) p[b] = static_cast<std::uint8_t>(x >> (8 * b));
-}
-
-std::uint64_t get(const std::uint8_t* p, std::size_t w) {
-  std::uint64_t x = 0;
-  for (std::size_t b = 0; b < w; ++b) x |= std::uint64_t{p[b]} << (8 * b);
-  return x;
-}
-
-/// The word index of coefficient i of half `half` of part j within a limb: whole groups of G
-/// words first, then the last n mod G words as one group of that size (n not a multiple of 8:
-/// rings Φ_m with odd m).
-std::size_t packed_word(std::size_t i, std::size_t n, std::size_t group, std::size_t count,
-                        std::size_t j, std::size_t half) {
+/// Calls f(word, first, length) for the runs of part j's half `half` within a limb: coefficients
+/// first … first + length − 1 lie at the consecutive packed words word … word + length − 1. Whole
+/// groups of G words first, then the last n mod G words as one group of that size (n not a multiple
+/// of 8: rings Φ_m with odd m).
+template <class F>
+void for_each_run(std::size_t n, std::size_t group, std::size_t count, std::size_t j,
+                  std::size_t half, F f) {
   const std::size_t full = n - n % group;
-  if (i < full) return ((i / group) * 2 * count + 2 * j + half) * group + i % group;
-  const std::size_t rest = n - full;
-  return full * 2 * count + (2 * j + half) * rest + (i - full);
+  for (std::size_t i = 0, g = 0; i < full; i += group, ++g) {
+    f((g * 2 * count + 2 * j + half) * group, i, group);
+  }
+  if (full < n) f(full * 2 * count + (2 * j + half) * (n - full), full, n - full);
+}
+
+/// f(std::integral_constant<std::size_t, w>) for a width w in [1, 8]: the byte loops below with a
+/// constant width, which the compiler turns into a few wide stores and loads.
+template <class F>
+void with_width(std::size_t w, F f) {
+  switch (w) {
+    case 1: f(std::integral_constant<std::size_t, 1>{}); break;
+    case 2: f(std::integral_constant<std::size_t, 2>{}); break;
+    case 3: f(std::integral_constant<std::size_t, 3>{}); break;
+    case 4: f(std::integral_constant<std::size_t, 4>{}); break;
+    case 5: f(std::integral_constant<std::size_t, 5>{}); break;
+    case 6: f(std::integral_constant<std::size_t, 6>{}); break;
+    case 7: f(std::integral_constant<std::size_t, 7>{}); break;
+    default: f(std::integral_constant<std::size_t, 8>{}); break;
+  }
+}
+
+/// x[0 … length − 1] as `W`-byte little-endian residues from p on, and back. On a little-endian
+/// host a residue's bytes are the low W bytes of its word, copied as such (a few wide moves).
+template <std::size_t W>
+void put(std::uint8_t* p, const std::uint64_t* x, std::size_t length) {
+  for (std::size_t r = 0; r < length; ++r) {
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(p + r * W, x + r, W);
+    } else {
+      for (std::size_t b = 0; b < W; ++b) p[r * W + b] = static_cast<std::uint8_t>(x[r] >> (8 * b));
+    }
+  }
+}
+
+template <std::size_t W>
+void get(const std::uint8_t* p, std::uint64_t* x, std::size_t length) {
+  for (std::size_t r = 0; r < length; ++r) {
+    std::uint64_t v = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(&v, p + r * W, W);
+    } else {
+      for (std::size_t b = 0; b < W; ++b) v |= std::uint64_t{p[r * W + b]} << (8 * b);
+    }
+    x[r] = v;
+  }
 }
 
 }  // namespace
@@ -153,10 +190,13 @@ RnsPoly KeySwitchParts::part(std::size_t j, std::size_t half) const {
   for (std::size_t t = 0; t < ring_->max_limbs(); ++t) {
     const std::size_t w = width_[t];
     std::uint64_t* dst = p.limb(t).data();
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t word = packed_word(i, n, group_, count_, j, half);
-      dst[i] = get(bytes + offset_[t] + word * w, w);
-    }
+    const std::uint8_t* limb = bytes + offset_[t];
+    with_width(w, [&](auto width) {
+      for_each_run(n, group_, count_, j, half,
+                   [&](std::size_t word, std::size_t first, std::size_t length) {
+                     get<width()>(limb + word * width(), dst + first, length);
+                   });
+    });
   }
   return p;
 }
@@ -176,21 +216,29 @@ void KeySwitchParts::set(std::size_t j, const RnsPoly& b, const RnsPoly& a) {
     }
   }
   const std::size_t n = ring_->n();
+  // Every residue checked before any byte is written: a refused part leaves the key as it was.
+  for (std::size_t t = 0; t < ring_->max_limbs(); ++t) {
+    const std::uint64_t q = ring_->basis().modulus(t).value();
+    for (const RnsPoly* p : {&b, &a}) {
+      for (const std::uint64_t x : p->limb(t)) {
+        if (x >= q) {
+          throw InvalidParameter("KeySwitchParts::set: residue " + std::to_string(x) + " of limb " +
+                                 std::to_string(t) + " is not below q = " + std::to_string(q));
+        }
+      }
+    }
+  }
   auto* bytes = reinterpret_cast<std::uint8_t*>(storage_.data());
   for (std::size_t t = 0; t < ring_->max_limbs(); ++t) {
-    const std::size_t w = width_[t];
-    const std::uint64_t q = ring_->basis().modulus(t).value();
+    std::uint8_t* limb = bytes + offset_[t];
     for (std::size_t half = 0; half < 2; ++half) {
       const std::uint64_t* src = (half == 0 ? b : a).limb(t).data();
-      for (std::size_t i = 0; i < n; ++i) {
-        if (src[i] >= q) {
-          throw InvalidParameter("KeySwitchParts::set: residue " + std::to_string(src[i]) +
-                                 " of limb " + std::to_string(t) +
-                                 " is not below q = " + std::to_string(q));
-        }
-        const std::size_t word = packed_word(i, n, group_, count_, j, half);
-        put(bytes + offset_[t] + word * w, src[i], w);
-      }
+      with_width(width_[t], [&](auto width) {
+        for_each_run(n, group_, count_, j, half,
+                     [&](std::size_t word, std::size_t first, std::size_t length) {
+                       put<width()>(limb + word * width(), src + first, length);
+                     });
+      });
     }
   }
 }

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/ntt/cyclic/powerful.hpp"
 #include "polyhe/rlwe/key_parts.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 #include "support/test_rng.hpp"
@@ -91,6 +94,69 @@ TEST(KeySwitchParts, RoundTripsAndLaysOutEveryWordAsDocumented) {
   }
 }
 
+// Every residue width from 1 to 8 bytes (primes of 8 to 60 bits), and a ring Φ_m whose N = φ(21) =
+// 12 is not a multiple of 8 (one group of 8 words, then the last 4 as a group of their own): round
+// trips, and every word where the class comment says it is.
+TEST(KeySwitchParts, EveryWidthAndAShortLastGroup) {
+  POLYHE_SEEDED_RNG(rng);
+  std::vector<std::uint64_t> primes;
+  for (int bits : {8, 16, 20, 28, 36, 44, 52, 60}) primes.push_back(ntt_primes(bits, 32, 1)[0]);
+  const std::vector<std::shared_ptr<const RingContext>> rings = {
+      RingContext::create(32, primes),
+      RingContext::create_cyclotomic(21, powerful_ntt_primes(21, 30, 2))};
+  for (const auto& ring : rings) {
+    const std::size_t n = ring->n();
+    const std::size_t group = std::min<std::size_t>(n, 8);
+    const std::size_t full = n - n % group;
+    const auto random = [&] {
+      RnsPoly p(ring, ring->max_limbs(), PolyForm::kEvaluation);
+      for (std::size_t t = 0; t < ring->max_limbs(); ++t) {
+        const std::uint64_t q = ring->basis().modulus(t).value();
+        for (auto& w : p.limb(t)) w = rng.uniform(0, q - 1);
+        p.limb(t)[0] = q - 1;  // every byte of the width used
+      }
+      return p;
+    };
+    const std::size_t count = 3;
+    KeySwitchParts parts(ring, count);
+    std::vector<RnsPoly> b, a;
+    for (std::size_t j = 0; j < count; ++j) {
+      b.push_back(random());
+      a.push_back(random());
+      parts.set(j, b[j], a[j]);
+    }
+    for (std::size_t j = 0; j < count; ++j) {
+      ASSERT_TRUE(std::ranges::equal(parts.b(j).data(), b[j].data())) << "N=" << n << " j=" << j;
+      ASSERT_TRUE(std::ranges::equal(parts.a(j).data(), a[j].data())) << "N=" << n << " j=" << j;
+    }
+    std::vector<std::size_t> widths;
+    for (std::size_t t = 0; t < ring->max_limbs(); ++t) {
+      const auto limb = parts.limb(t);
+      const std::size_t w = parts.width(t);
+      widths.push_back(w);
+      const auto word = [&](std::size_t at) {
+        std::uint64_t x = 0;
+        for (std::size_t byte = 0; byte < w; ++byte) {
+          x |= std::uint64_t{limb[at * w + byte]} << (8 * byte);
+        }
+        return x;
+      };
+      for (std::size_t j = 0; j < count; ++j) {
+        for (std::size_t half = 0; half < 2; ++half) {
+          const RnsPoly& want = half == 0 ? b[j] : a[j];
+          for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t at =
+                i < full ? ((i / group) * 2 * count + 2 * j + half) * group + i % group
+                         : full * 2 * count + (2 * j + half) * (n - full) + (i - full);
+            ASSERT_EQ(word(at), want.limb(t)[i]) << "N=" << n << " t=" << t << " j=" << j;
+          }
+        }
+      }
+    }
+    if (n == 32) EXPECT_EQ(widths, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  }
+}
+
 TEST(KeySwitchParts, RejectsBadPartsAndIndices) {
   POLYHE_SEEDED_RNG(rng);
   const ParametersPtr params = make_params(4);
@@ -107,7 +173,10 @@ TEST(KeySwitchParts, RejectsBadPartsAndIndices) {
   EXPECT_THROW((void)parts.width(ring->max_limbs()), InvalidParameter);
   RnsPoly unreduced = good;  // a residue ≥ q would not survive the packing: refused
   unreduced.limb(1)[3] = ring->basis().modulus(1).value();
-  EXPECT_THROW(parts.set(0, good, unreduced), InvalidParameter);
+  parts.set(0, good, good);
+  EXPECT_THROW(parts.set(0, random_poly(params, rng), unreduced), InvalidParameter);
+  EXPECT_TRUE(std::ranges::equal(parts.b(0).data(), good.data()))  // nothing written
+      << "a refused part changed the key";
   EXPECT_THROW(parts.set(0, random_poly(other, rng), good), MismatchedContext);
   RnsPoly coefficient = good;
   coefficient.to_coefficient();
