@@ -145,7 +145,16 @@ void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAl
 }
 
 /// Shoup: quot = hi(a·w'), r = a·w − quot·q (mod 2^64) ∈ [0, 2q) for any a < 2^64.
+/// For q < 2^50 in double precision (FmaMod::mul, a and w below q): five multiplies and FMAs and
+/// a few additions per four words, against nine vpmuludq with their shifts and additions for the
+/// 64-bit Shoup product, on the two ports that Intel's cores give both (perf.md §13h).
 void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u64 q) {
+  if (fma_serves(q)) {
+    const FmaMod fm(q);
+    const D vw = _mm256_set1_pd(static_cast<double>(w.w));
+    map1(a, c, n, [&](V x) { return to_words(fm.canonical(fm.mul(to_double(x), vw))); });
+    return;
+  }
   const V vq = set1(q);
   const V vq1 = set1(q >> 32);
   const V vw = set1(w.w);
@@ -178,9 +187,21 @@ void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t 
   });
 }
 
-/// Shoup on d = a − b + q < 2q, as multiply_scalar.
+/// Shoup on d = a − b + q < 2q, as multiply_scalar; for q < 2^50 d = (a − b) mod q < q (the
+/// operand range of FmaMod::mul), in double precision.
 void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c, std::size_t n,
                          u64 q) {
+  if (fma_serves(q)) {
+    const V vq = set1(q);
+    const FmaMod fm(q);
+    const D vw = _mm256_set1_pd(static_cast<double>(w.w));
+    map2(a, b, c, n, [&](V x, V y) {
+      const V d =
+          _mm256_add_epi64(_mm256_sub_epi64(x, y), _mm256_and_si256(_mm256_cmpgt_epi64(y, x), vq));
+      return to_words(fm.canonical(fm.mul(to_double(d), vw)));
+    });
+    return;
+  }
   const V vq = set1(q);
   const V vq1 = set1(q >> 32);
   const V vw = set1(w.w);
