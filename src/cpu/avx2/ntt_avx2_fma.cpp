@@ -170,7 +170,68 @@ class Avx2FmaNttKernel final : public NttKernel64 {
   }
   void inverse_truncated(u64* a) const override { inverse_stages(a, n_ / 4, scale_truncated_); }
 
+  /// The lift in the first pass (a pair, m = 1) for p < 2^52, where the words convert exactly;
+  /// and, for forward_lifted, (c − y)·s in the last (a single stage, m = n/2), as the transform's
+  /// canonical outputs are stored.
+  bool forward_from_lifted(const u64* x, u64 p, u64* out) const override {
+    if (p >= (u64{1} << 52)) return false;
+    forward_lifted_stages(x, lift_of(p), out, nullptr);
+    return true;
+  }
+  bool forward_lifted(const LiftedForward& f) const override {
+    if (f.p >= (u64{1} << 52)) return false;
+    const double qd = static_cast<double>(q_);
+    const double s = f.s > q_ / 2 ? -static_cast<double>(q_ - f.s) : static_cast<double>(f.s);
+    const SubScale sub{f.c, broadcast(TwD{s, s / qd})};
+    forward_lifted_stages(f.x, lift_of(f.p), f.out, &sub);
+    return true;
+  }
+
  private:
+  /// The centred lift of words below p (< 2^52) to q, as doubles: v − p where v > ⌊p/2⌋, else v
+  /// (|·| ≤ p/2 < 2^51, exact), then centred by q (|·| ≤ q/2 + 1, the inputs' bound of the first
+  /// pair).
+  struct Lift {
+    __m256i half;
+    D p;
+  };
+  /// The epilogue of forward_lifted: out = (c − y)·s mod q for the canonical outputs y, with s
+  /// centred as a twiddle (c − y in (−q, q), the product in (−q, q), then to [0, q)).
+  struct SubScale {
+    const u64* c;
+    VTwD s;
+  };
+
+  static Lift lift_of(u64 p) {
+    return {_mm256_set1_epi64x(static_cast<long long>(p / 2)),
+            _mm256_set1_pd(static_cast<double>(p))};
+  }
+
+  [[gnu::always_inline]] D lifted(const u64* x, const Lift& l) const {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const D above = _mm256_castsi256_pd(_mm256_cmpgt_epi64(v, l.half));  // signed: v < 2^52
+    return ar_.centre(_mm256_sub_pd(avx2::to_double(v), _mm256_and_pd(above, l.p)));
+  }
+
+  /// forward_stages for x (< p) read through the lift and the words stored to out (through the
+  /// epilogue where sub is given): the same passes, the first pair's loads and the last stage's
+  /// stores replaced.
+  void forward_lifted_stages(const u64* x, const Lift& lift, u64* out, const SubScale* sub) const {
+    double* w = work();
+    pair_with<true, true, false, Out::centre, true>(x, w, nullptr, 1, &lift);
+    std::size_t m = 4;
+    for (; 4 * m <= n_ && n_ / (2 * m) >= 8; m *= 4)
+      pair(true, nullptr, w, nullptr, m, Out::centre);
+    for (int index = 0; 2 * m < n_; m <<= 1, ++index) {
+      stage(true, nullptr, w, nullptr, m, index % 2 == 1 ? Out::centre : Out::keep);
+    }
+    if (sub != nullptr) {
+      stage_with<true, false, true, Out::canonical, true>(nullptr, w, out, m, sub);
+    } else {
+      stage_with<true, false, true, Out::canonical>(nullptr, w, out, m);
+    }
+  }
+
   struct LastStageScale {
     TwD sum;   // 2^−stages
     TwD diff;  // 2^−stages · ψ^−br(1)
@@ -230,8 +291,9 @@ class Avx2FmaNttKernel final : public NttKernel64 {
     }
   }
 
-  template <bool kForward, bool kFromWords, bool kToWords, Out kOut>
-  void stage_with(const u64* from, double* w, u64* to, std::size_t m) const {
+  template <bool kForward, bool kFromWords, bool kToWords, Out kOut, bool kSubScale = false>
+  void stage_with(const u64* from, double* w, u64* to, std::size_t m,
+                  const SubScale* sub = nullptr) const {
     const std::size_t t = n_ / (2 * m);
     const auto ld = [&](std::size_t i) __attribute__((always_inline)) {
       if constexpr (kFromWords) {
@@ -241,6 +303,9 @@ class Avx2FmaNttKernel final : public NttKernel64 {
       }
     };
     const auto st = [&](std::size_t i, D x) __attribute__((always_inline)) {
+      if constexpr (kSubScale) {
+        x = ar_.canonical(ar_.mul(_mm256_sub_pd(to_double(sub->c + i), x), sub->s));
+      }
       if constexpr (kToWords) {
         from_double(to + i, x);
       } else {
@@ -324,10 +389,13 @@ class Avx2FmaNttKernel final : public NttKernel64 {
     }
   }
 
-  template <bool kForward, bool kFromWords, bool kToWords, Out kOut>
-  void pair_with(const u64* from, double* w, u64* to, std::size_t m) const {
+  template <bool kForward, bool kFromWords, bool kToWords, Out kOut, bool kLift = false>
+  void pair_with(const u64* from, double* w, u64* to, std::size_t m,
+                 const Lift* lift = nullptr) const {
     const auto ld = [&](std::size_t i) __attribute__((always_inline)) {
-      if constexpr (kFromWords) {
+      if constexpr (kLift) {
+        return lifted(from + i, *lift);
+      } else if constexpr (kFromWords) {
         return to_double(from + i);
       } else {
         return _mm256_loadu_pd(w + i);
