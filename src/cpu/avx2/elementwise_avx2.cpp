@@ -539,7 +539,7 @@ void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index,
     const std::uint32_t base = index[i] & ~std::uint32_t{7};
     const __m256i same = _mm256_cmpeq_epi32(_mm256_andnot_si256(seven, idx),
                                             _mm256_set1_epi32(static_cast<int>(base)));
-    if (_mm256_movemask_epi8(same) != -1 || base + 8 > a_size) {
+    if (_mm256_movemask_epi8(same) != -1 || std::size_t{base} + 8 > a_size) {
       for (std::size_t r = i; r < i + 8; ++r) put(r, a[index[r]]);
       continue;
     }

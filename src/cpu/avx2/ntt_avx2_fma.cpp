@@ -220,8 +220,9 @@ class Avx2FmaNttKernel final : public NttKernel64 {
     double* w = work();
     pair_with<true, true, false, Out::centre, true>(x, w, nullptr, 1, &lift);
     std::size_t m = 4;
-    for (; 4 * m <= n_ && n_ / (2 * m) >= 8; m *= 4)
+    for (; 4 * m <= n_ && n_ / (2 * m) >= 8; m *= 4) {
       pair(true, nullptr, w, nullptr, m, Out::centre);
+    }
     for (int index = 0; 2 * m < n_; m <<= 1, ++index) {
       stage(true, nullptr, w, nullptr, m, index % 2 == 1 ? Out::centre : Out::keep);
     }

@@ -252,13 +252,14 @@ void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index,
   }
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    if (i + kGatherAhead < n)
+    if (i + kGatherAhead < n) {
       _mm_prefetch(reinterpret_cast<const char*>(a + index[i + kGatherAhead]), _MM_HINT_T0);
+    }
     const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(index + i));
     const std::uint32_t base = index[i] & ~std::uint32_t{7};
     const __m256i groups = _mm256_andnot_si256(seven, idx);
     if (_mm256_cmpneq_epi32_mask(groups, _mm256_set1_epi32(static_cast<int>(base))) == 0 &&
-        base + 8 <= a_size) {
+        std::size_t{base} + 8 <= a_size) {
       const V lanes = _mm512_cvtepu32_epi64(_mm256_and_si256(idx, seven));
       V x = _mm512_permutexvar_epi64(lanes, _mm512_loadu_si512(a + base));
       if constexpr (kAdd) x = reduce_once(_mm512_add_epi64(_mm512_loadu_si512(c + i), x), vq);
