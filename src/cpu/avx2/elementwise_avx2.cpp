@@ -7,14 +7,13 @@
 // (ntt_avx2_fma.cpp): a·b = h + l exactly (h = fl(a·b), l by one FMA), Q = round(h·fl(1/q)) is
 // within 0.875 of a·b/q (a, b < q < 2^50), and r = fl(h − Q·q) + l = a·b − Q·q exactly, in
 // [−0.875q, 0.875q].
-#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "cpu/convert_kernel.hpp"
 #include "cpu/elementwise_kernel.hpp"
+#include "cpu/gather_words.hpp"
 #include "lanes.hpp"
-#include "polyhe/arith/add.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/arith/word.hpp"
 
@@ -517,17 +516,10 @@ void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index,
   const __m256i dup_lo = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
   const __m256i dup_hi = _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7);
   const V vq = set1(q);
-  const auto put = [&](std::size_t i, u64 x) { c[i] = kAdd ? add_mod(c[i], x, q) : x; };
   // A map whose first group is not of that shape (the automorphisms of odd-m rings have no group
   // of it) takes the scalar loop throughout: checking every group would only slow it.
-  if (n < 8 ||
-      !std::all_of(index, index + 8, [&](std::uint32_t x) { return x >> 3 == index[0] >> 3; })) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i % 8 == 0 && i + kGatherAhead < n) {
-        _mm_prefetch(reinterpret_cast<const char*>(a + index[i + kGatherAhead]), _MM_HINT_T0);
-      }
-      put(i, a[index[i]]);
-    }
+  if (!starts_grouped(index, n)) {
+    gather_words<kAdd>(a, index, c, n, q);
     return;
   }
   std::size_t i = 0;
@@ -540,7 +532,7 @@ void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index,
     const __m256i same = _mm256_cmpeq_epi32(_mm256_andnot_si256(seven, idx),
                                             _mm256_set1_epi32(static_cast<int>(base)));
     if (_mm256_movemask_epi8(same) != -1 || std::size_t{base} + 8 > a_size) {
-      for (std::size_t r = i; r < i + 8; ++r) put(r, a[index[r]]);
+      for (std::size_t r = i; r < i + 8; ++r) gather_word<kAdd>(a, index, c, r, q);
       continue;
     }
     const V lo = load(a + base);
@@ -566,7 +558,7 @@ void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index,
     avx2::store(c + i, x0);
     avx2::store(c + i + 4, x1);
   }
-  for (; i < n; ++i) put(i, a[index[i]]);
+  for (; i < n; ++i) gather_word<kAdd>(a, index, c, i, q);
 }
 
 void gather(const u64* a, std::size_t a_size, const std::uint32_t* index, u64* c, std::size_t n) {

@@ -4,11 +4,9 @@
 //
 // 64×64-bit products have no AVX-512F instruction: the 128-bit product is assembled from the four
 // 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ).
-#include <algorithm>
-
 #include "cpu/elementwise_kernel.hpp"
+#include "cpu/gather_words.hpp"
 #include "lanes.hpp"
-#include "polyhe/arith/add.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/arith/word.hpp"
 
@@ -237,17 +235,10 @@ void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index,
                    std::size_t n, u64 q) {
   const __m256i seven = _mm256_set1_epi32(7);
   const V vq = set1(q);
-  const auto put = [&](std::size_t i, u64 x) { c[i] = kAdd ? add_mod(c[i], x, q) : x; };
   // A map whose first group is not of that shape (the automorphisms of odd-m rings have no group
   // of it) takes the scalar loop throughout: checking every group would only slow it.
-  if (n < 8 ||
-      !std::all_of(index, index + 8, [&](std::uint32_t x) { return x >> 3 == index[0] >> 3; })) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i % 8 == 0 && i + kGatherAhead < n) {
-        _mm_prefetch(reinterpret_cast<const char*>(a + index[i + kGatherAhead]), _MM_HINT_T0);
-      }
-      put(i, a[index[i]]);
-    }
+  if (!starts_grouped(index, n)) {
+    gather_words<kAdd>(a, index, c, n, q);
     return;
   }
   std::size_t i = 0;
@@ -265,10 +256,10 @@ void gather_groups(const u64* a, std::size_t a_size, const std::uint32_t* index,
       if constexpr (kAdd) x = reduce_once(_mm512_add_epi64(_mm512_loadu_si512(c + i), x), vq);
       _mm512_storeu_si512(c + i, x);
     } else {
-      for (std::size_t r = i; r < i + 8; ++r) put(r, a[index[r]]);
+      for (std::size_t r = i; r < i + 8; ++r) gather_word<kAdd>(a, index, c, r, q);
     }
   }
-  for (; i < n; ++i) put(i, a[index[i]]);
+  for (; i < n; ++i) gather_word<kAdd>(a, index, c, i, q);
 }
 
 void gather(const u64* a, std::size_t a_size, const std::uint32_t* index, u64* c, std::size_t n) {

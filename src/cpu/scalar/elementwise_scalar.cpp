@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cpu/elementwise_kernel.hpp"
+#include "cpu/gather_words.hpp"
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/barrett.hpp"
 #include "polyhe/arith/shoup.hpp"
@@ -132,18 +133,12 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
 
 void gather(const u64* a, std::size_t /*a_size*/, const std::uint32_t* index, u64* c,
             std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i % 8 == 0 && i + kGatherAhead < n) __builtin_prefetch(a + index[i + kGatherAhead], 0, 3);
-    c[i] = a[index[i]];
-  }
+  gather_words<false>(a, index, c, n, 0);
 }
 
 void gather_add(const u64* a, std::size_t /*a_size*/, const std::uint32_t* index, u64* c,
                 std::size_t n, u64 q) {
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i % 8 == 0 && i + kGatherAhead < n) __builtin_prefetch(a + index[i + kGatherAhead], 0, 3);
-    c[i] = add_mod(c[i], a[index[i]], q);
-  }
+  gather_words<true>(a, index, c, n, q);
 }
 
 constexpr ElementwiseKernels kScalar{CpuPath::scalar,
