@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "polyhe/arith/primes.hpp"
@@ -38,6 +39,14 @@ RnsPoly random_poly(const ParametersPtr& params, test::TestRng& rng) {
   return p;
 }
 
+// Word `at` of a limb's bytes, w bytes little-endian: the layout's definition, read byte by byte.
+std::uint64_t packed(std::span<const std::uint8_t> limb, std::size_t w, std::size_t at) {
+  std::uint64_t x = 0;
+  for (std::size_t byte = 0; byte < w; ++byte)
+    x |= std::uint64_t{limb[at * w + byte]} << (8 * byte);
+  return x;
+}
+
 // Every N from 2 (groups of 2 words) to 2^6, several part counts: set then read back, and every
 // word of limb(t) where the class comment says it is.
 TEST(KeySwitchParts, RoundTripsAndLaysOutEveryWordAsDocumented) {
@@ -67,13 +76,7 @@ TEST(KeySwitchParts, RoundTripsAndLaysOutEveryWordAsDocumented) {
         const std::size_t w = parts.width(t);
         ASSERT_EQ(w, (std::bit_width(q - 1) + 7) / 8) << "q=" << q;  // 40 bits: 5, 30 bits: 4
         ASSERT_EQ(limb.size(), 2 * count * n * w);
-        const auto word = [&](std::size_t at) {
-          std::uint64_t x = 0;
-          for (std::size_t byte = 0; byte < w; ++byte) {
-            x |= std::uint64_t{limb[at * w + byte]} << (8 * byte);
-          }
-          return x;
-        };
+        const auto word = [&](std::size_t at) { return packed(limb, w, at); };
         for (std::size_t j = 0; j < count; ++j) {
           for (std::size_t i = 0; i < n; ++i) {
             const std::size_t at = ((i / group) * 2 * count + 2 * j) * group + i % group;
@@ -134,13 +137,7 @@ TEST(KeySwitchParts, EveryWidthAndAShortLastGroup) {
       const auto limb = parts.limb(t);
       const std::size_t w = parts.width(t);
       widths.push_back(w);
-      const auto word = [&](std::size_t at) {
-        std::uint64_t x = 0;
-        for (std::size_t byte = 0; byte < w; ++byte) {
-          x |= std::uint64_t{limb[at * w + byte]} << (8 * byte);
-        }
-        return x;
-      };
+      const auto word = [&](std::size_t at) { return packed(limb, w, at); };
       for (std::size_t j = 0; j < count; ++j) {
         for (std::size_t half = 0; half < 2; ++half) {
           const RnsPoly& want = half == 0 ? b[j] : a[j];
