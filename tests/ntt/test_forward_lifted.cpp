@@ -2,9 +2,9 @@
 // and ModUp's plain form out = forward(lift(x))) and the out-of-place inverse, on every CPU path
 // (CTest runs this binary once per path, with POLYHE_CPU set), against a reference built from
 // independent pieces: the centred lift in 128-bit arithmetic, the scalar kernel's forward
-// transform, and (c − y)·s mod q in 128-bit arithmetic. The fused forms (IFMA, and the AVX2
-// double-precision kernel's) must give the same words; the plain form also the same words as
-// vec::lift_centred then forward on its own path.
+// transform, and (c − y)·s mod q in 128-bit arithmetic. The fused forms (IFMA, and the AVX2 and
+// AVX-512 double-precision kernels') must give the same words; the plain form also the same words
+// as vec::lift_centred then forward on its own path.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -167,13 +167,13 @@ TEST_F(ForwardLifted, PlainFormEqualsLiftThenForwardOnEveryPath) {
         plan->forward_lifted(x, p, out);
         ASSERT_EQ(out, composed) << where;
         ASSERT_EQ(out, lifted_reference(*plan, x, p)) << where << " (scalar reference)";
-        // The kernel fuses exactly where the IFMA kernel serves (n, q) or the AVX2 kernel is
-        // its double-precision one (q < 2^50; it also serves the avx512 path below 128 points),
-        // and p < 2^52.
+        // The kernel fuses exactly where the IFMA kernel serves (n, q) or the AVX2 or AVX-512
+        // kernel is its double-precision one (q < 2^50; the AVX2 one also serves the avx512 path
+        // below 32 points), and p < 2^52.
         const cpu::NttKernel64& kernel = *plan->cpu_kernel();
-        const bool fused =
-            p < (u64{1} << 52) && ((kernel.path() == CpuPath::ifma && n >= 128) ||
-                                   (kernel.path() == CpuPath::avx2 && q < (u64{1} << 50)));
+        const bool fma = kernel.path() == CpuPath::avx2 || kernel.path() == CpuPath::avx512;
+        const bool fused = p < (u64{1} << 52) && ((kernel.path() == CpuPath::ifma && n >= 128) ||
+                                                  (fma && q < (u64{1} << 50)));
         std::vector<u64> direct(n, ~u64{0});
         ASSERT_EQ(kernel.forward_from_lifted(x.data(), p, direct.data()), fused) << where;
         if (fused) {

@@ -9,8 +9,12 @@
 // vector operations (18 for primes of 61–62 bits), of which 5 multiplies; Zen 5 issues ~3.8 such
 // operations per cycle, so the floor is ~4.3 cycles per 8 butterflies; the passes run at ~4.7,
 // the in-register stages at ~6.2 (shuffles and the output reduction).
+//
+// make_avx512_ntt_kernel serves primes below 2^50 with the double-precision transform instead
+// (ntt_avx512_fma.cpp), whose element-wise products are this kernel's.
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "cpu/ntt_kernel.hpp"
 #include "ntt_avx512_forward.hpp"
@@ -20,6 +24,9 @@
 #include "polyhe/core/wipe.hpp"
 
 namespace polyhe::cpu {
+
+std::unique_ptr<NttKernel64> make_avx512_fma_ntt_kernel(const NttTables64& t,
+                                                        std::unique_ptr<NttKernel64> products);
 
 namespace {
 
@@ -138,7 +145,11 @@ void Avx512NttKernel::fused_hadamard(const u64* a, const u64* b, u64* c) const {
 
 std::unique_ptr<NttKernel64> make_avx512_ntt_kernel(const NttTables64& t) {
   if (t.n < kMinN) return nullptr;  // the scalar kernel serves n < 32
-  return std::make_unique<Avx512NttKernel>(t);
+  auto integer = std::make_unique<Avx512NttKernel>(t);
+  // Below 2^50 the double-precision transform, 1.2-1.3x this kernel's on an Intel core (perf.md
+  // §13i); its element-wise products stay this kernel's.
+  if (t.q < (u64{1} << 50)) return make_avx512_fma_ntt_kernel(t, std::move(integer));
+  return integer;
 }
 
 }  // namespace polyhe::cpu
