@@ -2,7 +2,8 @@
 // one target modulus c,
 //   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,
 // with every x_i[k] < 2^52 and w_i < c (x_i: one pointer per term, e.g. the limbs of a block). An
-// IFMA52 kernel and an AVX2 + FMA one (x_i[k] < 2^50, c < 2^50) exist: elsewhere the callers keep
+// IFMA52 kernel and double-precision ones on AVX2 + FMA and AVX-512 (x_i[k] < 2^50, c < 2^50)
+// exist: elsewhere the callers keep
 // their scalar 128-bit loops (rns/base_converter.cpp), which are the reference the kernels are
 // tested against (tests/cpu/test_convert_kernel.cpp).
 #pragma once
@@ -34,6 +35,9 @@ using WeightedSumFmaKernel = void (*)(const std::uint64_t* const* x, std::size_t
                                       const std::uint64_t* w, std::uint64_t* out, std::size_t n,
                                       std::uint64_t c);
 WeightedSumFmaKernel avx2_weighted_sum_kernel();
+/// The same sums on eight lanes (AVX-512 F), the same preconditions and words; nullptr when this
+/// build did not compile the AVX-512 kernels.
+WeightedSumFmaKernel avx512_weighted_sum_kernel();
 
 /// Whether the AVX2 + FMA kernel serves inputs below `x_bound` (exclusive) and modulus c.
 constexpr bool avx2_weighted_sum_serves(std::uint64_t x_bound, std::uint64_t c) {

@@ -36,6 +36,9 @@ ScaleRoundPartsKernel avx2_scale_round_parts_kernel() {
 const ElementwiseKernels* avx512_elementwise_kernels() {
   return nullptr;
 }
+WeightedSumFmaKernel avx512_weighted_sum_kernel() {
+  return nullptr;
+}
 FractionRoundKernel avx512_fraction_round_kernel() {
   return nullptr;
 }
@@ -633,6 +636,8 @@ WeightedSum::WeightedSum(u64 c, std::size_t max_terms, u64 x_bound) : c_(c), max
   fma_ok_ = cpu::avx2_weighted_sum_serves(x_bound, c) &&
             cpu::avx2_weighted_sum_kernel() != nullptr &&
             !cpu_path_unavailable_reason(CpuPath::avx2);
+  avx512_ok_ = fma_ok_ && cpu::avx512_weighted_sum_kernel() != nullptr &&
+               !cpu_path_unavailable_reason(CpuPath::avx512);
   if (ifma_ok_) constants_ = cpu::make_weighted_sum_modulus(c);
 }
 
@@ -666,9 +671,14 @@ bool WeightedSum::operator()(std::span<const u64* const> x, std::span<const u64>
       cpu::ifma_weighted_sum_kernel()(x.data(), x.size(), w.data(), out.data(), out.size(),
                                       constants_);
       return true;
-    case WeightedSumPath::fma50:
-      cpu::avx2_weighted_sum_kernel()(x.data(), x.size(), w.data(), out.data(), out.size(), c_);
+    case WeightedSumPath::fma50: {
+      // Eight lanes where the path has AVX-512 (perf.md §13i), else four.
+      const cpu::WeightedSumFmaKernel k = cpu_path() >= CpuPath::avx512 && avx512_ok_
+                                              ? cpu::avx512_weighted_sum_kernel()
+                                              : cpu::avx2_weighted_sum_kernel();
+      k(x.data(), x.size(), w.data(), out.data(), out.size(), c_);
       return true;
+    }
     case WeightedSumPath::none: break;
   }
   return false;

@@ -109,19 +109,26 @@ TEST_F(WeightedSum, LengthsOneToForty) {
   }
 }
 
+// The double-precision kernels, four lanes (AVX2 + FMA) and eight (AVX-512), where this CPU and
+// build have them.
 class WeightedSumFma : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto why = cpu_path_unavailable_reason(CpuPath::avx2)) {
       GTEST_SKIP() << "no AVX2 + FMA here: " << *why;
     }
-    kernel_ = cpu::avx2_weighted_sum_kernel();
-    ASSERT_NE(kernel_, nullptr);
+    ASSERT_NE(cpu::avx2_weighted_sum_kernel(), nullptr);
+    kernels_.emplace_back("avx2", cpu::avx2_weighted_sum_kernel());
+    if (!cpu_path_unavailable_reason(CpuPath::avx512)) {
+      ASSERT_NE(cpu::avx512_weighted_sum_kernel(), nullptr);
+      kernels_.emplace_back("avx512", cpu::avx512_weighted_sum_kernel());
+    }
   }
-  cpu::WeightedSumFmaKernel kernel_ = nullptr;
+  std::vector<std::pair<std::string, cpu::WeightedSumFmaKernel>> kernels_;
 };
 
-// The sums are centred every eight terms: 1, 7, 8, 9, 17 and 300 terms cross that boundary.
+// The sums are centred every eight terms: 1, 7, 8, 9, 17 and 300 terms cross that boundary. The
+// lengths cross the two-vector step and the word-by-word tail of both lane counts.
 TEST_F(WeightedSumFma, EqualsTheReference) {
   POLYHE_SEEDED_RNG(rng);
   std::vector<u64> moduli = {2, 3, 97, (u64{1} << 49) - 1, (u64{1} << 49) + 1};
@@ -131,25 +138,27 @@ TEST_F(WeightedSumFma, EqualsTheReference) {
     moduli.push_back(top);
   }
   const u64 x_top = (u64{1} << 50) - 1;
-  for (u64 c : moduli) {
-    ASSERT_TRUE(cpu::avx2_weighted_sum_serves(x_top + 1, c)) << c;
-    for (std::size_t terms : {1, 7, 8, 9, 17, 300}) {
-      for (std::size_t n : {1, 3, 4, 5, 37, 256}) {
-        const std::size_t stride = n + 3;
-        for (const bool extreme : {false, true}) {
-          std::vector<u64> x(terms * stride), w(terms);
-          for (auto& v : x) v = extreme ? x_top : rng.uniform(0, x_top);
-          for (auto& v : w) v = extreme ? c - 1 : rng.uniform(0, c - 1);
-          std::vector<u64> out(n + 1, 12345);
-          std::vector<const u64*> ptrs;
-          for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * stride);
-          kernel_(ptrs.data(), terms, w.data(), out.data(), n, c);
-          for (std::size_t k = 0; k < n; ++k) {
-            ASSERT_EQ(out[k], reference(x, stride, terms, w, k, c))
-                << "c=" << c << " terms=" << terms << " n=" << n << " k=" << k
-                << (extreme ? " extreme" : " random");
+  for (const auto& [name, kernel] : kernels_) {
+    for (u64 c : moduli) {
+      ASSERT_TRUE(cpu::avx2_weighted_sum_serves(x_top + 1, c)) << c;
+      for (std::size_t terms : {1, 7, 8, 9, 17, 300}) {
+        for (std::size_t n : {1, 3, 4, 5, 8, 15, 16, 17, 24, 37, 256}) {
+          const std::size_t stride = n + 3;
+          for (const bool extreme : {false, true}) {
+            std::vector<u64> x(terms * stride), w(terms);
+            for (auto& v : x) v = extreme ? x_top : rng.uniform(0, x_top);
+            for (auto& v : w) v = extreme ? c - 1 : rng.uniform(0, c - 1);
+            std::vector<u64> out(n + 1, 12345);
+            std::vector<const u64*> ptrs;
+            for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * stride);
+            kernel(ptrs.data(), terms, w.data(), out.data(), n, c);
+            for (std::size_t k = 0; k < n; ++k) {
+              ASSERT_EQ(out[k], reference(x, stride, terms, w, k, c))
+                  << name << " c=" << c << " terms=" << terms << " n=" << n << " k=" << k
+                  << (extreme ? " extreme" : " random");
+            }
+            EXPECT_EQ(out[n], 12345U) << name << " n=" << n;
           }
-          EXPECT_EQ(out[n], 12345U) << "n=" << n;
         }
       }
     }

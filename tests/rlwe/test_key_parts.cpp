@@ -150,7 +150,9 @@ TEST(KeySwitchParts, EveryWidthAndAShortLastGroup) {
         }
       }
     }
-    if (n == 32) EXPECT_EQ(widths, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+    if (n == 32) {
+      EXPECT_EQ(widths, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+    }
   }
 }
 

@@ -34,8 +34,9 @@ namespace polyhe::vec {
 enum class WeightedSumPath {
   none,    // none serves: the caller's scalar loop
   ifma52,  // IFMA52: every x < 2^52, c < 2^50 (c ≠ 2^49), at most 2048 terms; the IFMA path
-  fma50,   // AVX2 + FMA, exact double-precision products: every x ≤ 2^50, c < 2^50; the avx2
-           // and avx512 paths, and the ifma path where IFMA52 does not serve
+  fma50,   // exact double-precision products, every x ≤ 2^50, c < 2^50: on four lanes (AVX2 +
+           // FMA) on the avx2 path, on eight (AVX-512) on the avx512 path and on the ifma path
+           // where IFMA52 does not serve
 };
 
 /// Sums modulo c of at most max_terms products x·w with every x below x_bound and every w < c.
@@ -62,6 +63,7 @@ class WeightedSum {
   std::size_t max_terms_ = 0;
   bool ifma_ok_ = false;
   bool fma_ok_ = false;
+  bool avx512_ok_ = false;  // fma50 on eight lanes
 };
 
 /// The exact base conversion's correction count (HPS; rns/base_converter.hpp): for each k,

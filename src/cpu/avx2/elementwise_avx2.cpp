@@ -12,7 +12,9 @@
 
 #include "cpu/convert_kernel.hpp"
 #include "cpu/elementwise_kernel.hpp"
+#include "cpu/fma_weighted_sum.hpp"
 #include "cpu/gather_words.hpp"
+#include "doubles.hpp"
 #include "lanes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/arith/word.hpp"
@@ -421,49 +423,11 @@ void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8
                   });
 }
 
-/// out[k] = Σ_i x_i[k]·w_i mod c (convert_kernel.hpp), four lanes at a time; the n mod 4 tail by
-/// the 128-bit sum.
+/// out[k] = Σ_i x_i[k]·w_i mod c (convert_kernel.hpp), four lanes at a time
+/// (cpu/fma_weighted_sum.hpp).
 void weighted_sum_fma(const u64* const* x, std::size_t terms, const u64* w, u64* out, std::size_t n,
                       u64 c) {
-  const FmaMod fm(c);
-  // The weights as doubles once per call (exact: below 2^50), broadcast from memory in the loop.
-  thread_local std::vector<double> weights;
-  weights.resize(terms);
-  for (std::size_t i = 0; i < terms; ++i) weights[i] = static_cast<double>(w[i]);
-  // Through a local pointer: the thread-local itself, named in the loop, is looked up again on
-  // every k (a __tls_get_addr call in position-independent code, the vectors spilled around it).
-  const double* wd = weights.data();
-  std::size_t k = 0;
-  // Two vectors at a time: two independent sums, so the additions' latency (4 cycles a term on
-  // one sum) overlaps, and each weight is broadcast once for both.
-  for (; k + 2 * avx2::kLanes <= n; k += 2 * avx2::kLanes) {
-    D s0 = _mm256_setzero_pd();
-    D s1 = _mm256_setzero_pd();
-    for (std::size_t i = 0; i < terms; ++i) {
-      const D wi = _mm256_broadcast_sd(wd + i);
-      s0 = _mm256_add_pd(s0, fm.mul(to_double(load(x[i] + k)), wi));
-      s1 = _mm256_add_pd(s1, fm.mul(to_double(load(x[i] + k + avx2::kLanes)), wi));
-      if (i % 8 == 7) {
-        s0 = fm.centre(s0);
-        s1 = fm.centre(s1);
-      }
-    }
-    avx2::store(out + k, to_words(fm.canonical(fm.centre(s0))));
-    avx2::store(out + k + avx2::kLanes, to_words(fm.canonical(fm.centre(s1))));
-  }
-  for (; k + avx2::kLanes <= n; k += avx2::kLanes) {
-    D s = _mm256_setzero_pd();
-    for (std::size_t i = 0; i < terms; ++i) {
-      s = _mm256_add_pd(s, fm.mul(to_double(load(x[i] + k)), _mm256_broadcast_sd(wd + i)));
-      if (i % 8 == 7) s = fm.centre(s);
-    }
-    avx2::store(out + k, to_words(fm.canonical(fm.centre(s))));
-  }
-  for (; k < n; ++k) {
-    unsigned __int128 s = 0;
-    for (std::size_t i = 0; i < terms; ++i) s = (s + polyhe::mul_wide(x[i][k], w[i])) % c;
-    out[k] = static_cast<u64>(s);
-  }
+  fma_weighted_sum<Avx2Doubles>(x, terms, w, out, n, c);
 }
 
 /// One pair product of fused_hadamard on four lanes (x0, x1, y0, y1 in [0, q)): u = x0·y0,
