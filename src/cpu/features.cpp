@@ -125,7 +125,9 @@ std::string best_cpu_path_reason() {
              "primes below 2^50, AVX-512 kernels for wider primes";
     case CpuPath::avx512:
       return "AVX-512 F/DQ/VL/BW present and enabled, but no IFMA (" +
-             *cpu_path_unavailable_reason(CpuPath::ifma) + "): AVX-512 kernels for every prime";
+             *cpu_path_unavailable_reason(CpuPath::ifma) +
+             "): AVX-512 kernels for every prime, the transforms and base conversion's sums in "
+             "double precision below 2^50";
     case CpuPath::avx2:
       return "AVX2 present and enabled, but no AVX-512 (" +
              *cpu_path_unavailable_reason(CpuPath::avx512) +
