@@ -443,9 +443,8 @@ void key_inner_products_groups(std::span<const u64* const> a, std::span<const st
   CpuPath path = cpu_path();
   // The lazy IFMA sums hold kWeightedSumMaxTerms terms; the SIMD kernels work on whole groups.
   if (path == CpuPath::ifma && terms > cpu::kWeightedSumMaxTerms) path = CpuPath::avx512;
-  // Below 2^50 the AVX2 + FMA kernel serves the avx512 path too (every AVX-512 CPU has AVX2 and
-  // FMA): 2× the AVX-512 integer kernel (perf.md §13d).
-  if (path == CpuPath::avx512 && q.value() < (u64{1} << 50)) path = CpuPath::avx2;
+  // Below 2^50 the avx512 path's kernel sums in double precision on eight lanes (perf.md §13i);
+  // the AVX2 + FMA one served it before, 2× the AVX-512 integer form (§13d).
   if (group < cpu::kKeyGroup) path = CpuPath::scalar;
   const cpu::ElementwiseKernels& k = cpu::elementwise_kernels(path, q.value());
   k.key_inner_products(a.data(), terms, key.data(), parts, width, c0.data(), c1.data(), n,

@@ -4,18 +4,17 @@
 // (avx2/elementwise_avx2.cpp), eight on AVX-512 (avx512/weighted_sum_avx512.cpp). Internal
 // linkage, as avx2/lanes.hpp: each kernel file compiles its own copy with its own flags.
 //
-// Each product a·w (a < 2^50, w < c): h = fl(a·w), l = a·w − h exactly (one FMA),
-// Q = round(fl(h·fl(1/c))) (h/c < a < 2^50, so round_small serves), r = fl(h − Q·c) + l, exact
-// and in [−0.875c, 0.875c]. The sum of eight such products stays below 7c in magnitude and is
-// centred every eight terms (x − round(x/c)·c, |·| < c/2 + 1), so it never leaves the exact range;
-// the last centred sum is brought to [0, c) by adding c where it is negative (an integer below
-// c/2 + 1 is below c for c ≥ 2).
+// Each product a·w (a < 2^50, w < c) is FmaModLanes::mul's, exact and in [−0.875c, 0.875c]
+// (cpu/fma_mod.hpp). The sum of eight such products stays below 7c in magnitude and is centred
+// every eight terms (|·| < c/2 + 1), so it never leaves the exact range; the last centred sum is
+// brought to [0, c) by adding c where it is negative.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "cpu/fma_mod.hpp"
 #include "polyhe/arith/word.hpp"
 
 namespace polyhe::cpu {
@@ -26,18 +25,9 @@ void fma_weighted_sum(const std::uint64_t* const* x, std::size_t terms, const st
                       std::uint64_t* out, std::size_t n, std::uint64_t c) {
   using D = typename L::D;
   constexpr std::size_t kLanes = L::kLanes;
-  const D q = L::set1(static_cast<double>(c));
-  const D q_inv = L::set1(1.0 / static_cast<double>(c));
-  const auto mul = [&](D a, D b) __attribute__((always_inline)) {
-    const D h = L::mul(a, b);
-    const D l = L::fmsub(a, b, h);
-    return L::add(L::fnmadd(L::round_small(L::mul(h, q_inv)), q, h), l);
-  };
-  const auto centre = [&](D s) __attribute__((always_inline)) {
-    return L::fnmadd(L::round_small(L::mul(s, q_inv)), q, s);
-  };
+  const FmaModLanes<L> fm(c);
   const auto finish = [&](std::uint64_t * o, D s) __attribute__((always_inline)) {
-    L::to_words(o, L::add_where_negative(centre(s), q));
+    L::to_words(o, fm.canonical(s));
   };
   // The weights as doubles once per call (exact: below 2^50), broadcast in the loop. Through a
   // local pointer: the thread-local itself, named in the loop, is looked up again on every k (a
@@ -54,11 +44,11 @@ void fma_weighted_sum(const std::uint64_t* const* x, std::size_t terms, const st
     D s1 = s0;
     for (std::size_t i = 0; i < terms; ++i) {
       const D wi = L::set1(wd[i]);
-      s0 = L::add(s0, mul(L::from_words(x[i] + k), wi));
-      s1 = L::add(s1, mul(L::from_words(x[i] + k + kLanes), wi));
+      s0 = L::add(s0, fm.mul(L::from_words(x[i] + k), wi));
+      s1 = L::add(s1, fm.mul(L::from_words(x[i] + k + kLanes), wi));
       if (i % 8 == 7) {
-        s0 = centre(s0);
-        s1 = centre(s1);
+        s0 = fm.centre(s0);
+        s1 = fm.centre(s1);
       }
     }
     finish(out + k, s0);
@@ -67,8 +57,8 @@ void fma_weighted_sum(const std::uint64_t* const* x, std::size_t terms, const st
   for (; k + kLanes <= n; k += kLanes) {
     D s = L::set1(0.0);
     for (std::size_t i = 0; i < terms; ++i) {
-      s = L::add(s, mul(L::from_words(x[i] + k), L::set1(wd[i])));
-      if (i % 8 == 7) s = centre(s);
+      s = L::add(s, fm.mul(L::from_words(x[i] + k), L::set1(wd[i])));
+      if (i % 8 == 7) s = fm.centre(s);
     }
     finish(out + k, s);
   }

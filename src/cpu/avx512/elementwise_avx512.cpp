@@ -5,7 +5,9 @@
 // 64×64-bit products have no AVX-512F instruction: the 128-bit product is assembled from the four
 // 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ).
 #include "cpu/elementwise_kernel.hpp"
+#include "cpu/fma_mod.hpp"
 #include "cpu/gather_words.hpp"
+#include "doubles.hpp"
 #include "lanes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/arith/word.hpp"
@@ -191,9 +193,43 @@ class Fold8 {
 /// and a residue stay below 2^128 for q < 2^62) and folded to [0, q) once per 15 terms and at the
 /// end (Fold8), as the scalar loop's lazy sums: a reduction per term, as before, took longer
 /// (perf.md §13d).
+/// The key inner products for q < 2^50 in double precision (cpu/fma_mod.hpp): each product
+/// FmaModLanes::mul's, in [−0.875q, 0.875q], the sums exact and centred every eight terms
+/// (|·| < q/2 + 1 + 8·0.875q < 2^53), brought to [0, q) at the end. The same groups, unpacking
+/// and prefetching as the integer form below.
+void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::uint8_t* key,
+                            std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
+                            u64 q) {
+  using L = Avx512Doubles;
+  const FmaModLanes<L> fm(q);
+  const KeyUnpack unpack(width);
+  const std::size_t row = kKeyGroup * width;  // bytes of one half of one part in a group
+  const std::size_t stride = 2 * parts * row;
+  for (std::size_t i = 0; i < n; i += kKeyGroup) {
+    const std::uint8_t* k = key + (i / kKeyGroup) * stride;
+    __m512d s0 = _mm512_setzero_pd(), s1 = s0;
+    for (std::size_t j = 0; j < terms; ++j) {
+      prefetch_key(k, j, row, width);
+      const __m512d x = L::from_words(a[j] + i);
+      s0 = L::add(s0, fm.mul(x, L::to_double(unpack(k + 2 * j * row))));
+      s1 = L::add(s1, fm.mul(x, L::to_double(unpack(k + (2 * j + 1) * row))));
+      if (j % 8 == 7) {
+        s0 = fm.centre(s0);
+        s1 = fm.centre(s1);
+      }
+    }
+    L::to_words(c0 + i, fm.canonical(s0));
+    L::to_words(c1 + i, fm.canonical(s1));
+  }
+}
+
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
+  if (r.q < (u64{1} << 50)) {
+    key_inner_products_fma(a, terms, key, parts, width, c0, c1, n, r.q);
+    return;
+  }
   constexpr std::size_t kLazyTerms = 15;
   const Fold8 fold(r.q);
   const KeyUnpack unpack(width);
