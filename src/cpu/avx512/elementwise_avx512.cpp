@@ -3,7 +3,8 @@
 // only) and called only when cpu_path() allows it.
 //
 // 64×64-bit products have no AVX-512F instruction: the 128-bit product is assembled from the four
-// 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ).
+// 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ). The key
+// inner products below 2^50 sum exact double-precision products instead (cpu/fma_mod.hpp).
 #include "cpu/elementwise_kernel.hpp"
 #include "cpu/fma_mod.hpp"
 #include "cpu/gather_words.hpp"
@@ -187,12 +188,6 @@ class Fold8 {
   V q_, r_, rs_, rs1_, os_, os1_;
 };
 
-/// Eight lanes per group of eight words. The key is one sequential stream of packed residues
-/// (KeyUnpack), prefetched kKeyAhead residues ahead (the hardware prefetcher alone runs too short
-/// a distance ahead of it: perf.md §8). The products' 128-bit sums are kept lazily (15 products
-/// and a residue stay below 2^128 for q < 2^62) and folded to [0, q) once per 15 terms and at the
-/// end (Fold8), as the scalar loop's lazy sums: a reduction per term, as before, took longer
-/// (perf.md §13d).
 /// The key inner products for q < 2^50 in double precision (cpu/fma_mod.hpp): each product
 /// FmaModLanes::mul's, in [−0.875q, 0.875q], the sums exact and centred every eight terms
 /// (|·| < q/2 + 1 + 8·0.875q < 2^53), brought to [0, q) at the end. The same groups, unpacking
@@ -223,6 +218,12 @@ void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::u
   }
 }
 
+/// Eight lanes per group of eight words. The key is one sequential stream of packed residues
+/// (KeyUnpack), prefetched kKeyAhead residues ahead (the hardware prefetcher alone runs too short
+/// a distance ahead of it: perf.md §8). The products' 128-bit sums are kept lazily (15 products
+/// and a residue stay below 2^128 for q < 2^62) and folded to [0, q) once per 15 terms and at the
+/// end (Fold8), as the scalar loop's lazy sums: a reduction per term, as before, took longer
+/// (perf.md §13d). Primes below 2^50 take key_inner_products_fma (perf.md §13i).
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
