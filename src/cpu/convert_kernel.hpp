@@ -3,9 +3,8 @@
 //   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,
 // with every x_i[k] < 2^52 and w_i < c (x_i: one pointer per term, e.g. the limbs of a block). An
 // IFMA52 kernel and double-precision ones on AVX2 + FMA and AVX-512 (x_i[k] < 2^50, c < 2^50)
-// exist: elsewhere the callers keep
-// their scalar 128-bit loops (rns/base_converter.cpp), which are the reference the kernels are
-// tested against (tests/cpu/test_convert_kernel.cpp).
+// exist: elsewhere the callers keep their scalar 128-bit loops (rns/base_converter.cpp), which
+// are the reference the kernels are tested against (tests/cpu/test_convert_kernel.cpp).
 #pragma once
 
 #include <cstddef>

@@ -5,9 +5,9 @@
 // linkage, as avx2/lanes.hpp: each kernel file compiles its own copy with its own flags.
 //
 // Each product a·w (a < 2^50, w < c) is FmaModLanes::mul's, exact and in [−0.875c, 0.875c]
-// (cpu/fma_mod.hpp). The sum of eight such products stays below 7c in magnitude and is centred
-// every eight terms (|·| < c/2 + 1), so it never leaves the exact range; the last centred sum is
-// brought to [0, c) by adding c where it is negative.
+// (cpu/fma_mod.hpp). A centred sum (|·| < c/2 + 1) plus eight such products stays below
+// 7.5c + 1 < 2^53 in magnitude, and the sum is centred every eight terms, so it never leaves the
+// exact range; the last centred sum is brought to [0, c) by adding c where it is negative.
 #pragma once
 
 #include <cstddef>
