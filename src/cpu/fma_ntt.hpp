@@ -228,10 +228,10 @@ class FmaNttKernel : public NttKernel64 {
   /// stores replaced.
   void forward_lifted_stages(const u64* x, const Lift& lift, u64* out, const SubScale* sub) const {
     double* w = work();
-    pair_with<true, true, false, FmaOut::centre, true>(x, w, nullptr, 1, &lift);
+    pair_with<true, true, true>(x, w, 1, &lift);
     std::size_t m = 4;
     for (; 4 * m <= n_ && n_ / (4 * m) >= kLanes; m *= 4) {
-      pair(true, nullptr, w, nullptr, m, FmaOut::centre);
+      pair(true, nullptr, w, m);
     }
     for (int index = 0; 2 * m < n_; m <<= 1, ++index) {
       stage(true, nullptr, w, nullptr, m, index % 2 == 1 ? FmaOut::centre : FmaOut::keep);
@@ -358,37 +358,26 @@ class FmaNttKernel : public NttKernel64 {
 
   /// Two stages per pass (radix 4, as the scalar kernel's pairs): forward m and 2m with the
   /// second half-size h = n/4m ≥ kLanes; inverse m and m/2 with the first half-size t = n/2m ≥
-  /// kLanes. The outputs are centred (or brought to [0, q)): two stages from centred inputs stay
-  /// below 4q (forward) or 2q + 4 (inverse).
-  void pair(bool forward, const u64* from, double* w, u64* to, std::size_t m, FmaOut out) const {
-    const auto go = [&]<bool kF, bool kFrom, bool kTo, FmaOut kOut>() {
-      pair_with<kF, kFrom, kTo, kOut>(from, w, to, m);
-    };
-    const auto by_io = [&]<bool kF, FmaOut kOut>() {
-      if (from != nullptr && to != nullptr) {
-        go.template operator()<kF, true, true, kOut>();
-      } else if (from != nullptr) {
-        go.template operator()<kF, true, false, kOut>();
-      } else if (to != nullptr) {
-        go.template operator()<kF, false, true, kOut>();
+  /// kLanes. Reads the words of from (or w), writes w, centred: two stages from centred inputs
+  /// stay below 4q (forward) or 2q + 4 (inverse). A pair never ends a transform, whose last stage
+  /// has half-size 1 or 2 < kLanes.
+  void pair(bool forward, const u64* from, double* w, std::size_t m) const {
+    const auto go = [&]<bool kF>() {
+      if (from != nullptr) {
+        pair_with<kF, true>(from, w, m);
       } else {
-        go.template operator()<kF, false, false, kOut>();
+        pair_with<kF, false>(nullptr, w, m);
       }
     };
     if (forward) {
-      if (out == FmaOut::canonical) {
-        by_io.template operator()<true, FmaOut::canonical>();
-      } else {
-        by_io.template operator()<true, FmaOut::centre>();
-      }
+      go.template operator()<true>();
     } else {
-      by_io.template operator()<false, FmaOut::centre>();
+      go.template operator()<false>();
     }
   }
 
-  template <bool kForward, bool kFromWords, bool kToWords, FmaOut kOut, bool kLift = false>
-  void pair_with(const u64* from, double* w, u64* to, std::size_t m,
-                 const Lift* lift = nullptr) const {
+  template <bool kForward, bool kFromWords, bool kLift = false>
+  void pair_with(const u64* from, double* w, std::size_t m, const Lift* lift = nullptr) const {
     const auto ld = [&](std::size_t i) __attribute__((always_inline)) {
       if constexpr (kLift) {
         return lifted(from + i, *lift);
@@ -399,12 +388,7 @@ class FmaNttKernel : public NttKernel64 {
       }
     };
     const auto st = [&](std::size_t i, D x) __attribute__((always_inline)) {
-      x = finish<kOut>(x);
-      if constexpr (kToWords) {
-        L::to_words(to + i, x);
-      } else {
-        L::store(w + i, x);
-      }
+      L::store(w + i, ar_.centre(x));
     };
     if constexpr (kForward) {
       const std::size_t t1 = n_ / (2 * m);
@@ -454,9 +438,7 @@ class FmaNttKernel : public NttKernel64 {
     double* w = work();
     std::size_t m = 1;
     for (; 4 * m <= m_end && n_ / (4 * m) >= kLanes; m *= 4) {
-      const bool last = 4 * m == m_end;
-      pair(true, m == 1 ? a : nullptr, w, last ? a : nullptr, m,
-           last ? FmaOut::canonical : FmaOut::centre);
+      pair(true, m == 1 ? a : nullptr, w, m);
     }
     for (int index = 0; m < m_end; m <<= 1, ++index) {
       const bool last = 2 * m == m_end;
@@ -480,7 +462,7 @@ class FmaNttKernel : public NttKernel64 {
       in_words = false;
     }
     for (; m >= 4; m >>= 2) {
-      pair(false, in_words ? a : nullptr, w, nullptr, m, FmaOut::centre);
+      pair(false, in_words ? a : nullptr, w, m);
       in_words = false;
     }
     if (m == 2) {
