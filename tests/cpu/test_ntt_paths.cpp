@@ -18,11 +18,12 @@ using u64 = std::uint64_t;
 
 using NttPaths = test::CpuPathTest;
 
-/// Primes at the ends of each size class (IFMA: below 2^50; AVX-512: up to 62 bits): the
-/// smallest and the largest NTT prime of each boundary bit length.
+/// Primes at the ends of each size class (IFMA and the double-precision kernels: below 2^50;
+/// the integer kernels: up to 62 bits, their arithmetic chosen below 2^60, below 2^61 and from
+/// 2^61): the smallest and the largest NTT prime of each boundary bit length.
 std::vector<u64> boundary_primes(std::size_t n) {
   std::vector<u64> qs;
-  for (int bits : {20, 32, 49, 50, 61, 62}) {
+  for (int bits : {20, 32, 49, 50, 51, 60, 61, 62}) {
     if (bit_length(2 * static_cast<u64>(n) + 1) > bits) continue;
     const auto top = ntt_primes(bits, n, 1)[0];
     qs.push_back(top);

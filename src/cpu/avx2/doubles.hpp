@@ -49,6 +49,9 @@ struct Avx2Doubles {
   [[gnu::always_inline]] static D add_where_negative(D x, D q) {
     return _mm256_add_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ), q));
   }
+  [[gnu::always_inline]] static D sub_where_at_least(D x, D q) {
+    return _mm256_sub_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, q, _CMP_GE_OQ), q));
+  }
   /// Half-size 2: (a0 a1 b0 b1 | a2 a3 b2 b3); half-size 1: (a0 b0 a2 b2 | a1 b1 a3 b3), by
   /// 128-bit permutes and unpacks.
   template <std::size_t kT>

@@ -12,6 +12,7 @@
 
 #include "cpu/convert_kernel.hpp"
 #include "cpu/elementwise_kernel.hpp"
+#include "cpu/fma_mod.hpp"
 #include "cpu/fma_weighted_sum.hpp"
 #include "cpu/gather_words.hpp"
 #include "doubles.hpp"
@@ -28,11 +29,12 @@ using avx2::map1;
 using avx2::map2;
 using avx2::map3;
 using avx2::mul_hi;
+using avx2::mul_sub_lo;
 using avx2::mul_wide;
 using avx2::mullo;
 using avx2::reduce_once;
-using avx2::round_small;
 using avx2::set1;
+using avx2::swap_halves;
 using avx2::to_double;
 using avx2::to_words;
 using avx2::V;
@@ -45,7 +47,7 @@ class Barrett4 {
  public:
   explicit Barrett4(const BarrettAlg4<u64>& r)
       : q_(set1(r.q)),
-        q1_(set1(r.q >> 32)),
+        q_sw_(set1(swap_halves(r.q))),
         mu_(set1(r.mu << r.pre)),
         mu1_(set1((r.mu << r.pre) >> 32)),
         down_(_mm_cvtsi64_si128(r.m - 2)),
@@ -56,45 +58,17 @@ class Barrett4 {
     // A shift by 64 or more yields 0 (m = 2), as the scalar code's.
     const V c = _mm256_or_si256(_mm256_sll_epi64(hi, up_), _mm256_srl_epi64(lo, down_));
     const V quot = _mm256_srl_epi64(mul_hi(c, mu_, mu1_), post_);
-    return reduce_once(_mm256_sub_epi64(lo, mullo(quot, q_, q1_)), q_);
+    return reduce_once(_mm256_sub_epi64(lo, mullo(quot, q_, q_sw_)), q_);
   }
 
  private:
-  V q_, q1_, mu_, mu1_;
+  V q_, q_sw_, mu_, mu1_;
   __m128i down_, up_, post_;
 };
 
 using D = __m256d;
-
-/// The double-precision products mod q < 2^50 (file comment).
-class FmaMod {
- public:
-  explicit FmaMod(u64 q)
-      : q_(_mm256_set1_pd(static_cast<double>(q))),
-        q_inv_(_mm256_set1_pd(1.0 / static_cast<double>(q))) {}
-
-  /// a·b − Q·q ∈ [−0.875q, 0.875q] for a, b in [0, q).
-  [[nodiscard]] D mul(D a, D b) const {
-    const D h = _mm256_mul_pd(a, b);
-    const D l = _mm256_fmsub_pd(a, b, h);
-    // h/q < a for b < q: below 2^50 for every caller (the weighted sums' x too, x ≤ 2^50).
-    const D quot = round_small(_mm256_mul_pd(h, q_inv_));
-    return _mm256_add_pd(_mm256_fnmadd_pd(quot, q_, h), l);
-  }
-  /// x − round(x/q)·q: |·| ≤ q/2 + 1 for |x| < 2^53 and |x| < 2^51·q (round_small's range; the
-  /// callers' sums stay below 8q).
-  [[nodiscard]] D centre(D x) const {
-    return _mm256_fnmadd_pd(round_small(_mm256_mul_pd(x, q_inv_)), q_, x);
-  }
-  /// x in (−q, 2q) → [0, q).
-  [[nodiscard]] D canonical(D x) const {
-    x = _mm256_add_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ), q_));
-    return _mm256_sub_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, q_, _CMP_GE_OQ), q_));
-  }
-
- private:
-  D q_, q_inv_;
-};
+/// The double-precision products mod q < 2^50 (file comment; cpu/fma_mod.hpp).
+using FmaMod = FmaModLanes<Avx2Doubles>;
 
 constexpr bool fma_serves(u64 q) {
   return q < (u64{1} << 50);
@@ -134,7 +108,7 @@ void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAl
   if (fma_serves(r.q)) {
     const FmaMod fm(r.q);
     map2(a, b, c, n,
-         [&fm](V x, V y) { return to_words(fm.canonical(fm.mul(to_double(x), to_double(y)))); });
+         [&fm](V x, V y) { return to_words(fm.from_signed(fm.mul(to_double(x), to_double(y)))); });
     return;
   }
   const Barrett4 br(r);
@@ -153,18 +127,18 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
   if (fma_serves(q)) {
     const FmaMod fm(q);
     const D vw = _mm256_set1_pd(static_cast<double>(w.w));
-    map1(a, c, n, [&](V x) { return to_words(fm.canonical(fm.mul(to_double(x), vw))); });
+    map1(a, c, n, [&](V x) { return to_words(fm.from_signed(fm.mul(to_double(x), vw))); });
     return;
   }
   const V vq = set1(q);
-  const V vq1 = set1(q >> 32);
+  const V vq_sw = set1(swap_halves(q));
   const V vw = set1(w.w);
-  const V vw1 = set1(w.w >> 32);
+  const V vw_sw = set1(swap_halves(w.w));
   const V ws = set1(w.w_shoup);
   const V ws1 = set1(w.w_shoup >> 32);
   map1(a, c, n, [=](V x) {
     const V quot = mul_hi(x, ws, ws1);
-    return reduce_once(_mm256_sub_epi64(mullo(x, vw, vw1), mullo(quot, vq, vq1)), vq);
+    return reduce_once(mul_sub_lo(x, vw, vw_sw, quot, vq, vq_sw), vq);
   });
 }
 
@@ -175,7 +149,7 @@ void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t 
     const FmaMod fm(r.q);
     map3(a, b, d, c, n, [&fm](V x, V y, V z) {
       return to_words(
-          fm.canonical(_mm256_add_pd(fm.mul(to_double(x), to_double(y)), to_double(z))));
+          fm.from_near(_mm256_add_pd(fm.mul(to_double(x), to_double(y)), to_double(z))));
     });
     return;
   }
@@ -199,20 +173,20 @@ void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c
     map2(a, b, c, n, [&](V x, V y) {
       const V d =
           _mm256_add_epi64(_mm256_sub_epi64(x, y), _mm256_and_si256(_mm256_cmpgt_epi64(y, x), vq));
-      return to_words(fm.canonical(fm.mul(to_double(d), vw)));
+      return to_words(fm.from_signed(fm.mul(to_double(d), vw)));
     });
     return;
   }
   const V vq = set1(q);
-  const V vq1 = set1(q >> 32);
+  const V vq_sw = set1(swap_halves(q));
   const V vw = set1(w.w);
-  const V vw1 = set1(w.w >> 32);
+  const V vw_sw = set1(swap_halves(w.w));
   const V ws = set1(w.w_shoup);
   const V ws1 = set1(w.w_shoup >> 32);
   map2(a, b, c, n, [=](V x, V y) {
     const V d = _mm256_add_epi64(_mm256_sub_epi64(x, y), vq);
     const V quot = mul_hi(d, ws, ws1);
-    return reduce_once(_mm256_sub_epi64(mullo(d, vw, vw1), mullo(quot, vq, vq1)), vq);
+    return reduce_once(mul_sub_lo(d, vw, vw_sw, quot, vq, vq_sw), vq);
   });
 }
 
@@ -227,7 +201,7 @@ void lift_centred_fma(const u64* x, u64* c, std::size_t n, const CentredLift& l)
   map1(x, c, n, [&](V v) {
     const D above = _mm256_castsi256_pd(_mm256_cmpgt_epi64(v, half));  // signed: v < 2^52
     const D d = _mm256_sub_pd(to_double(v), _mm256_and_pd(above, shift));
-    return to_words(fm.canonical(fm.centre(d)));
+    return to_words(fm.canonical(d));
   });
 }
 
@@ -238,14 +212,14 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
     return;
   }
   const V vq = set1(l.q);
-  const V vq1 = set1(l.q >> 32);
+  const V vq_sw = set1(swap_halves(l.q));
   const V ws = set1(l.one_shoup);
   const V ws1 = set1(l.one_shoup >> 32);
   const V half = set1(l.half);
   const V q_minus_s = set1(l.q - l.shift);
   map1(x, c, n, [=](V v) {
     const V quot = mul_hi(v, ws, ws1);
-    const V r = reduce_once(_mm256_sub_epi64(v, mullo(quot, vq, vq1)), vq);
+    const V r = reduce_once(_mm256_sub_epi64(v, mullo(quot, vq, vq_sw)), vq);
     const V shifted = reduce_once(_mm256_add_epi64(r, q_minus_s), vq);
     return _mm256_blendv_epi8(r, shifted, _mm256_cmpgt_epi64(v, half));
   });
@@ -353,8 +327,8 @@ void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::u
                         s1 = fm.centre(s1);
                       }
                     }
-                    avx2::store(c0 + i, to_words(fm.canonical(fm.centre(s0))));
-                    avx2::store(c1 + i, to_words(fm.canonical(fm.centre(s1))));
+                    avx2::store(c0 + i, to_words(fm.canonical(s0)));
+                    avx2::store(c1 + i, to_words(fm.canonical(s1)));
                   });
 }
 
@@ -368,24 +342,24 @@ void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::u
 /// [0, 2q) for any 64-bit operand), each brought to [0, q), and their sum once more.
 class Fold128 {
  public:
-  explicit Fold128(u64 q) : q_(set1(q)), q1_(set1(q >> 32)) {
+  explicit Fold128(u64 q) : q_(set1(q)), q_sw_(set1(swap_halves(q))) {
     const auto r = static_cast<u64>((u128{1} << 64) % q);
     const ShoupOperand<u64> wr = make_shoup(r, q), w1 = make_shoup(u64{1}, q);
     r_ = set1(r);
-    r1_ = set1(r >> 32);
+    r_sw_ = set1(swap_halves(r));
     rs_ = set1(wr.w_shoup);
     rs1_ = set1(wr.w_shoup >> 32);
     os_ = set1(w1.w_shoup);
     os1_ = set1(w1.w_shoup >> 32);
   }
   [[nodiscard]] V operator()(V h, V l) const {
-    const V th = _mm256_sub_epi64(mullo(h, r_, r1_), mullo(mul_hi(h, rs_, rs1_), q_, q1_));
-    const V tl = _mm256_sub_epi64(l, mullo(mul_hi(l, os_, os1_), q_, q1_));
+    const V th = mul_sub_lo(h, r_, r_sw_, mul_hi(h, rs_, rs1_), q_, q_sw_);
+    const V tl = _mm256_sub_epi64(l, mullo(mul_hi(l, os_, os1_), q_, q_sw_));
     return reduce_once(_mm256_add_epi64(reduce_once(th, q_), reduce_once(tl, q_)), q_);
   }
 
  private:
-  V q_, q1_, r_, r1_, rs_, rs1_, os_, os1_;
+  V q_, q_sw_, r_, r_sw_, rs_, rs1_, os_, os1_;
 };
 
 /// Four lanes at a time (two vectors per group of eight words), the scalar kernel's layout and
@@ -558,7 +532,7 @@ void avx2_fused_hadamard(const u64* a, const u64* b, const u64* alpha2, u64* c, 
   if (fma_serves(r.q)) {
     const FmaMod fm(r.q);
     fused_pairs(a, b, alpha2, c, n, r.q, [&fm](V x, V y) {
-      return to_words(fm.canonical(fm.mul(to_double(x), to_double(y))));
+      return to_words(fm.from_signed(fm.mul(to_double(x), to_double(y))));
     });
     return;
   }

@@ -54,14 +54,32 @@ inline constexpr std::size_t kLanes = 4;
                           set1(0x4330000000000000ULL));
 }
 
-/// a·b mod 2^64 for a constant b with b1 = ⌊b / 2^32⌋ (three partial products).
-[[gnu::always_inline]] inline V mullo(V a, V b, V b1) {
-  const V a1 = _mm256_srli_epi64(a, 32);
-  const V cross = _mm256_add_epi64(_mm256_mul_epu32(a1, b), _mm256_mul_epu32(a, b1));
-  return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
+/// x with its 32-bit halves swapped: the constant operand of the cross terms below.
+constexpr u64 swap_halves(u64 x) {
+  return (x >> 32) | (x << 32);
 }
-[[gnu::always_inline]] inline V mullo(V a, V b) {
-  return mullo(a, b, _mm256_srli_epi64(b, 32));
+
+/// The cross terms of 64-bit low products, times 2^32: x holds dwords (u, v) per lane, and
+/// ((u + v) mod 2^32)·2^32 is its high dword plus its low one moved up.
+[[gnu::always_inline]] inline V cross_terms(V x) {
+  return _mm256_add_epi64(_mm256_and_si256(x, set1(0xFFFFFFFF00000000ULL)),
+                          _mm256_slli_epi64(x, 32));
+}
+
+/// a·b mod 2^64 for a constant b, b_sw = swap_halves(b): with a = a1·2^32 + a0, it is
+/// a0·b0 + ((a0·b1 + a1·b0) mod 2^32)·2^32, the cross terms by one vpmulld (dword by dword:
+/// (a0·b1, a1·b0)): two multiplies and one shift where three partial products took three and two
+/// (perf.md §13j).
+[[gnu::always_inline]] inline V mullo(V a, V b, V b_sw) {
+  return _mm256_add_epi64(_mm256_mul_epu32(a, b), cross_terms(_mm256_mullo_epi32(a, b_sw)));
+}
+
+/// a·b − c·d mod 2^64 for constants b, d (b_sw, d_sw their halves swapped): the two products'
+/// cross terms subtracted dword by dword before they are joined, as one.
+[[gnu::always_inline]] inline V mul_sub_lo(V a, V b, V b_sw, V c, V d, V d_sw) {
+  const V x = _mm256_sub_epi32(_mm256_mullo_epi32(a, b_sw), _mm256_mullo_epi32(c, d_sw));
+  return _mm256_add_epi64(_mm256_sub_epi64(_mm256_mul_epu32(a, b), _mm256_mul_epu32(c, d)),
+                          cross_terms(x));
 }
 
 /// The 128-bit product a·b as hi·2^64 + lo (the AVX-512 kernel's mul_wide on four lanes): with

@@ -43,19 +43,19 @@ using avx2::VTw;
 
 /// A twiddle per lane (the regrouped stages).
 struct alignas(32) LaneTw {
-  u64 w[4], w_hi[4], s[4], s_hi[4];
+  u64 w[4], w_sw[4], s[4], s_hi[4];
 };
 
 [[gnu::always_inline]] inline VTw lanes(const LaneTw& t) {
   return {_mm256_load_si256(reinterpret_cast<const __m256i*>(t.w)),
-          _mm256_load_si256(reinterpret_cast<const __m256i*>(t.w_hi)),
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(t.w_sw)),
           _mm256_load_si256(reinterpret_cast<const __m256i*>(t.s)),
           _mm256_load_si256(reinterpret_cast<const __m256i*>(t.s_hi))};
 }
 
 Tw4 make_tw4(u64 w, u64 q) {
   const u64 s = make_shoup<u64>(w, q).w_shoup;
-  return {w, w >> 32, s, s >> 32};
+  return {w, avx2::swap_halves(w), s, s >> 32};
 }
 
 /// Two vectors (elements p … p + 7) regrouped for the stage of half-size 2: X = (a0 a1 b0 b1),
@@ -80,7 +80,7 @@ class Avx2NttKernel final : public NttKernel64 {
     fwd_.resize(n_);
     inv_.resize(n_);
     for (std::size_t i = 0; i < n_; ++i) {
-      fwd_[i] = {t.fwd[i], t.fwd[i] >> 32, t.fwd_shoup[i], t.fwd_shoup[i] >> 32};
+      fwd_[i] = {t.fwd[i], avx2::swap_halves(t.fwd[i]), t.fwd_shoup[i], t.fwd_shoup[i] >> 32};
       inv_[i] = make_tw4(t.inv[i], q_);
     }
     avx2::regrouped_lane_tables(fwd_, fwd2_, fwd1_, set_lane);
@@ -119,7 +119,7 @@ class Avx2NttKernel final : public NttKernel64 {
 
   static void set_lane(LaneTw& e, std::size_t l, const Tw4& t) {
     e.w[l] = t.w;
-    e.w_hi[l] = t.w_hi;
+    e.w_sw[l] = t.w_sw;
     e.s[l] = t.s;
     e.s_hi[l] = t.s_hi;
   }

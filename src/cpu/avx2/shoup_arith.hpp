@@ -2,9 +2,14 @@
 // q below 2^62: the arithmetic of the integer NTT kernel (ntt_avx2.cpp), shared with the
 // flattened cyclic transforms' AVX2 policy (src/ntt/cyclic/fused_avx2.cpp).
 //
-// A Shoup product a·ω − ⌊a·ω'/2^64⌋·q takes nine vpmuludq for four lanes: three for an
-// approximate quotient Q' ∈ [Q − 2, Q] (the high word of a·ω' without the low partial products,
-// as the AVX-512 kernel), three for each 64-bit low product. The result lies in [0, 4q).
+// A Shoup product a·ω − ⌊a·ω'/2^64⌋·q for four lanes: three vpmuludq for an approximate quotient
+// Q' ∈ [Q − 2, Q] (the high word of a·ω' without the low partial products, as the AVX-512
+// kernel), then the difference of the two 64-bit low products a·ω − Q'·q at once: with
+// x = x1·2^32 + x0, it is a0·ω0 − Q'0·q0 + ((a1·ω0 + a0·ω1 − Q'1·q0 − Q'0·q1) mod 2^32)·2^32
+// (mod 2^64), whose cross terms are two vpmulld (32-bit low products, dword by dword) of a and
+// Q' by ω and q with their halves swapped, and whose low terms are two vpmuludq: seven multiplies
+// and four shifts where two separate 64-bit low products took nine and six (perf.md §13j). The
+// result lies in [0, 4q).
 // Conditional subtractions compare as signed words where the largest value compared is below
 // 2^63, and with the sign bit flipped above. Include only from translation units compiled with
 // -mavx2; internal linkage, as lanes.hpp.
@@ -15,17 +20,18 @@
 namespace polyhe::cpu::avx2 {
 namespace {  // NOLINT(cert-dcl59-cpp, google-build-namespaces): see the file comment
 
-/// A twiddle ω with its Shoup companion ω', each with its high half (vpmuludq reads the low 32
-/// bits of a lane): broadcast from one 32-byte entry, or one per lane from a lane entry.
+/// A twiddle ω with its halves swapped (w_sw, for vpmulld) and its Shoup companion ω' with its
+/// high half (vpmuludq reads the low 32 bits of a lane): broadcast from one 32-byte entry, or one
+/// per lane from a lane entry.
 struct Tw4 {
-  u64 w, w_hi, s, s_hi;
+  u64 w, w_sw, s, s_hi;
 };
 struct VTw {
-  V w, w_hi, s, s_hi;
+  V w, w_sw, s, s_hi;
 };
 
 [[gnu::always_inline]] inline VTw broadcast(const Tw4& t) {
-  return {set1(t.w), set1(t.w_hi), set1(t.s), set1(t.s_hi)};
+  return {set1(t.w), set1(t.w_sw), set1(t.s), set1(t.s_hi)};
 }
 /// The arithmetic for one q, with the lazy bound c on products and GS values: c = 2q, or with
 /// kLoose (q < 2^61, so 8q ≤ 2^64) c = 4q and the products' [0, 4q) kept as they are (one
@@ -33,12 +39,12 @@ struct VTw {
 /// the largest value compared (2c) reaches 2^63: the comparisons then flip the sign bit.
 template <bool kFlip, bool kLoose>
 struct Arith {
-  V q, q_hi, two_q, c, sign;
+  V q, q_sw, two_q, c, sign;
   V q_cmp, two_q_cmp, c_cmp;  // the same, sign-flipped with kFlip
 
   explicit Arith(u64 modulus)
       : q(set1(modulus)),
-        q_hi(set1(modulus >> 32)),
+        q_sw(set1(swap_halves(modulus))),
         two_q(set1(2 * modulus)),
         c(set1((kLoose ? 4 : 2) * modulus)),
         sign(set1(u64{1} << 63)),
@@ -66,16 +72,7 @@ struct Arith {
     const V p01 = _mm256_mul_epu32(a, t.s_hi);
     const V quot = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(p01, 32)),
                                     _mm256_srli_epi64(p10, 32));
-    const V aw = _mm256_add_epi64(
-        _mm256_mul_epu32(a, t.w),
-        _mm256_slli_epi64(_mm256_add_epi64(_mm256_mul_epu32(a1, t.w), _mm256_mul_epu32(a, t.w_hi)),
-                          32));
-    const V quot1 = _mm256_srli_epi64(quot, 32);
-    const V qq = _mm256_add_epi64(
-        _mm256_mul_epu32(quot, q),
-        _mm256_slli_epi64(
-            _mm256_add_epi64(_mm256_mul_epu32(quot1, q), _mm256_mul_epu32(quot, q_hi)), 32));
-    return _mm256_sub_epi64(aw, qq);
+    return mul_sub_lo(a, t.w, t.w_sw, quot, q, q_sw);
   }
   /// a·ω mod q in [0, c).
   [[gnu::always_inline]] V mul(V a, const VTw& t) const {

@@ -27,8 +27,6 @@
 
 #if defined(__AVX2__) && defined(__FMA__)
 
-#include <cstring>
-
 #include "../../cpu/avx2/shoup_arith.hpp"
 #include "fused_kernels.hpp"
 #include "powerful_kernels.hpp"
@@ -107,12 +105,10 @@ struct Avx2Ops : Avx2Moves {
     avx2::store(p + 4, x.hi);
   }
 
-  /// ω, ω' and their high halves (vpmuludq reads a lane's low 32 bits: the high half of ω is
-  /// broadcast as a 32-bit word, a load µop, not a shift).
+  /// ω with its halves swapped (the cross terms' vpmulld) and ω' with its high half (vpmuludq
+  /// reads a lane's low 32 bits: broadcast as a 32-bit word, a load µop, not a shift).
   [[gnu::always_inline]] static avx2::VTw vtw(const FusedTwiddle& t) {
-    std::uint32_t w_hi = 0;
-    std::memcpy(&w_hi, reinterpret_cast<const unsigned char*>(&t.w) + 4, sizeof w_hi);
-    return {avx2::set1(t.w), _mm256_set1_epi32(static_cast<int>(w_hi)), avx2::set1(t.shoup),
+    return {avx2::set1(t.w), avx2::set1(avx2::swap_halves(t.w)), avx2::set1(t.shoup),
             avx2::set1(t.shoup_hi)};
   }
   template <class F>
