@@ -61,9 +61,6 @@ struct Avx512Doubles {
   [[gnu::always_inline]] static D add_where_negative(D x, D q) {
     return _mm512_mask_add_pd(x, _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LT_OQ), x, q);
   }
-  [[gnu::always_inline]] static D sub_where_at_least(D x, D q) {
-    return _mm512_mask_sub_pd(x, _mm512_cmp_pd_mask(x, q, _CMP_GE_OQ), x, q);
-  }
   /// Half-size 4: (a0…a3 b0…b3 | a4…a7 b4…b7) by 256-bit shuffles; half-size 2: (a0 a1 b0 b1
   /// a4 a5 b4 b5 | a2 a3 b2 b3 a6 a7 b6 b7) by two-source permutes; half-size 1: (a0 b0 a2 b2 …
   /// | a1 b1 a3 b3 …) by unpacks. Each is its own inverse.

@@ -105,11 +105,11 @@ struct Avx2Ops : Avx2Moves {
     avx2::store(p + 4, x.hi);
   }
 
-  /// ω with its halves swapped (the cross terms' vpmulld) and ω' with its high half (vpmuludq
-  /// reads a lane's low 32 bits: broadcast as a 32-bit word, a load µop, not a shift).
+  /// ω, ω with its halves swapped (the cross terms' vpmulld: one dword shuffle of the broadcast
+  /// ω), ω' and its high half (FusedTwiddle::shoup_hi).
   [[gnu::always_inline]] static avx2::VTw vtw(const FusedTwiddle& t) {
-    return {avx2::set1(t.w), avx2::set1(avx2::swap_halves(t.w)), avx2::set1(t.shoup),
-            avx2::set1(t.shoup_hi)};
+    const Y w = avx2::set1(t.w);
+    return {w, _mm256_shuffle_epi32(w, 0xB1), avx2::set1(t.shoup), avx2::set1(t.shoup_hi)};
   }
   template <class F>
   [[gnu::always_inline]] static V each(const V& a, F f) {
