@@ -34,6 +34,7 @@ using avx2::mul_wide;
 using avx2::mullo;
 using avx2::reduce_once;
 using avx2::set1;
+using avx2::sub_mod;
 using avx2::swap_halves;
 using avx2::to_double;
 using avx2::to_words;
@@ -89,10 +90,7 @@ void add(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
 
 void sub(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
   const V vq = set1(q);
-  map2(a, b, c, n, [vq](V x, V y) {
-    const V d = _mm256_sub_epi64(x, y);
-    return _mm256_add_epi64(d, _mm256_and_si256(_mm256_cmpgt_epi64(y, x), vq));
-  });
+  map2(a, b, c, n, [vq](V x, V y) { return sub_mod(x, y, vq); });
 }
 
 /// q − a where a ≠ 0, and 0 where a = 0.
@@ -171,8 +169,7 @@ void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c
     const FmaMod fm(q);
     const D vw = _mm256_set1_pd(static_cast<double>(w.w));
     map2(a, b, c, n, [&](V x, V y) {
-      const V d =
-          _mm256_add_epi64(_mm256_sub_epi64(x, y), _mm256_and_si256(_mm256_cmpgt_epi64(y, x), vq));
+      const V d = sub_mod(x, y, vq);
       return to_words(fm.from_signed(fm.mul(to_double(d), vw)));
     });
     return;
@@ -414,10 +411,7 @@ template <class Mul>
   const V s =
       mul(reduce_once(_mm256_add_epi64(x0, x1), vq), reduce_once(_mm256_add_epi64(y0, y1), vq));
   const V z = mul(v, alpha2);
-  const auto sub_mod = [vq](V a, V b) {
-    return _mm256_add_epi64(_mm256_sub_epi64(a, b), _mm256_and_si256(_mm256_cmpgt_epi64(b, a), vq));
-  };
-  c1 = sub_mod(sub_mod(s, u), v);
+  c1 = sub_mod(sub_mod(s, u, vq), v, vq);
   c0 = reduce_once(_mm256_add_epi64(u, z), vq);
 }
 

@@ -1,6 +1,6 @@
 // Four 64-bit lanes on AVX2 (internal): loads, the 64×64-bit products AVX2 lacks (assembled
-// from the 32×32 → 64 partial products of vpmuludq), conditional subtraction for words below
-// 2^63 (AVX2 compares signed only), the rounding of the FMA kernels' quotients, the exact
+// from the 32×32 → 64 partial products of vpmuludq), conditional subtraction selected by a
+// difference's top bit, the rounding of the FMA kernels' quotients, the exact
 // conversions between doubles and words below 2^52, and the map over n words with the n mod 4
 // tail. Include only from translation units compiled with -mavx2; internal linkage, as
 // src/cpu/avx512/lanes.hpp.
@@ -28,9 +28,25 @@ inline constexpr std::size_t kLanes = 4;
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), x);
 }
 
+/// x − m where x ≥ m, else x, for any x and m with |x − m| < 2^63: d = x − m wraps to a word
+/// with its top bit set exactly where x < m, and vblendvpd selects by that bit, so no comparison
+/// (AVX2 has only the signed vpcmpgtq, one more µop, on port 5 of Intel's cores) is needed.
+[[gnu::always_inline]] inline V sub_if_at_least(V x, V m) {
+  const __m256d d = _mm256_castsi256_pd(_mm256_sub_epi64(x, m));
+  return _mm256_castpd_si256(_mm256_blendv_pd(d, _mm256_castsi256_pd(x), d));
+}
+
 /// x − m where x ≥ m, else x; x and m below 2^63.
 [[gnu::always_inline]] inline V reduce_once(V x, V m) {
-  return _mm256_blendv_epi8(_mm256_sub_epi64(x, m), x, _mm256_cmpgt_epi64(m, x));
+  return sub_if_at_least(x, m);
+}
+
+/// x − y mod q for x, y in [0, q), q below 2^63: the difference, with q added where its top bit
+/// says it is negative.
+[[gnu::always_inline]] inline V sub_mod(V x, V y, V q) {
+  const V d = _mm256_sub_epi64(x, y);
+  const __m256d dd = _mm256_castsi256_pd(d);
+  return _mm256_castpd_si256(_mm256_blendv_pd(dd, _mm256_castsi256_pd(_mm256_add_epi64(d, q)), dd));
 }
 
 /// x rounded to the nearest integer (ties to even, as vroundpd) for |x| ≤ 2^51: x + 1.5·2^52 lies

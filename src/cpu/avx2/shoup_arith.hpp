@@ -9,10 +9,8 @@
 // (mod 2^64), whose cross terms are two vpmulld (32-bit low products, dword by dword) of a and
 // Q' by ω and q with their halves swapped, and whose low terms are two vpmuludq: seven multiplies
 // and four shifts where two separate 64-bit low products took nine and six (perf.md §13j). The
-// result lies in [0, 4q).
-// Conditional subtractions compare as signed words where the largest value compared is below
-// 2^63, and with the sign bit flipped above. Include only from translation units compiled with
-// -mavx2; internal linkage, as lanes.hpp.
+// result lies in [0, 4q). Include only from translation units compiled with -mavx2; internal
+// linkage, as lanes.hpp.
 #pragma once
 
 #include "lanes.hpp"
@@ -35,34 +33,22 @@ struct VTw {
 }
 /// The arithmetic for one q, with the lazy bound c on products and GS values: c = 2q, or with
 /// kLoose (q < 2^61, so 8q ≤ 2^64) c = 4q and the products' [0, 4q) kept as they are (one
-/// conditional subtraction fewer per butterfly, as the AVX-512 kernel's LazyArith). kFlip when
-/// the largest value compared (2c) reaches 2^63: the comparisons then flip the sign bit.
-template <bool kFlip, bool kLoose>
+/// conditional subtraction fewer per butterfly, as the AVX-512 kernel's LazyArith). Every
+/// conditional subtraction of m is applied to a value below 2m ≤ 2^63 + m, so it selects by the
+/// difference's top bit (avx2::sub_if_at_least), with no comparison.
+template <bool kLoose>
 struct Arith {
-  V q, q_sw, two_q, c, sign;
-  V q_cmp, two_q_cmp, c_cmp;  // the same, sign-flipped with kFlip
+  V q, q_sw, two_q, c;
 
   explicit Arith(u64 modulus)
       : q(set1(modulus)),
         q_sw(set1(swap_halves(modulus))),
         two_q(set1(2 * modulus)),
-        c(set1((kLoose ? 4 : 2) * modulus)),
-        sign(set1(u64{1} << 63)),
-        q_cmp(flip(modulus)),
-        two_q_cmp(flip(2 * modulus)),
-        c_cmp(flip((kLoose ? 4 : 2) * modulus)) {}
+        c(set1((kLoose ? 4 : 2) * modulus)) {}
 
-  static V flip(u64 x) { return set1(kFlip ? x ^ (u64{1} << 63) : x); }
-
-  /// x − m if x ≥ m, else x (m_cmp: m, sign-flipped with kFlip).
-  [[gnu::always_inline]] V csub(V x, V m, V m_cmp) const {
-    const V xc = kFlip ? _mm256_xor_si256(x, sign) : x;
-    const V below = _mm256_cmpgt_epi64(m_cmp, xc);  // x < m
-    return _mm256_blendv_epi8(_mm256_sub_epi64(x, m), x, below);
-  }
-  [[gnu::always_inline]] V csub_c(V x) const { return csub(x, c, c_cmp); }
-  [[gnu::always_inline]] V csub_2q(V x) const { return csub(x, two_q, two_q_cmp); }
-  [[gnu::always_inline]] V csub_q(V x) const { return csub(x, q, q_cmp); }
+  [[gnu::always_inline]] V csub_c(V x) const { return sub_if_at_least(x, c); }
+  [[gnu::always_inline]] V csub_2q(V x) const { return sub_if_at_least(x, two_q); }
+  [[gnu::always_inline]] V csub_q(V x) const { return sub_if_at_least(x, q); }
 
   /// a·ω − Q'·q in [0, 4q) for any a < 2^64 (see the file comment).
   [[gnu::always_inline]] V mul4(V a, const VTw& t) const {
@@ -113,16 +99,13 @@ struct Arith {
   [[gnu::always_inline]] V reduce4(V x) const { return csub_q(csub_2q(x)); }
 };
 
-/// f(Arith for q): c = 4q below 2^61 (2c = 8q ≥ 2^63 from 2^60: flipped comparisons), else
-/// c = 2q (2c = 4q ≥ 2^63: flipped).
+/// f(Arith for q): c = 4q below 2^61, else c = 2q.
 template <class F>
 void with_arith(u64 q, F&& f) {
   if (q >= (u64{1} << 61)) {
-    f(Arith<true, false>(q));
-  } else if (q >= (u64{1} << 60)) {
-    f(Arith<true, true>(q));
+    f(Arith<false>(q));
   } else {
-    f(Arith<false, true>(q));
+    f(Arith<true>(q));
   }
 }
 

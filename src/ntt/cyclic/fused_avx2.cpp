@@ -16,9 +16,9 @@
 // against nine vpmuludq and about twenty other integer µops.
 //
 // Otherwise integer Shoup products (Avx2Ops), the integer AVX2 NTT kernel's
-// (src/cpu/avx2/shoup_arith.hpp: nine vpmuludq per four products, result in [0, 4q)), lazy
-// bound c = 4q when q < 2^61 (else 2q, the products brought to [0, 2q)), comparisons
-// sign-flipped where 2c reaches 2^63.
+// (src/cpu/avx2/shoup_arith.hpp: seven multiplies per four products, result in [0, 4q)), lazy
+// bound c = 4q when q < 2^61 (else 2q, the products brought to [0, 2q)), conditional
+// subtractions selected by the difference's top bit.
 //
 // Compiled with -mavx2 -mfma when the compiler has them (src/CMakeLists.txt); otherwise this file
 // only reports that it is absent.
