@@ -1,7 +1,7 @@
 // Products modulo q < 2^50 in double precision over a vector of doubles holding integers (the
 // lanes of cpu/fma_ntt.hpp), for the element-wise kernels written once over a lane width (base
-// conversion's weighted sums, cpu/fma_weighted_sum.hpp; the AVX2 element-wise products and both
-// widths' key inner products).
+// conversion's weighted sums, cpu/fma_weighted_sum.hpp; both widths' element-wise products and
+// key inner products).
 // Internal linkage, as avx2/lanes.hpp: each kernel file compiles its own copy with its own flags.
 //
 // mul(a, b) for 0 ≤ a < 2^50 and 0 ≤ b < q: h = fl(a·b), l = a·b − h exactly (one FMA),

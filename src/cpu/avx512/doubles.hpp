@@ -1,5 +1,6 @@
 // Eight lanes of doubles holding integers on AVX-512 F, the lanes type of the double-precision
-// kernels written once over a lane width (cpu/fma_ntt.hpp, cpu/fma_weighted_sum.hpp). Include
+// kernels written once over a lane width (cpu/fma_ntt.hpp, cpu/fma_weighted_sum.hpp,
+// cpu/fma_mod.hpp). Include
 // only from translation units compiled with the AVX-512 flags; internal linkage, as lanes.hpp.
 #pragma once
 
@@ -39,11 +40,11 @@ struct Avx512Doubles {
   [[gnu::always_inline]] static D from_words(const u64* p) {
     return to_double(_mm512_loadu_si512(p));
   }
-  [[gnu::always_inline]] static void to_words(u64* p, D x) {  // x an integer in [0, 2^52)
-    _mm512_storeu_si512(
-        p, _mm512_sub_epi64(_mm512_castpd_si512(_mm512_add_pd(x, _mm512_set1_pd(0x1p52))),
-                            _mm512_set1_epi64(0x4330000000000000LL)));
+  [[gnu::always_inline]] static __m512i words(D x) {  // x an integer in [0, 2^52)
+    return _mm512_sub_epi64(_mm512_castpd_si512(_mm512_add_pd(x, _mm512_set1_pd(0x1p52))),
+                            _mm512_set1_epi64(0x4330000000000000LL));
   }
+  [[gnu::always_inline]] static void to_words(u64* p, D x) { _mm512_storeu_si512(p, words(x)); }
 
   struct LiftConst {
     __m512i half;
@@ -60,6 +61,9 @@ struct Avx512Doubles {
   }
   [[gnu::always_inline]] static D add_where_negative(D x, D q) {
     return _mm512_mask_add_pd(x, _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LT_OQ), x, q);
+  }
+  [[gnu::always_inline]] static D sub_where_at_least(D x, D q) {
+    return _mm512_mask_sub_pd(x, _mm512_cmp_pd_mask(x, q, _CMP_GE_OQ), x, q);
   }
   /// Half-size 4: (a0…a3 b0…b3 | a4…a7 b4…b7) by 256-bit shuffles; half-size 2: (a0 a1 b0 b1
   /// a4 a5 b4 b5 | a2 a3 b2 b3 a6 a7 b6 b7) by two-source permutes; half-size 1: (a0 b0 a2 b2 …

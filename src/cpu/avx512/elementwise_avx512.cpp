@@ -3,8 +3,9 @@
 // only) and called only when cpu_path() allows it.
 //
 // 64×64-bit products have no AVX-512F instruction: the 128-bit product is assembled from the four
-// 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ). The key
-// inner products below 2^50 sum exact double-precision products instead (cpu/fma_mod.hpp).
+// 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ). Below 2^50
+// the products (multiply, multiply_add, multiply_scalar, sub_multiply_scalar) and the key inner
+// products are exact double-precision products instead (cpu/fma_mod.hpp; perf.md §13k).
 #include "cpu/elementwise_kernel.hpp"
 #include "cpu/fma_mod.hpp"
 #include "cpu/gather_words.hpp"
@@ -73,6 +74,16 @@ class Barrett8 {
   __m128i down_, up_, post_;
 };
 
+/// The double-precision products mod q < 2^50 (cpu/fma_mod.hpp): an exact product split by one
+/// FMA and a quotient from a rounded multiply by 1/q, where the integer forms assemble a 128-bit
+/// product from four vpmuludq.
+using L = Avx512Doubles;
+using FmaMod = FmaModLanes<L>;
+
+constexpr bool fma_serves(u64 q) {
+  return q < (u64{1} << 50);
+}
+
 // --- Kernels.
 
 void add(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
@@ -96,6 +107,13 @@ void negate(const u64* a, u64* c, std::size_t n, u64 q) {
 }
 
 void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAlg4<u64>& r) {
+  if (fma_serves(r.q)) {
+    const FmaMod fm(r.q);
+    map2(a, b, c, n, [&fm](V x, V y) {
+      return L::words(fm.from_signed(fm.mul(L::to_double(x), L::to_double(y))));
+    });
+    return;
+  }
   const Barrett8 br(r);
   map2(a, b, c, n, [&br](V x, V y) {
     V hi, lo;
@@ -106,6 +124,12 @@ void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAl
 
 /// Shoup: quot = hi(a·w'), r = a·w − quot·q (mod 2^64) ∈ [0, 2q) for any a < 2^64.
 void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u64 q) {
+  if (fma_serves(q)) {
+    const FmaMod fm(q);
+    const __m512d vw = L::set1(static_cast<double>(w.w));
+    map1(a, c, n, [&](V x) { return L::words(fm.from_signed(fm.mul(L::to_double(x), vw))); });
+    return;
+  }
   const V vq = set1(q);
   const V vw = set1(w.w);
   const V ws = set1(w.w_shoup);
@@ -121,6 +145,14 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
 /// [GPU-Polymul, Alg. 4].
 void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
                   const BarrettAlg4<u64>& r) {
+  if (fma_serves(r.q)) {  // a·b in [−0.875q, 0.875q], plus d < q: (−q, 2q)
+    const FmaMod fm(r.q);
+    map3(a, b, d, c, n, [&fm](V x, V y, V z) {
+      return L::words(
+          fm.from_near(L::add(fm.mul(L::to_double(x), L::to_double(y)), L::to_double(z))));
+    });
+    return;
+  }
   const Barrett8 br(r);
   const V one = set1(1);
   map3(a, b, d, c, n, [&br, one](V x, V y, V z) {
@@ -132,9 +164,21 @@ void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t 
   });
 }
 
-/// Shoup on d = a − b + q < 2q, as multiply_scalar.
+/// Shoup on d = a − b + q < 2q, as multiply_scalar; for q < 2^50 d = (a − b) mod q < q (as sub),
+/// in double precision.
 void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c, std::size_t n,
                          u64 q) {
+  if (fma_serves(q)) {
+    const V vq = set1(q);
+    const FmaMod fm(q);
+    const __m512d vw = L::set1(static_cast<double>(w.w));
+    map2(a, b, c, n, [&](V x, V y) {
+      const V d = _mm512_sub_epi64(x, y);
+      const V r = _mm512_min_epu64(d, _mm512_add_epi64(d, vq));
+      return L::words(fm.from_signed(fm.mul(L::to_double(r), vw)));
+    });
+    return;
+  }
   const V vq = set1(q);
   const V vw = set1(w.w);
   const V ws = set1(w.w_shoup);
@@ -195,8 +239,7 @@ class Fold8 {
 void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                             std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                             u64 q) {
-  using L = Avx512Doubles;
-  const FmaModLanes<L> fm(q);
+  const FmaMod fm(q);
   const KeyUnpack unpack(width);
   const std::size_t row = kKeyGroup * width;  // bytes of one half of one part in a group
   const std::size_t stride = 2 * parts * row;
@@ -227,7 +270,7 @@ void key_inner_products_fma(const u64* const* a, std::size_t terms, const std::u
 void key_inner_products(const u64* const* a, std::size_t terms, const std::uint8_t* key,
                         std::size_t parts, std::size_t width, u64* c0, u64* c1, std::size_t n,
                         const BarrettAlg4<u64>& r) {
-  if (r.q < (u64{1} << 50)) {
+  if (fma_serves(r.q)) {
     key_inner_products_fma(a, terms, key, parts, width, c0, c1, n, r.q);
     return;
   }
