@@ -1,7 +1,7 @@
 // Eight lanes of doubles holding integers on AVX-512 F, the lanes type of the double-precision
 // kernels written once over a lane width (cpu/fma_ntt.hpp, cpu/fma_weighted_sum.hpp,
-// cpu/fma_mod.hpp). Include
-// only from translation units compiled with the AVX-512 flags; internal linkage, as lanes.hpp.
+// cpu/fma_mod.hpp). Include only from translation units compiled with the AVX-512 flags; internal
+// linkage, as lanes.hpp.
 #pragma once
 
 #include <cstddef>

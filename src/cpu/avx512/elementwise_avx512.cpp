@@ -122,7 +122,8 @@ void multiply(const u64* a, const u64* b, u64* c, std::size_t n, const BarrettAl
   });
 }
 
-/// Shoup: quot = hi(a·w'), r = a·w − quot·q (mod 2^64) ∈ [0, 2q) for any a < 2^64.
+/// Shoup: quot = hi(a·w'), r = a·w − quot·q (mod 2^64) ∈ [0, 2q) for any a < 2^64. For q < 2^50
+/// in double precision (FmaMod::mul, a and w below q).
 void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u64 q) {
   if (fma_serves(q)) {
     const FmaMod fm(q);
@@ -142,7 +143,7 @@ void multiply_scalar(const u64* a, ShoupOperand<u64> w, u64* c, std::size_t n, u
 }
 
 /// x = a·b + d < q² + q ≤ 2^(2m): the 128-bit product plus d with its carry, then one
-/// [GPU-Polymul, Alg. 4].
+/// [GPU-Polymul, Alg. 4]. For q < 2^50 in double precision (the product, then d added).
 void multiply_add(const u64* a, const u64* b, const u64* d, u64* c, std::size_t n,
                   const BarrettAlg4<u64>& r) {
   if (fma_serves(r.q)) {  // a·b in [−0.875q, 0.875q], plus d < q: (−q, 2q)
