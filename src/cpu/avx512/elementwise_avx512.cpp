@@ -4,8 +4,9 @@
 //
 // 64×64-bit products have no AVX-512F instruction: the 128-bit product is assembled from the four
 // 32×32-bit partial products of vpmuludq; low words of products by q use vpmullq (DQ). Below 2^50
-// the products (multiply, multiply_add, multiply_scalar, sub_multiply_scalar) and the key inner
-// products are exact double-precision products instead (cpu/fma_mod.hpp; perf.md §13k).
+// the products (multiply, multiply_add, multiply_scalar, sub_multiply_scalar), the centred lift
+// and the key inner products are in exact double precision instead (cpu/fma_mod.hpp; perf.md
+// §13k).
 #include "cpu/elementwise_kernel.hpp"
 #include "cpu/fma_mod.hpp"
 #include "cpu/gather_words.hpp"
@@ -192,9 +193,27 @@ void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c
   });
 }
 
+/// The centred lift in double precision, for q < 2^50 and p < 2^52 (⌊p/2⌋ < 2^51), as the AVX2
+/// kernel's: d = x, or x − (p mod q) where x > ⌊p/2⌋ (exact, |d| < 2^52), centred mod q and
+/// brought to [0, q).
+void lift_centred_fma(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
+  const FmaMod fm(l.q);
+  const V half = set1(l.half);
+  const __m512d shift = L::set1(static_cast<double>(l.shift));
+  map1(x, c, n, [&](V v) {
+    const __m512d d = L::to_double(v);
+    return L::words(
+        fm.canonical(_mm512_mask_sub_pd(d, _mm512_cmpgt_epu64_mask(v, half), d, shift)));
+  });
+}
+
 /// r = x mod q by Shoup with w = 1 (x − hi(x·⌊2^64/q⌋)·q ∈ [0, 2q), one correction); then
 /// r − s + q < 2q reduced once, selected where x > ⌊p/2⌋.
 void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
+  if (fma_serves(l.q) && l.half < (u64{1} << 51)) {
+    lift_centred_fma(x, c, n, l);
+    return;
+  }
   const V vq = set1(l.q);
   const V ws = set1(l.one_shoup);
   const V ws1 = set1(l.one_shoup >> 32);
