@@ -41,10 +41,14 @@ struct Avx2Doubles {
     return {_mm256_set1_epi64x(static_cast<long long>(p / 2)),
             _mm256_set1_pd(static_cast<double>(p))};
   }
-  [[gnu::always_inline]] static D lift_raw(const u64* x, const LiftConst& l) {
-    const __m256i v = avx2::load(x);
+  /// v − l.p where v > l.half, else v, for words v below 2^52 (l.p may be any value whose
+  /// subtraction stays exact: p, or p mod q for the element-wise lift).
+  [[gnu::always_inline]] static D lift_raw(__m256i v, const LiftConst& l) {
     const D above = _mm256_castsi256_pd(_mm256_cmpgt_epi64(v, l.half));  // signed: v < 2^52
     return _mm256_sub_pd(avx2::to_double(v), _mm256_and_pd(above, l.p));
+  }
+  [[gnu::always_inline]] static D lift_raw(const u64* x, const LiftConst& l) {
+    return lift_raw(avx2::load(x), l);
   }
   [[gnu::always_inline]] static D add_where_negative(D x, D q) {
     return _mm256_add_pd(x, _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ), q));

@@ -193,13 +193,8 @@ void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c
 /// integer form's seven vpmuludq and six shifts.
 void lift_centred_fma(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   const FmaMod fm(l.q);
-  const V half = set1(l.half);
-  const D shift = _mm256_set1_pd(static_cast<double>(l.shift));
-  map1(x, c, n, [&](V v) {
-    const D above = _mm256_castsi256_pd(_mm256_cmpgt_epi64(v, half));  // signed: v < 2^52
-    const D d = _mm256_sub_pd(to_double(v), _mm256_and_pd(above, shift));
-    return to_words(fm.canonical(d));
-  });
+  const Avx2Doubles::LiftConst shift{set1(l.half), _mm256_set1_pd(static_cast<double>(l.shift))};
+  map1(x, c, n, [&](V v) { return to_words(fm.canonical(Avx2Doubles::lift_raw(v, shift))); });
 }
 
 /// r = x mod q by Shoup with w = 1, then r − s + q < 2q reduced once where x > ⌊p/2⌋.

@@ -31,14 +31,10 @@ inline constexpr std::size_t kLanes = 4;
 /// x − m where x ≥ m, else x, for any x and m with |x − m| < 2^63: d = x − m wraps to a word
 /// with its top bit set exactly where x < m, and vblendvpd selects by that bit, so no comparison
 /// (AVX2 has only the signed vpcmpgtq, one more µop, on port 5 of Intel's cores) is needed.
-[[gnu::always_inline]] inline V sub_if_at_least(V x, V m) {
+/// (x and m below 2^63 qualify.)
+[[gnu::always_inline]] inline V reduce_once(V x, V m) {
   const __m256d d = _mm256_castsi256_pd(_mm256_sub_epi64(x, m));
   return _mm256_castpd_si256(_mm256_blendv_pd(d, _mm256_castsi256_pd(x), d));
-}
-
-/// x − m where x ≥ m, else x; x and m below 2^63.
-[[gnu::always_inline]] inline V reduce_once(V x, V m) {
-  return sub_if_at_least(x, m);
 }
 
 /// x − y mod q for x, y in [0, q), q below 2^63: the difference, with q added where its top bit

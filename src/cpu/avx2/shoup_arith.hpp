@@ -35,7 +35,7 @@ struct VTw {
 /// kLoose (q < 2^61, so 8q ≤ 2^64) c = 4q and the products' [0, 4q) kept as they are (one
 /// conditional subtraction fewer per butterfly, as the AVX-512 kernel's LazyArith). Every
 /// conditional subtraction of m is applied to a value below 2m ≤ 2^63 + m, so it selects by the
-/// difference's top bit (avx2::sub_if_at_least), with no comparison.
+/// difference's top bit (avx2::reduce_once), with no comparison.
 template <bool kLoose>
 struct Arith {
   V q, q_sw, two_q, c;
@@ -46,9 +46,9 @@ struct Arith {
         two_q(set1(2 * modulus)),
         c(set1((kLoose ? 4 : 2) * modulus)) {}
 
-  [[gnu::always_inline]] V csub_c(V x) const { return sub_if_at_least(x, c); }
-  [[gnu::always_inline]] V csub_2q(V x) const { return sub_if_at_least(x, two_q); }
-  [[gnu::always_inline]] V csub_q(V x) const { return sub_if_at_least(x, q); }
+  [[gnu::always_inline]] V csub_c(V x) const { return reduce_once(x, c); }
+  [[gnu::always_inline]] V csub_2q(V x) const { return reduce_once(x, two_q); }
+  [[gnu::always_inline]] V csub_q(V x) const { return reduce_once(x, q); }
 
   /// a·ω − Q'·q in [0, 4q) for any a < 2^64 (see the file comment).
   [[gnu::always_inline]] V mul4(V a, const VTw& t) const {

@@ -54,10 +54,14 @@ struct Avx512Doubles {
     return {_mm512_set1_epi64(static_cast<long long>(p / 2)),
             _mm512_set1_pd(static_cast<double>(p))};
   }
-  [[gnu::always_inline]] static D lift_raw(const u64* x, const LiftConst& l) {
-    const __m512i v = _mm512_loadu_si512(x);
+  /// v − l.p where v > l.half, else v, for words v below 2^52 (l.p may be any value whose
+  /// subtraction stays exact: p, or p mod q for the element-wise lift).
+  [[gnu::always_inline]] static D lift_raw(__m512i v, const LiftConst& l) {
     const D d = to_double(v);
     return _mm512_mask_sub_pd(d, _mm512_cmpgt_epu64_mask(v, l.half), d, l.p);
+  }
+  [[gnu::always_inline]] static D lift_raw(const u64* x, const LiftConst& l) {
+    return lift_raw(_mm512_loadu_si512(x), l);
   }
   [[gnu::always_inline]] static D add_where_negative(D x, D q) {
     return _mm512_mask_add_pd(x, _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_LT_OQ), x, q);

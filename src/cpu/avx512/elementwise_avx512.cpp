@@ -92,13 +92,16 @@ void add(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
   map2(a, b, c, n, [vq](V x, V y) { return reduce_once(_mm512_add_epi64(x, y), vq); });
 }
 
-/// d = a − b wraps above 2^64 − q exactly when a < b; then d + q (mod 2^64) < d is the answer.
+/// x − y mod q for x, y in [0, q): d = x − y wraps above 2^64 − q exactly when x < y; then
+/// d + q (mod 2^64) < d is the answer.
+inline V sub_mod(V x, V y, V vq) {
+  const V d = _mm512_sub_epi64(x, y);
+  return _mm512_min_epu64(d, _mm512_add_epi64(d, vq));
+}
+
 void sub(const u64* a, const u64* b, u64* c, std::size_t n, u64 q) {
   const V vq = set1(q);
-  map2(a, b, c, n, [vq](V x, V y) {
-    const V d = _mm512_sub_epi64(x, y);
-    return _mm512_min_epu64(d, _mm512_add_epi64(d, vq));
-  });
+  map2(a, b, c, n, [vq](V x, V y) { return sub_mod(x, y, vq); });
 }
 
 /// q − a where a ≠ 0, and 0 where a = 0.
@@ -175,9 +178,7 @@ void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c
     const FmaMod fm(q);
     const __m512d vw = L::set1(static_cast<double>(w.w));
     map2(a, b, c, n, [&](V x, V y) {
-      const V d = _mm512_sub_epi64(x, y);
-      const V r = _mm512_min_epu64(d, _mm512_add_epi64(d, vq));
-      return L::words(fm.from_signed(fm.mul(L::to_double(r), vw)));
+      return L::words(fm.from_signed(fm.mul(L::to_double(sub_mod(x, y, vq)), vw)));
     });
     return;
   }
@@ -198,13 +199,8 @@ void sub_multiply_scalar(const u64* a, const u64* b, ShoupOperand<u64> w, u64* c
 /// brought to [0, q).
 void lift_centred_fma(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   const FmaMod fm(l.q);
-  const V half = set1(l.half);
-  const __m512d shift = L::set1(static_cast<double>(l.shift));
-  map1(x, c, n, [&](V v) {
-    const __m512d d = L::to_double(v);
-    return L::words(
-        fm.canonical(_mm512_mask_sub_pd(d, _mm512_cmpgt_epu64_mask(v, half), d, shift)));
-  });
+  const L::LiftConst shift{set1(l.half), L::set1(static_cast<double>(l.shift))};
+  map1(x, c, n, [&](V v) { return L::words(fm.canonical(L::lift_raw(v, shift))); });
 }
 
 /// r = x mod q by Shoup with w = 1 (x − hi(x·⌊2^64/q⌋)·q ∈ [0, 2q), one correction); then
