@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libgmp-dev libsodium-dev libflint-dev
   python3 python3-matplotlib python3-venv python3-dev
+  valgrind
   "$@"
 )
 

@@ -12,6 +12,7 @@
 #include "plaintext_lift.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
+#include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/key_switching.hpp"
@@ -152,6 +153,7 @@ Plaintext decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKe
     reducer.reduce(x.data(), inverse_mod(ct.factor(), ctx.t().value()), out.coeffs);
   }
   x.wipe();
+  polyhe::detail::ct_public(std::span<const u64>(out.coeffs));  // the message: public to its reader
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "polyhe/bgv/context.hpp"
+#include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/poly_ops.hpp"
@@ -57,6 +58,9 @@ inline int noise_budget_bits(const Context& ctx, const Ciphertext& ct, const rlw
     x.to_coefficient();
   }
   move_to_host_wiping(x);  // the exact budget runs on the host (GMP)
+  // Not constant time (GMP's arithmetic, the maximum's comparisons): the budget is the size of
+  // the noise by design, so the decrypted words are declassified here (core/constant_time.hpp).
+  polyhe::detail::ct_public_poly(x);
   const RnsBasis ql = ctx.params()->q_basis().prefix(ct.limbs());
   const std::vector<mpz_class> values = to_bigint(x.data(), ql);
   const mpz_class& big_q = big_product(ql);

@@ -456,8 +456,9 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
     const std::uint64_t q = moduli[0].value();
     const std::span<const std::uint64_t> x = p.limb(0);
     for (std::size_t c = 0; c < big_n; ++c) {
-      const std::int64_t v =
-          x[c] > q / 2 ? static_cast<std::int64_t>(x[c] - q) : static_cast<std::int64_t>(x[c]);
+      // Centred by a mask, not a select GCC may make a jump: the words are a decryption's.
+      const std::uint64_t upper = std::uint64_t{0} - static_cast<std::uint64_t>(x[c] > q / 2);
+      const auto v = static_cast<std::int64_t>(x[c] - (q & upper));
       coeffs[c] = static_cast<double>(v) / scale;
     }
     return;

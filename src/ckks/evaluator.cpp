@@ -6,6 +6,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ckks/ckks.hpp"
+#include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/wipe.hpp"
 #include "polyhe/ntt/plan.hpp"
@@ -93,6 +94,8 @@ Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk, const Decrypt
     m.add(noise);
     noise.wipe();
   }
+  // m + e (+ the flooding): revealed to the caller by design (core/constant_time.hpp).
+  polyhe::detail::ct_public_poly(m);
   return Plaintext{ct.params(), std::move(m), ct.scale()};
 }
 

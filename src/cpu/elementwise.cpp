@@ -714,9 +714,12 @@ void fraction_round(std::span<const u64* const> t, std::span<const double> inv, 
       s[k] += static_cast<double>(static_cast<std::int64_t>(ti[k])) * w;
   }
   for (std::size_t k = 0; k < n; ++k) {
-    // ⌊s + 1/2⌋ (s ≥ 0): ties up, the rounding BaseConverter::exact_error_bound assumes.
-    v[k] =
-        std::min<u64>(static_cast<u64>(s[k] + 0.5), cap);  // NOLINT(bugprone-incorrect-roundings)
+    // ⌊s + 1/2⌋ (s ≥ 0): ties up, the rounding BaseConverter::exact_error_bound assumes. By the
+    // signed conversion (s is below the term count): the unsigned one branches on the value, and
+    // the words may be secret (public-key encryption's ModDown; core/constant_time.hpp).
+    const auto r = static_cast<u64>(
+        static_cast<std::int64_t>(s[k] + 0.5));  // NOLINT(bugprone-incorrect-roundings)
+    v[k] = std::min<u64>(r, cap);
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "polyhe/arith/word.hpp"
 #include "polyhe/core/config.hpp"
+#include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
@@ -293,6 +294,30 @@ void set_signed(std::span<const std::int64_t> coeffs, RnsPoly& out) {
   }
 }
 
+namespace {
+
+/// set_signed for secret coefficients whose public bound is known (|x| ≤ bound: 1 for ternary
+/// secrets, kErrorEta for errors): one masked addition per word where bound < q, the masked
+/// reduction otherwise. Only the public primes and bound choose the way, never the values.
+void set_bounded_signed(std::span<const std::int64_t> coeffs, std::uint64_t bound, RnsPoly& out) {
+  reset_to_coefficient(out);
+  for (std::size_t i = 0; i < out.limbs(); ++i) {
+    const std::uint64_t q = out.context()->basis().prime(i);
+    const std::span<std::uint64_t> dst = out.limb(i);
+    if (bound < q) {
+      for (std::size_t j = 0; j < coeffs.size(); ++j) {
+        const std::int64_t x = coeffs[j];
+        dst[j] = static_cast<std::uint64_t>(x) + (q & mask_negative(x));
+      }
+    } else {
+      const std::uint64_t mu = ~std::uint64_t{0} / q;
+      for (std::size_t j = 0; j < coeffs.size(); ++j) dst[j] = reduce_signed(coeffs[j], q, mu);
+    }
+  }
+}
+
+}  // namespace
+
 // --- uniform ------------------------------------------------------------------------------------
 
 void sample_uniform(Prng& prng, RnsPoly& out) {
@@ -312,15 +337,20 @@ void sample_uniform(Prng& prng, RnsPoly& out) {
 void sample_ternary(Prng& prng, std::span<std::int64_t> out) {
   const std::span<std::uint64_t> words = as_words(out);
   prng.fill_u64(words);
+  detail::ct_secret(words);
   for (std::size_t j = 0; j < out.size(); ++j) {
     out[j] = static_cast<std::int64_t>(mul_hi<std::uint64_t>(words[j], 3)) - 1;
   }
 }
 
 void sample_ternary(Prng& prng, RnsPoly& out) {
+  if (out.on_device()) {
+    fill_on_host(out, [&](RnsPoly& host) { sample_ternary(prng, host); });
+    return;
+  }
   SecretVector<std::int64_t> s(out.n());
   sample_ternary(prng, s.v);
-  set_signed(s.v, out);
+  set_bounded_signed(s.v, 1, out);
 }
 
 void sample_ternary_fixed_weight(Prng& prng, std::size_t h, std::span<std::int64_t> out) {
@@ -336,6 +366,7 @@ void sample_ternary_fixed_weight(Prng& prng, std::size_t h, std::span<std::int64
   SecretVector<std::uint64_t> e(std::bit_ceil(n));
   const std::span<std::uint64_t> words = std::span(e.v).first(n);
   prng.fill_u64(words);
+  detail::ct_secret(words);
   for (std::size_t j = 0; j < n; ++j) {
     const std::uint64_t w = words[j];
     const std::uint64_t code = j < h ? 1 + (w & 1) : 0;  // j and h are public
@@ -355,9 +386,13 @@ void sample_ternary_fixed_weight(Prng& prng, std::size_t h, RnsPoly& out) {
                            " nonzero coefficients requested of N = " + std::to_string(out.n()) +
                            "; h ≤ N is required");
   }
+  if (out.on_device()) {
+    fill_on_host(out, [&](RnsPoly& host) { sample_ternary_fixed_weight(prng, h, host); });
+    return;
+  }
   SecretVector<std::int64_t> s(out.n());
   sample_ternary_fixed_weight(prng, h, s.v);
-  set_signed(s.v, out);
+  set_bounded_signed(s.v, 1, out);
 }
 
 // --- error --------------------------------------------------------------------------------------
@@ -367,6 +402,7 @@ void sample_error(Prng& prng, std::span<std::int64_t> out) {
   static_assert(2 * kErrorEta <= 64, "both halves come from one 64-bit draw");
   const std::span<std::uint64_t> words = as_words(out);
   prng.fill_u64(words);
+  detail::ct_secret(words);
   for (std::size_t j = 0; j < out.size(); ++j) {
     const std::uint64_t w = words[j];
     out[j] = popcount_ct(w & kMask) - popcount_ct((w >> kErrorEta) & kMask);
@@ -374,9 +410,13 @@ void sample_error(Prng& prng, std::span<std::int64_t> out) {
 }
 
 void sample_error(Prng& prng, RnsPoly& out) {
+  if (out.on_device()) {
+    fill_on_host(out, [&](RnsPoly& host) { sample_error(prng, host); });
+    return;
+  }
   SecretVector<std::int64_t> s(out.n());
   sample_error(prng, s.v);
-  set_signed(s.v, out);
+  set_bounded_signed(s.v, static_cast<std::uint64_t>(kErrorEta), out);
 }
 
 void sample_encryption_noise(Prng& prng, std::span<std::int64_t> v, std::span<std::int64_t> e0,
@@ -424,6 +464,9 @@ void sample_uniform_bounded(Prng& prng, int bits, RnsPoly& out) {
   }
   SecretVector<std::int64_t> s(out.n());
   sample_uniform_bounded(prng, bits, s.v);
+  // Secret from here (the rejection's count, which alone steers its loop, is independent of the
+  // accepted values: docs/security.md).
+  detail::ct_secret(std::span<const std::int64_t>(s.v));
   reset_to_coefficient(out);
   for (std::size_t i = 0; i < out.limbs(); ++i) {
     const std::uint64_t q = out.context()->basis().prime(i);

@@ -4,8 +4,10 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/key_switching.hpp"
@@ -107,6 +109,8 @@ Ciphertext Encryptor::encrypt_message(const RnsPoly* m, std::size_t level) const
     encrypt_with_public_key(params_->key_switching(), level, v, e0, e1, pk_->b, pk_->a,
                             m_coefficient ? m : nullptr, ct[0], ct[1]);
     if (m != nullptr && !m_coefficient) ct[0].add(*m);
+    // Public from here (polyhe/core/constant_time.hpp); the const parts() keeps the seed.
+    for (const RnsPoly& part : std::as_const(ct).parts()) polyhe::detail::ct_public_poly(part);
     return ct;
   }
   const Seed a_seed = seeds_.next();
@@ -132,6 +136,8 @@ Ciphertext Encryptor::encrypt_message(const RnsPoly* m, std::size_t level) const
   ct[0] = std::move(c0);
   ct[1] = std::move(a);
   ct.set_seed(a_seed);
+  // Public from here (polyhe/core/constant_time.hpp); the const parts() keeps the seed.
+  for (const RnsPoly& part : std::as_const(ct).parts()) polyhe::detail::ct_public_poly(part);
   return ct;
 }
 

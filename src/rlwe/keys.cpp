@@ -4,6 +4,7 @@
 #include <string>
 
 #include "polyhe/arith/primes.hpp"
+#include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/poly_ops.hpp"
@@ -145,6 +146,7 @@ PublicKey KeyGenerator::public_key(const SecretKey& sk) {
   pk.b.multiply_accumulate(pk.a, sk.s);
   pk.b.negate();
   error.dismiss();
+  polyhe::detail::ct_public_poly(pk.b);  // public from here (core/constant_time.hpp)
   return pk;
 }
 
@@ -192,6 +194,7 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
     std::copy(from.data().begin(), from.data().end(), share.data().begin());
     share.multiply_scalar(scalars);
     b.add(share);
+    polyhe::detail::ct_public_poly(b);  // b_j is public once complete (core/constant_time.hpp)
     key.parts.set(j, b, a);
   }
   return key;

@@ -45,6 +45,7 @@ BaseConverter::BaseConverter(RnsBasis from, RnsBasis to)
     const std::uint64_t c = to_.prime(j);
     for (std::size_t i = 0; i < nb; ++i) hat_mod_c_.push_back(from_.q_hat_mod(i, c));
     const std::uint64_t q_mod_c = from_.product_mod(c);
+    q_mod_c_shoup_.push_back(make_shoup(q_mod_c, c));
     exact_w_.insert(exact_w_.end(), hat_mod_c_.end() - static_cast<std::ptrdiff_t>(nb),
                     hat_mod_c_.end());
     exact_w_.push_back(q_mod_c == 0 ? 0 : c - q_mod_c);
@@ -192,8 +193,12 @@ void BaseConverter::convert_block(const std::uint64_t* t, std::size_t n, std::si
       }
     }
     if (exact) {
-      const std::uint64_t* vq = q_mod_c_.data() + j * (nb + 1);
-      for (std::size_t k = 0; k < len; ++k) y[k] = sub_mod(wide_reduce(acc[k], red), vq[v[k]], c);
+      // v·Q mod c_j as a Shoup product, not q_mod_c_[v]: v is derived from the words, which may be
+      // secret (public-key encryption's ModDown), and no table index may depend on a secret.
+      const ShoupOperand<std::uint64_t> qc = q_mod_c_shoup_[j];
+      for (std::size_t k = 0; k < len; ++k) {
+        y[k] = sub_mod(wide_reduce(acc[k], red), mul_shoup(v[k], qc, c), c);
+      }
     } else {
       for (std::size_t k = 0; k < len; ++k) y[k] = wide_reduce(acc[k], red);
     }

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "polyhe/arith/add.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
@@ -64,23 +65,28 @@ void PlainReducer::reduce(std::span<const std::uint64_t> x, std::uint64_t f,
     u64 acc[kBlock];
     double frac[kBlock] = {};
     for (std::size_t i = 0; i < limbs; ++i) {
-      for (std::size_t k = 0; k < len; ++k) frac[k] += static_cast<double>(terms[i][k]) * inv_q_[i];
+      // y_i < q_i < 2^62: the signed conversion, one instruction, where the unsigned one branches
+      // on the top bit (the words hold the message: constant time, core/constant_time.hpp).
+      for (std::size_t k = 0; k < len; ++k) {
+        frac[k] += static_cast<double>(static_cast<std::int64_t>(terms[i][k])) * inv_q_[i];
+      }
     }
     if (!sum(terms, weights, std::span<u64>(acc, len))) {
       for (std::size_t k = 0; k < len; ++k) {
         u64 total = 0;
         for (std::size_t i = 0; i < limbs; ++i) {
-          total += mul_shoup(terms[i][k], hat_mod_t_[i], t);
-          if (total >= t) total -= t;
+          total = add_mod(total, mul_shoup(terms[i][k], hat_mod_t_[i], t), t);
         }
         acc[k] = total;
       }
     }
     for (std::size_t k = 0; k < len; ++k) {
-      // round(Σ y_i/q_i) ∈ [0, limbs]: the sum is ≥ 0, so truncation after + ½ rounds.
-      const auto v = static_cast<u64>(frac[k] + 0.5);  // NOLINT(bugprone-incorrect-roundings)
+      // round(Σ y_i/q_i) ∈ [0, limbs]: the sum is ≥ 0, so truncation after + ½ rounds (by the
+      // signed conversion: the unsigned one branches on the value).
+      const auto v = static_cast<u64>(
+          static_cast<std::int64_t>(frac[k] + 0.5));  // NOLINT(bugprone-incorrect-roundings)
       const u64 sub = mul_shoup(v, q_mod_t_, t);
-      const u64 r = acc[k] >= sub ? acc[k] - sub : acc[k] + t - sub;
+      const u64 r = sub_mod(acc[k], sub, t);  // masked: acc holds the message (constant time)
       out[k0 + k] = mul_shoup(r, f_shoup, t);
     }
   });

@@ -100,9 +100,12 @@ class SeedSource {
 void sample_uniform(Prng& prng, RnsPoly& out);
 
 // The small-polynomial samplers below come in two shapes. The span overloads write signed
-// integers. The RnsPoly overloads sample N of them and write x mod q_i into every limb i
-// (set_signed); their previous content is replaced, whatever its form, and `out` ends in
-// coefficient form with its context and limb count unchanged.
+// integers. The RnsPoly overloads sample N of them and write x mod q_i into every limb i (as
+// set_signed, but the way chosen by the public bound of the distribution against q_i, not by the
+// values); their previous content is replaced, whatever its form, and `out` ends in coefficient
+// form with its context and limb count unchanged. The random words of the secret samplers
+// (ternary, fixed weight, error, the kept flooding values) are marked secret for the
+// constant-time validation (polyhe/core/constant_time.hpp).
 
 /// Uniform ternary: each coefficient −1, 0 or 1 with probability 1/3, from one word w each as
 /// ⌊3w / 2^64⌋ − 1 (statistical distance from exact < 2^-62 per coefficient).
@@ -144,7 +147,9 @@ void sample_uniform_bounded(Prng& prng, int bits, RnsPoly& out);
 
 /// Writes x mod q_i into every limb i of `out` for the signed coefficients x = coeffs
 /// (coeffs.size() must equal N, checked; |x| < 2^63): branch-free as x + (q_i & −[x < 0]) where
-/// every |x| < q_i, else by a constant-time reduction (plaintexts of a modulus t > q_i). The
+/// every |x| < q_i, else by a constant-time reduction (plaintexts of a modulus t > q_i). Which
+/// of the two a limb takes depends on the values (one branch per limb): for public inputs; the
+/// samplers of secrets choose by their public bound instead. The
 /// previous content is replaced and `out` ends in coefficient form; on a device, the words are
 /// made on the host and uploaded.
 void set_signed(std::span<const std::int64_t> coeffs, RnsPoly& out);

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "polyhe/arith/shoup.hpp"
 #include "polyhe/cpu/weighted_sum.hpp"
 #include "polyhe/rns/basis.hpp"
 #include "polyhe/rns/wide_reduce.hpp"
@@ -86,8 +87,9 @@ class BaseConverter {
   // [j·(|B| + 1) + i]: q̂_i mod c_j for i < |B|, then −Q mod c_j: the exact conversion's weights
   // on the vector sums, v being one more term.
   std::vector<std::uint64_t> exact_w_;
-  std::vector<double> inv_q_;          // 1/q_i
-  std::vector<WideBarrett> reduce_;    // per c_j
+  std::vector<ShoupOperand<std::uint64_t>> q_mod_c_shoup_;  // Q mod c_j with its Shoup companion
+  std::vector<double> inv_q_;                               // 1/q_i
+  std::vector<WideBarrett> reduce_;                         // per c_j
   std::vector<std::size_t> identity_;  // 0..|C|−1: the contiguous output placement
   std::vector<std::size_t> chunk_;     // per c_j: products summed before a 128-bit overflow
   // Per c_j: the vector weighted sum (IFMA52 or AVX2 + FMA) where one serves on the active

@@ -55,7 +55,9 @@ void lift_centred(const u64* x, u64* c, std::size_t n, const CentredLift& l) {
   const ShoupOperand<u64> one{1, k.one_shoup};
   for (std::size_t i = 0; i < n; ++i) {
     const u64 r = mul_shoup(x[i], one, k.q);
-    const u64 shifted = r >= k.shift ? r - k.shift : r + k.q - k.shift;
+    // Masked too (GCC made the select a conditional jump, on words that may be secret: the
+    // ModDown of public-key encryption lifts v·b + e_0).
+    const u64 shifted = sub_mod(r, k.shift, k.q);
     // A mask, not a branch: x[i] > half is a coin toss on random residues (GCC emitted a
     // conditional jump here, mispredicted about half the time).
     const u64 upper = u64{0} - static_cast<u64>(x[i] > k.half);
