@@ -1,17 +1,20 @@
 #!/bin/sh
-# expect_exit.sh EXPECTED_STATUS [--stdin TEXT] [--stdout-matches ERE] [--] COMMAND [ARGS...]
+# expect_exit.sh EXPECTED_STATUS [--stdin TEXT] [--stdout-matches ERE] [--stdout-empty] [--]
+#                COMMAND [ARGS...]
 # Runs COMMAND (feeding TEXT on stdin, else nothing) and passes iff it exits with
-# EXPECTED_STATUS, its stdout matches ERE when given, and, for a non-zero status, its stderr is
-# exactly one line starting "polyhe: error: ".
+# EXPECTED_STATUS, its stdout matches ERE when given (is empty with --stdout-empty), and, for a
+# non-zero status, its stderr is exactly one line starting "polyhe: error: ".
 set -u
 expected=$1
 shift
 stdin=""
 pattern=""
+empty=0
 while [ $# -gt 0 ]; do
   case $1 in
     --stdin) stdin=$2; shift 2 ;;
     --stdout-matches) pattern=$2; shift 2 ;;
+    --stdout-empty) empty=1; shift ;;
     --) shift; break ;;
     *) break ;;
   esac
@@ -27,6 +30,10 @@ if [ "$status" -ne "$expected" ]; then
 fi
 if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/out"; then
   echo "stdout does not match: $pattern" >&2
+  fail=1
+fi
+if [ "$empty" -eq 1 ] && [ -s "$tmp/out" ]; then
+  echo "stdout is not empty" >&2
   fail=1
 fi
 if [ "$expected" -ne 0 ]; then

@@ -3,12 +3,17 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <concepts>
 #include <istream>
+#include <limits>
 #include <new>
 #include <ostream>
 
 #include "commands.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/thread_pool.hpp"
+#include "polyhe/cpu/features.hpp"
+#include "polyhe/ntt/cyclic/powerful.hpp"
 #include "polyhe/ntt/variant.hpp"
 #include "polyhe/version.hpp"
 #include "text.hpp"
@@ -35,6 +40,44 @@ bool is_command(const CLI::App& app, const std::string& name) {
     return false;
   }
 }
+
+/// An integer option. CLI11 2.1 converts with strtoull/strtoll in base 0 ("012" is octal 10,
+/// "0x10" is 16) and clamps what overflows ("-5" becomes 2^64 - 5 for an unsigned option), so the
+/// text goes through parse_decimal instead: decimal only, in [lo, hi] (by default the type's range,
+/// so a '-' only for a signed type), else one error naming the option, the text as typed and the
+/// rule. The commands check their own ranges after this; the value they name is then the text as
+/// typed.
+template <std::integral T>
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& name, T& target,
+                                const std::string& description,
+                                T lo = std::numeric_limits<T>::min(),
+                                T hi = std::numeric_limits<T>::max()) {
+  CLI::Option* opt = cmd->add_option_function<std::string>(
+      name,
+      [&target, name, lo, hi](const std::string& text) {
+        if (std::is_signed_v<T> && lo < T{0}) {
+          target = static_cast<T>(parse_signed_decimal(text, name, lo, hi));
+        } else {
+          target = static_cast<T>(parse_decimal(text, name, static_cast<std::uint64_t>(lo),
+                                                static_cast<std::uint64_t>(hi)));
+        }
+      },
+      description);
+  opt->type_name(std::is_signed_v<T> && lo < T{0} ? "INT" : "UINT");
+  opt->default_function([&target] { return std::to_string(target); });
+  return opt;
+}
+
+/// Refuses an explicitly empty value (`--variant ""`), which the commands would otherwise read as
+/// the option left out.
+const CLI::Validator kNonEmpty(
+    [](const std::string& value) {
+      return value.empty() ? std::string(
+                                 "empty value; give one, or leave the option out for its "
+                                 "default")
+                           : std::string();
+    },
+    "", "NONEMPTY");
 
 /// The options of every subcommand, filled in by CLI11.
 struct Options {
@@ -85,32 +128,37 @@ void declare_bench_ckks(Commands& c, Options& o) {
       "ckks",
       "Time RNS-CKKS encode, encrypt, add, multiply_relin, rescale, rotate, decrypt, decode");
   auto& k = o.bench_ckks;
-  c.bench_ckks->add_option("--log-n", k.log_n, "log2 N, 2-17 (the security table starts at 10)")
+  add_integer_option(c.bench_ckks, "--log-n", k.log_n,
+                     "log2 N, 2-17 (the security table starts at 10)")
       ->capture_default_str();
   c.bench_ckks
       ->add_option("--primes", k.primes,
                    "Bit sizes of the primes q_0..q_L; without --special the last one is the "
                    "special prime P (as SEAL and TenSEAL read such a list)")
       ->capture_default_str();
-  c.bench_ckks->add_option("--special", k.special,
-                           "Bit sizes of the special primes (default: the last of --primes)");
-  c.bench_ckks->add_option("--scale-bits", k.scale_bits, "log2 of the scale Δ, 10-60")
-      ->capture_default_str();
   c.bench_ckks
-      ->add_option("--dnum", k.dnum,
-                   "Key-switching digits, 1..L+1 (0: the library default ⌈(L+1)/k⌉)")
+      ->add_option("--special", k.special,
+                   "Bit sizes of the special primes (default: the last of --primes)")
+      ->check(kNonEmpty);
+  add_integer_option(c.bench_ckks, "--scale-bits", k.scale_bits, "log2 of the scale Δ, 10-60")
+      ->capture_default_str();
+  add_integer_option(c.bench_ckks, "--dnum", k.dnum,
+                     "Key-switching digits, 1..L+1 (0: the library default ⌈(L+1)/k⌉)")
       ->capture_default_str();
   c.bench_ckks
       ->add_option("--security", k.security,
                    "128, 192 or 256 (checked against the HomomorphicEncryption.org table), or "
                    "none to benchmark an insecure set by name")
       ->capture_default_str();
-  c.bench_ckks->add_option("--ops", k.ops,
-                           "Comma list of encode, encrypt, add, multiply_relin, rescale, rotate, "
-                           "rotate_many, decrypt, decode (default: all but rotate_many)");
-  c.bench_ckks->add_option("--rotate-step", k.rotate_step, "Slots to rotate by (left; < 0: right)")
+  c.bench_ckks
+      ->add_option("--ops", k.ops,
+                   "Comma list of encode, encrypt, add, multiply_relin, rescale, rotate, "
+                   "rotate_many, decrypt, decode (default: all but rotate_many)")
+      ->check(kNonEmpty);
+  add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
+                     "Slots to rotate by (left; < 0: right)")
       ->capture_default_str();
-  c.bench_ckks->add_option("--threads", k.threads, "Threads of the library's default pool")
+  add_integer_option(c.bench_ckks, "--threads", k.threads, "Threads of the library's default pool")
       ->capture_default_str();
   c.bench_ckks->add_option("--min-time", k.min_time_s, "Seconds per op")->capture_default_str();
   c.bench_ckks->add_flag("--json", k.json, "One JSON object per op, one per line");
@@ -165,31 +213,33 @@ void declare_bench_backend(Commands& c, Options& o) {
 /// --rotate-step goes to `rotate_step`, copied into the arguments only when given (dispatch).
 void add_integer_bench_options(CLI::App* cmd, BenchIntegerArgs& a, std::int64_t& rotate_step,
                                const std::string& op_list) {
-  cmd->add_option("--log-n", a.log_n, "log2 N, 2-17 (the security table starts at 10)")
+  add_integer_option(cmd, "--log-n", a.log_n, "log2 N, 2-17 (the security table starts at 10)")
       ->capture_default_str();
   cmd->add_option("--primes", a.primes,
                   "Bit sizes of the primes q_0..q_L; without --special the last one is the "
                   "special prime P (as SEAL and TenSEAL read such a list)")
       ->capture_default_str();
   cmd->add_option("--special", a.special,
-                  "Bit sizes of the special primes (default: the last of --primes)");
-  cmd->add_option("--plain-modulus", a.plain_modulus,
-                  "The plaintext modulus t, 2 <= t < 2^60; batching (slots, rotations) when t is "
-                  "a prime = 1 mod 2N, else the coefficient encoder")
+                  "Bit sizes of the special primes (default: the last of --primes)")
+      ->check(kNonEmpty);
+  add_integer_option(cmd, "--plain-modulus", a.plain_modulus,
+                     "The plaintext modulus t, 2 <= t < 2^60; batching (slots, rotations) when t "
+                     "is a prime = 1 mod 2N, else the coefficient encoder")
       ->capture_default_str();
-  cmd->add_option("--dnum", a.dnum,
-                  "Key-switching digits, 1..L+1 (0: the library default ⌈(L+1)/k⌉)")
+  add_integer_option(cmd, "--dnum", a.dnum,
+                     "Key-switching digits, 1..L+1 (0: the library default ⌈(L+1)/k⌉)")
       ->capture_default_str();
   cmd->add_option("--security", a.security,
                   "128, 192 or 256 (checked against the HomomorphicEncryption.org table), or "
                   "none to benchmark an insecure set by name")
       ->capture_default_str();
   cmd->add_option("--ops", a.ops,
-                  "Comma list of " + op_list + " (default: all that the parameters allow)");
-  cmd->add_option("--rotate-step", rotate_step,
-                  "Columns to rotate both rows by (left; < 0: right); needs batching")
+                  "Comma list of " + op_list + " (default: all that the parameters allow)")
+      ->check(kNonEmpty);
+  add_integer_option(cmd, "--rotate-step", rotate_step,
+                     "Columns to rotate both rows by (left; < 0: right); needs batching")
       ->capture_default_str();
-  cmd->add_option("--threads", a.threads, "Threads of the library's default pool")
+  add_integer_option(cmd, "--threads", a.threads, "Threads of the library's default pool")
       ->capture_default_str();
   cmd->add_option("--min-time", a.min_time_s, "Seconds per op")->capture_default_str();
   cmd->add_flag("--json", a.json, "One JSON object per op, one per line");
@@ -221,10 +271,12 @@ void declare_bench_bgv(Commands& c, Options& o) {
   add_integer_bench_options(
       c.bench_bgv, o.bench_bgv, o.bench_bgv_rotate_step,
       "encode, encrypt, add, multiply_relin, mod_switch, rotate, decrypt, decode");
-  c.bench_bgv->add_option("--m", o.bench_bgv.m,
-                          "Odd m in [3, 131072] with 8 | phi(m): the ring Z[x]/Phi_m (powerful "
-                          "basis; e.g. 21845 = 5*17*257, HElib's) instead of x^N + 1; replaces "
-                          "--log-n; rotate is then the automorphism X -> X^2");
+  add_integer_option(c.bench_bgv, "--m", o.bench_bgv.m,
+                     "Odd m in [3, " + std::to_string(PowerfulNtt::kMaxM) +
+                         "]: the ring Z[x]/Phi_m (powerful basis; e.g. 21845 = 5*17*257, "
+                         "HElib's) instead of x^N + 1; replaces --log-n; rotate is then the "
+                         "automorphism X -> X^2",
+                     std::size_t{3}, std::size_t{PowerfulNtt::kMaxM});
   c.bench_bgv->footer(
       "Times per call, key generation excluded, every op at the top level L on N random values "
       "in [0, t): encode into a preallocated coefficient vector; encrypt = public-key "
@@ -246,7 +298,9 @@ void declare_bench_bgv(Commands& c, Options& o) {
 Commands declare(CLI::App& app, Options& o) {
   Commands c{};
   app.set_version_flag("--version", std::string(kVersion), "Print the version and exit");
-  app.footer("Exit status: 0 success, 1 a self-test check failed, 2 bad usage or bad input.");
+  app.footer(
+      "Exit status: 0 success, 1 a self-test check failed, 2 bad usage, bad input (options, "
+      "stdin, POLYHE_CPU, POLYHE_THREADS) or output that could not be written.");
 
   c.info = app.add_subcommand("info", "Build options, CPU features, GPUs and NTT parameters");
   c.info->add_flag("--json", o.info.json, "Print one JSON object");
@@ -254,7 +308,7 @@ Commands declare(CLI::App& app, Options& o) {
   c.selftest = app.add_subcommand(
       "selftest", "A quick end-to-end check: products in every NTT variant against references");
   c.selftest->add_flag("--json", o.selftest.json, "Print the result as one JSON object");
-  c.selftest->add_option("--seed", o.selftest_seed, "Replay the inputs of an earlier run");
+  add_integer_option(c.selftest, "--seed", o.selftest_seed, "Replay the inputs of an earlier run");
 
   c.polymul = app.add_subcommand(
       "polymul",
@@ -266,7 +320,8 @@ Commands declare(CLI::App& app, Options& o) {
       "exit status 2.");
   c.polymul->add_flag("--fused", o.polymul.fused,
                       "Use the fused multiplication ([GPU-Polymul, Alg. 8])");
-  c.polymul->add_option("--variant", o.polymul.variant, "NTT variant (see polyhe info)");
+  c.polymul->add_option("--variant", o.polymul.variant, "NTT variant (see polyhe info)")
+      ->check(kNonEmpty);
 
   c.bench = app.add_subcommand("bench", "Benchmarks");
   declare_bench_backend(c, o);
@@ -277,18 +332,22 @@ Commands declare(CLI::App& app, Options& o) {
       ->capture_default_str();
   c.bench_ntt->add_option("--bits", b.bits, "Prime sizes in bits (20-62), e.g. 30,50,60")
       ->capture_default_str();
-  c.bench_ntt->add_option("--variant", b.variant,
-                          "NTT variant or 'all' (default: the library's default, " +
-                              std::string(to_string(kDefaultNttVariant)) + ")");
-  c.bench_ntt->add_option(
-      "--ops", b.ops,
-      "Comma list of ntt_forward, ntt_inverse, polymul, polymul_fused (default: all)");
-  c.bench_ntt->add_option("--cpu", b.cpu,
-                          "CPU kernel path: scalar, avx2, avx512, ifma, or all that this CPU has "
-                          "(default: the active path, POLYHE_CPU or the best)");
   c.bench_ntt
-      ->add_option("--threads", b.threads,
-                   "Threads; above 1, the batched API on 2*threads limbs per call")
+      ->add_option("--variant", b.variant,
+                   "NTT variant or 'all' (default: the library's default, " +
+                       std::string(to_string(kDefaultNttVariant)) + ")")
+      ->check(kNonEmpty);
+  c.bench_ntt
+      ->add_option("--ops", b.ops,
+                   "Comma list of ntt_forward, ntt_inverse, polymul, polymul_fused (default: all)")
+      ->check(kNonEmpty);
+  c.bench_ntt
+      ->add_option("--cpu", b.cpu,
+                   "CPU kernel path: scalar, avx2, avx512, ifma, or all that this CPU has "
+                   "(default: the active path, POLYHE_CPU or the best)")
+      ->check(kNonEmpty);
+  add_integer_option(c.bench_ntt, "--threads", b.threads,
+                     "Threads; above 1, the batched API on 2*threads limbs per call")
       ->capture_default_str();
   c.bench_ntt->add_option("--min-time", b.min_time_s, "Seconds per measurement")
       ->capture_default_str();
@@ -307,7 +366,9 @@ Commands declare(CLI::App& app, Options& o) {
   c.bench_cyclic
       ->add_option("--decomposition", bc.decomposition,
                    "automatic, radix2, pfa, cooley_tukey, rader, rader_padded, bluestein, direct "
-                   "(a list), or all; a decomposition that does not apply to n is skipped")
+                   "(a list), or all; a decomposition that does not apply to n is skipped; the "
+                   "O(n^2) direct only up to n = " +
+                       std::to_string(kMaxDirectCyclicLength) + " (all leaves it out above)")
       ->capture_default_str();
   c.bench_cyclic
       ->add_option("--ops", bc.ops,
@@ -315,7 +376,7 @@ Commands declare(CLI::App& app, Options& o) {
                    "powerful_inverse (Z_q[X]/Phi_n in the powerful basis, odd n, every route that "
                    "applies: fused, length_m, per_factor), a list")
       ->capture_default_str();
-  c.bench_cyclic->add_option("--bits", bc.bits, "Prime size in bits (30-62)")
+  add_integer_option(c.bench_cyclic, "--bits", bc.bits, "Prime size in bits (30-62)")
       ->capture_default_str();
   c.bench_cyclic->add_option("--min-time", bc.min_time_s, "Seconds per measurement")
       ->capture_default_str();
@@ -330,11 +391,16 @@ Commands declare(CLI::App& app, Options& o) {
   c.report->add_flag("--quick", o.report.quick,
                      "Shorter measurements (0.02 s each); CKKS, BFV and BGV at N = 2^12");
   c.report->add_option("--min-time", o.report_min_time, "Seconds per measurement (default 0.3)");
-  c.report->add_option("--output", o.report.output, "Also write the report to this file");
-  c.report->add_option("--data", o.report.data,
-                       "Also write every measurement to this file, one JSON object a line (the "
-                       "bench commands' --json lines)");
-  c.report->add_option("--seed", o.report_seed, "Seed of the self-test inputs");
+  c.report
+      ->add_option("--output", o.report.output,
+                   "Also write the report to this file (replaced only when the report is done)")
+      ->check(kNonEmpty);
+  c.report
+      ->add_option("--data", o.report.data,
+                   "Also write every measurement to this file, one JSON object a line (the "
+                   "bench commands' --json lines; replaced only when the report is done)")
+      ->check(kNonEmpty);
+  add_integer_option(c.report, "--seed", o.report_seed, "Seed of the self-test inputs");
   return c;
 }
 
@@ -385,9 +451,22 @@ BenchCudaArgs bench_ntt_on_cuda(const CLI::App& ntt, const BenchNttArgs& b) {
   return a;
 }
 
+/// The environment the library reads lazily, read now: a bad POLYHE_CPU (every command but info,
+/// which reports it) or POLYHE_THREADS (the commands that use the default thread pool) is bad
+/// input, refused with its one message before anything is printed, not a failed self-test or a
+/// table cut after its header.
+void check_environment(const CLI::App& app, const Commands& c) {
+  if (app.get_subcommands().empty() || c.info->parsed()) return;
+  (void)cpu_path();  // throws InvalidParameter naming POLYHE_CPU's value and the paths
+  if (c.bench->parsed() || c.report->parsed()) {
+    (void)thread_count();  // throws InvalidParameter naming POLYHE_THREADS's value and the range
+  }
+}
+
 /// After a successful parse: runs the chosen subcommand.
 int dispatch(const CLI::App& app, const Commands& c, Options& o, std::istream& in,
              std::ostream& out, std::ostream& err) {
+  check_environment(app, c);
   if (c.info->parsed()) return cmd_info(o.info, out);
   if (c.selftest->parsed()) {
     if (c.selftest->count("--seed") > 0) o.selftest.seed = o.selftest_seed;

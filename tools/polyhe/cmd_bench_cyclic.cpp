@@ -1,5 +1,6 @@
 // `polyhe bench cyclic`: the cyclic (non-power-of-two) NTT plans, e.g. HElib's m = 21845 by the
 // planner's PFA+Rader tree against Bluestein, next to the power-of-two lengths.
+#include <algorithm>
 #include <bit>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -50,6 +51,11 @@ std::vector<Decomposition> parse_decompositions(const std::string& spec) {
   return out;
 }
 
+std::string direct_limit_text() {
+  return "the O(n^2) direct DFT is timed up to n = " + std::to_string(kMaxDirectCyclicLength) +
+         " (one call at n = 8192 takes about 0.2 s, at 2^20 most of an hour)";
+}
+
 /// A prime of `bits` bits with every root any decomposition of n may need: n-th roots, (p−1)-th
 /// for Rader at each prime p | n, and the power-of-two lengths of padded convolutions (≥ 2n − 1).
 u64 bench_prime(std::size_t n, int bits) {
@@ -80,6 +86,17 @@ int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostrea
     } else {
       throw UsageError("--ops: unknown op '" + op +
                        "'; use forward, inverse, powerful_forward, powerful_inverse (a list)");
+    }
+  }
+  const bool direct_named =
+      args.decomposition != "all" && std::find(decompositions.begin(), decompositions.end(),
+                                               Decomposition::direct) != decompositions.end();
+  if (direct_named && (run_forward || run_inverse)) {
+    for (const int n : lengths) {
+      if (static_cast<std::size_t>(n) > kMaxDirectCyclicLength) {
+        throw UsageError("--decomposition direct with --n " + std::to_string(n) + ": " +
+                         direct_limit_text());
+      }
     }
   }
   if (args.bits < 30 || args.bits > 62) {
@@ -137,6 +154,11 @@ int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostrea
                          ": " + e.what());
       }
       for (Decomposition d : decompositions) {
+        if (d == Decomposition::direct && n > kMaxDirectCyclicLength) {  // only with "all"
+          err << "polyhe bench: skipping direct at n = " << n << ": " << direct_limit_text()
+              << '\n';
+          continue;
+        }
         std::shared_ptr<const CyclicNttPlan> plan;
         try {
           plan = CyclicNttPlan::create(n, q, d);

@@ -1,7 +1,6 @@
 // `polyhe report`: the self-test, the NTT benchmark and the CKKS, BFV and BGV benchmarks on this
 // machine, as one markdown document, and with --data every measurement as a JSON line (what the
 // bench commands print with --json; scripts/plot_report.py draws the report's plots from it).
-#include <fstream>
 #include <ostream>
 #include <sstream>
 
@@ -10,6 +9,7 @@
 #include "bench_ntt.hpp"
 #include "commands.hpp"
 #include "measurement.hpp"
+#include "output_file.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/version.hpp"
 #include "random.hpp"
@@ -113,14 +113,18 @@ struct IntegerSection {
   std::vector<IntegerMeasurement> ms;
 };
 
-IntegerSection run_integer(const ReportOptions& opt, double min_time_s, IntegerScheme scheme,
-                           std::ostream& err, const std::string& backend = "cpu") {
-  IntegerSection s;
+BenchIntegerConfig report_integer_config(const ReportOptions& opt, double min_time_s,
+                                         IntegerScheme scheme, const std::string& backend = "cpu") {
   BenchIntegerArgs args = report_integer_args(opt, min_time_s);
   args.backend = backend;
-  s.config = make_bench_integer_config(args, scheme);
-  err << "polyhe report: " << scheme_title(scheme) << " benchmark (N = 2^" << s.config.literal.log_n
-      << ", " << s.config.ops.size() << " ops)...\n";
+  return make_bench_integer_config(args, scheme);
+}
+
+IntegerSection run_integer(const BenchIntegerConfig& config, std::ostream& err) {
+  IntegerSection s;
+  s.config = config;
+  err << "polyhe report: " << scheme_title(s.config.scheme) << " benchmark (N = 2^"
+      << s.config.literal.log_n << ", " << s.config.ops.size() << " ops)...\n";
   s.ctx = make_integer_context(s.config);
   run_bench_integer(
       s.config, s.ctx, [&](const IntegerMeasurement& im) { s.ms.push_back(im); },
@@ -133,22 +137,6 @@ void write_integer_data(std::ostream& data, const IntegerSection& s) {
   for (const IntegerMeasurement& im : s.ms) {
     data << integer_json(s.config, *s.ctx->params(), im) << '\n';
   }
-}
-
-/// A file named by --output or --data, opened before an hour of benchmarking, not after.
-void open_output(std::ofstream& file, const std::string& path, const std::string& option) {
-  if (path.empty()) return;
-  file.open(path);
-  if (!file) throw UsageError(option + ": cannot write '" + path + "'");
-}
-
-/// Writes `text` to `file` when it is open, then closes it; throws naming `option` on failure.
-void finish_output(std::ofstream& file, const std::string& text, const std::string& path,
-                   const std::string& option) {
-  if (!file.is_open()) return;
-  file << text;
-  file.close();
-  if (!file) throw Error(option + ": writing '" + path + "' failed");
 }
 
 void write_integer(std::ostream& md, const IntegerSection& s) {
@@ -164,14 +152,22 @@ void write_integer(std::ostream& md, const IntegerSection& s) {
 }  // namespace
 
 int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
-  std::ofstream file;
-  std::ofstream data_file;
-  open_output(file, opt.output, "--output");
-  open_output(data_file, opt.data, "--data");
+  // Every option is checked before a file is touched, and the files are only replaced at the end
+  // (OutputFile): a bad option or a failed run leaves what --output and --data named as it was.
+  if (!opt.output.empty() && opt.output == opt.data) {
+    throw UsageError("--output and --data both name '" + opt.output + "'; give two files");
+  }
   BenchNttArgs args;  // log N 10-17, 30/50/60 bits, default variant, 1 thread, every CPU path
   args.cpu = "all";
   args.min_time_s = opt.min_time_s ? *opt.min_time_s : opt.quick ? kQuickMinTime : kDefaultMinTime;
   const BenchNttConfig config = make_bench_ntt_config(args);
+  const BenchCkksConfig ckks = make_bench_ckks_config(report_ckks_args(opt, args.min_time_s));
+  const BenchIntegerConfig bfv_config =
+      report_integer_config(opt, args.min_time_s, IntegerScheme::bfv);
+  const BenchIntegerConfig bgv_config =
+      report_integer_config(opt, args.min_time_s, IntegerScheme::bgv);
+  OutputFile file(opt.output, "--output");
+  OutputFile data_file(opt.data, "--data");
 
   err << "polyhe report: self-test...\n";
   const SelftestResult st = run_selftest(opt.seed ? *opt.seed : os_seed());
@@ -183,7 +179,6 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
       config, [&](const Measurement& m) { ms.push_back(m); },
       [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
 
-  const BenchCkksConfig ckks = make_bench_ckks_config(report_ckks_args(opt, args.min_time_s));
   err << "polyhe report: CKKS benchmark (N = 2^" << ckks.literal.log_n << ", " << ckks.ops.size()
       << " ops)...\n";
   const rlwe::ParametersPtr ckks_params = make_ckks_parameters(ckks);
@@ -192,8 +187,8 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
       ckks, ckks_params, [&](const CkksMeasurement& cm) { ckks_ms.push_back(cm); },
       [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
 
-  const IntegerSection bfv_section = run_integer(opt, args.min_time_s, IntegerScheme::bfv, err);
-  const IntegerSection bgv_section = run_integer(opt, args.min_time_s, IntegerScheme::bgv, err);
+  const IntegerSection bfv_section = run_integer(bfv_config, err);
+  const IntegerSection bgv_section = run_integer(bgv_config, err);
 
   // --data: the measurements in the report's order, each as its bench command's --json line.
   std::ostringstream data;
@@ -223,7 +218,8 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
       gpu_md << "\n## CKKS on the GPU\n\n";
       write_ckks(gpu_md, *ckks_params, gpu_ckks.scale_bits, gpu_ms);
       for (const IntegerScheme scheme : {IntegerScheme::bfv, IntegerScheme::bgv}) {
-        const IntegerSection s = run_integer(opt, args.min_time_s, scheme, err, "cuda");
+        const IntegerSection s =
+            run_integer(report_integer_config(opt, args.min_time_s, scheme, "cuda"), err);
         write_integer_data(data, s);
         write_integer(gpu_md, s);
       }
@@ -260,8 +256,8 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   md << gpu_md.str();
 
   out << md.str() << std::flush;
-  finish_output(file, md.str(), opt.output, "--output");
-  finish_output(data_file, data.str(), opt.data, "--data");
+  file.commit(md.str());
+  data_file.commit(data.str());
   return st.ok() && !gpu_failed ? 0 : 1;
 }
 

@@ -176,6 +176,12 @@ PolymulInput read_polymul_input(std::istream& in) {
     }
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
   }
+  // JSON text has no NUL byte, and nlohmann's reader would stop at one, taking what follows for
+  // no input at all.
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    throw CorruptData("the input has a NUL byte at byte offset " + std::to_string(nul) +
+                      "; JSON text cannot contain one");
+  }
   PolymulSax sax;
   json::sax_parse(text, &sax);
   return sax.take();

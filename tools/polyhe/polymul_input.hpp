@@ -23,7 +23,8 @@ inline constexpr std::size_t kMaxPolymulLength = std::size_t{1} << 17;
 inline constexpr std::size_t kMaxPolymulInputBytes = std::size_t{16} << 20;
 
 /// Reads one JSON object from `in` (at most kMaxPolymulInputBytes: CorruptData beyond, before
-/// parsing), through the SAX interface, and checks its shape and its integers:
+/// parsing; a NUL byte anywhere is CorruptData naming its offset), through the SAX interface, and
+/// checks its shape and its integers:
 /// exactly the keys q, a, b (no duplicates); q an integer; a and b arrays of integers of at most
 /// kMaxPolymulLength entries; every integer in [0, 2^64 − 1] given as a JSON number without
 /// fraction or exponent, or as a string of decimal digits. Throws CorruptData otherwise. The
