@@ -46,19 +46,18 @@ def _values(x: object, slots: int, what: str = "values") -> np.ndarray:
     if isinstance(x, Ciphertext) or isinstance(x, Plaintext):
         raise TypeError(f"{what}: expected numbers, got a {type(x).__name__}")
     a = np.asarray(x)
-    if a.dtype.kind in "biuf":
-        a = np.ascontiguousarray(a, dtype=np.float64)
-    elif a.dtype.kind == "c":
-        a = np.ascontiguousarray(a, dtype=np.complex128)
-    else:
+    if a.dtype.kind not in "biufc":
         raise TypeError(
             f"{what}: dtype {a.dtype} is not numeric; CKKS encodes real or complex numbers "
             f"(float64 or complex128)"
         )
+    # The shape before any conversion: np.ascontiguousarray makes a 0-d array 1-D.
     if a.ndim != 1:
+        hint = " (a single number: pass [x])" if a.ndim == 0 else ""
         raise _polyhe.InvalidParameter(
-            f"{what}: shape {a.shape}; CKKS encodes a 1-D vector of at most {slots} values"
+            f"{what}: shape {a.shape}; CKKS encodes a 1-D vector of at most {slots} values{hint}"
         )
+    a = np.ascontiguousarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64)
     if a.shape[0] > slots:
         raise _polyhe.InvalidParameter(
             f"{what}: {a.shape[0]} values, more than the {slots} slots (N/2) of this context"
@@ -70,6 +69,42 @@ def _values(x: object, slots: int, what: str = "values") -> np.ndarray:
             f"{what}[{i}] = {a[i]} is not finite; CKKS encodes finite numbers only"
         )
     return a
+
+
+def _scalar_of_0d(x: object) -> object:
+    """A 0-d numpy array is its scalar (np.array(2.0) * ct is ct * 2.0), as in BGV."""
+    return x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x
+
+
+def _constant(x: object, op: str) -> complex:
+    """A Python/numpy number operand as a finite complex constant: TypeError for a bool,
+    InvalidParameter for a value that is not finite or does not fit in a double."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(
+            f"{op}: a bool constant ({x!r}); CKKS operates on real or complex numbers: "
+            f"pass 1.0 or 0.0, or float(flag)"
+        )
+    try:
+        c = complex(x)  # type: ignore[arg-type]
+    except OverflowError:
+        raise _polyhe.InvalidParameter(
+            f"{op}: the constant {_short(x)} does not fit in a double (|c| < 2^1024); CKKS "
+            f"constants are floating-point numbers"
+        ) from None
+    if not np.isfinite(c):
+        raise _polyhe.InvalidParameter(f"{op}: the constant {x!r} is not finite")
+    return c
+
+
+def _short(x: object) -> str:
+    """repr(x), shortened in the middle past 60 characters (a 400-digit integer)."""
+    r = repr(x)
+    return r if len(r) <= 60 else f"{r[:25]}...{r[-25:]} ({len(r)} characters)"
+
+
+def _is_scalar(x: object) -> bool:
+    """A Python or numpy number, bools included (refused by _constant with the rule)."""
+    return isinstance(x, (numbers.Number, np.bool_))
 
 
 class Context(KeyedContext):
@@ -335,6 +370,7 @@ class Ciphertext(CiphertextBase):
 
     def _add_sub(self, other, sub: bool, op: str) -> "Ciphertext":
         ev = self._ev()
+        other = _scalar_of_0d(other)
         if isinstance(other, Ciphertext):
             a, b = self._aligned(other, op)
             ct = ev.sub(a, b) if sub else ev.add(a, b)
@@ -343,10 +379,8 @@ class Ciphertext(CiphertextBase):
             p = self._plain_operand(other, op)
             ct = ev.sub_plain(self._ct, p) if sub else ev.add_plain(self._ct, p)
             return self._new(ct, self._real and other._real, length_of(self._length, other._length))
-        if isinstance(other, numbers.Number) and not isinstance(other, bool):
-            c = complex(other)
-            if not np.isfinite(c):
-                raise _polyhe.InvalidParameter(f"{op}: the constant {other!r} is not finite")
+        if _is_scalar(other):
+            c = _constant(other, op)
             ct = ev.add_const(self._ct, -c if sub else c)
             return self._new(ct, self._real and c.imag == 0)
         if isinstance(other, (np.ndarray, list, tuple)):
@@ -356,12 +390,20 @@ class Ciphertext(CiphertextBase):
         return NotImplemented
 
     def __mul__(self, other) -> "Ciphertext":
-        if isinstance(other, (numbers.Integral, np.integer)) and not isinstance(other, bool):
+        other = _scalar_of_0d(other)
+        if isinstance(other, (numbers.Integral, np.integer)) and not isinstance(
+            other, (bool, np.bool_)
+        ):
             v = int(other)
             if not -(1 << 63) <= v < (1 << 63):
-                raise _polyhe.InvalidParameter(f"multiply: the integer {v} does not fit in 64 bits")
+                raise _polyhe.InvalidParameter(
+                    f"multiply: the integer {_short(v)} does not fit in 64 bits "
+                    f"([-2^63, 2^63)); multiply by a float instead (approximate, rescaled)"
+                )
             return self._new(self._ev().multiply_integer(self._ct, v))
-        if isinstance(other, (Ciphertext, Plaintext, numbers.Number, np.ndarray, list, tuple)):
+        if isinstance(other, (Ciphertext, Plaintext, np.ndarray, list, tuple)) or _is_scalar(
+            other
+        ):
             return self.multiply(other)
         return NotImplemented
 
@@ -372,6 +414,7 @@ class Ciphertext(CiphertextBase):
         so that the rescale restores the scale exactly) or a vector (encoded likewise), then
         relinearised (ciphertexts) and rescaled, unless told otherwise."""
         ev = self._ev()
+        other = _scalar_of_0d(other)
         if isinstance(other, Ciphertext):
             a, b = self._aligned(other, "multiply")
             if relinearize:
@@ -385,10 +428,8 @@ class Ciphertext(CiphertextBase):
             ct = ev.multiply_plain(self._ct, self._plain_operand(other, "multiply"))
             real = self._real and other._real
             length = length_of(self._length, other._length)
-        elif isinstance(other, numbers.Number) and not isinstance(other, bool):
-            c = complex(other)
-            if not np.isfinite(c):
-                raise _polyhe.InvalidParameter(f"multiply: the constant {other!r} is not finite")
+        elif _is_scalar(other):
+            c = _constant(other, "multiply")
             ct = ev.multiply_const(self._ct, c, 0.0)
             real, length = self._real and c.imag == 0, self._length
         elif isinstance(other, (np.ndarray, list, tuple)):
