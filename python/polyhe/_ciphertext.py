@@ -11,10 +11,21 @@ from polyhe._context import _encode_settings
 
 
 def length_of(a: Optional[int], b: Optional[int]) -> Optional[int]:
-    """The default decrypted length of a result of two operands (None: every value)."""
+    """The default decrypted length of a slot-wise result of two operands (None: every value):
+    the longer, as numpy pads the shorter with zeros."""
     if a is None or b is None:
         return None
     return max(a, b)
+
+
+def product_length(a: Optional[int], b: Optional[int], n: int) -> Optional[int]:
+    """The default decrypted length of a polynomial product of coefficient vectors of lengths a
+    and b: a + b − 1 coefficients (np.convolve's), or all n once the product wraps past x^n."""
+    if a is None or b is None:
+        return None
+    if a == 0 or b == 0:
+        return 0
+    return min(a + b - 1, n)
 
 
 class CiphertextBase:
@@ -59,7 +70,14 @@ class CiphertextBase:
 
     @property
     def length(self) -> Optional[int]:
-        """How many values decrypt returns by default (None: all)."""
+        """How many values decrypt returns by default (None: all). The rule: an encrypted vector
+        of length L keeps L through operations that act value by value (+, −, slot-wise ×,
+        constants, relinearise, rescale, modulus switch; two operands: the longer). Operations
+        that move values beyond L drop it (decrypt then returns every slot or coefficient):
+        rotations (left ones wrap the first values to the end of the row), the row swap, Galois
+        maps. A product of coefficient-encoded vectors of lengths a and b has a + b − 1
+        coefficients (all N once it wraps). No default length hides a value a result holds;
+        pass ``length=`` to decrypt for fewer."""
         return self._length
 
     def _ev(self):

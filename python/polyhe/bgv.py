@@ -7,8 +7,9 @@
 >>> y = (x * x + 5).mod_switch()                     # multiply, relinearise; add; switch down
 >>> ctx.decrypt(y)
 array([ 6,  9, 14])
->>> ctx.decrypt(x.rotate_rows(1))                    # each row of N/2 slots rotated left
-array([ 2, -3,  0])
+>>> r = ctx.decrypt(x.rotate_rows(1))                # each row of N/2 slots rotated left:
+>>> r[:3], int(r[ctx.row_size - 1])                  # every slot back, the 1 wrapped to the end
+(array([ 2, -3,  0]), 1)
 >>> ctx.noise_budget(y) > 0                          # bits left before decryption fails
 True
 
@@ -39,7 +40,7 @@ import numpy as np
 
 from polyhe import _polyhe
 from polyhe._checks import byteslike, index
-from polyhe._ciphertext import CiphertextBase, length_of
+from polyhe._ciphertext import CiphertextBase, length_of, product_length
 from polyhe._context import KeyedContext, context_for, _encode_settings
 from polyhe._device import DeviceArg, resolve
 from polyhe.parameters import Parameters
@@ -395,8 +396,9 @@ class Context(KeyedContext):
     def decrypt(
         self, ciphertext: "Ciphertext", length: Optional[int] = None, signed: bool = True
     ) -> np.ndarray:
-        """Decrypts and decodes: the first ``length`` values (default: as many as were encrypted;
-        every slot or coefficient when unknown), int64 in [−⌊t/2⌋, ⌈t/2⌉) when ``signed``, else
+        """Decrypts and decodes: the first ``length`` values (default: the ciphertext's
+        :attr:`~Ciphertext.length`: as many as were encrypted, a + b − 1 for a product of
+        coefficient vectors, every slot or coefficient after a rotation or when unknown), int64 in [−⌊t/2⌋, ⌈t/2⌉) when ``signed``, else
         uint64 in [0, t). Correct while :meth:`noise_budget` is positive."""
         if not isinstance(ciphertext, Ciphertext):
             raise TypeError(f"expected a bgv.Ciphertext, got {type(ciphertext).__name__}")
@@ -589,7 +591,8 @@ class Ciphertext(CiphertextBase):
         if _is_int_scalar(other):
             pt = self._constant_plain(other, op)
             ct = ev.sub_plain(self._ct, pt) if sub else ev.add_plain(self._ct, pt)
-            return self._new(ct)
+            # Slots: c in each slot (numpy's broadcast keeps the length); coefficients: c at x^0.
+            return self._new(ct, self._length if self._encoding == SLOTS else length_of(self._length, 1))
         _refuse_scalar(other, op)
         if isinstance(other, (Plaintext, np.ndarray, list, tuple)):
             pt, n = self._plain_operand(other, op)
@@ -619,14 +622,21 @@ class Ciphertext(CiphertextBase):
                 ct = ev.multiply_relin(a, b)
             else:
                 ct = ev.multiply(a, b)
-            return self._new(ct, length_of(self._length, other._length))
+            return self._new(ct, self._product_length(other._length))
         if _is_int_scalar(other):
             return self._new(ev.multiply_plain(self._ct, self._constant_plain(other, "multiply")))
         _refuse_scalar(other, "multiply")
         if isinstance(other, (Plaintext, np.ndarray, list, tuple)):
             pt, n = self._plain_operand(other, "multiply")
-            return self._new(ev.multiply_plain(self._ct, pt), length_of(self._length, n))
+            return self._new(ev.multiply_plain(self._ct, pt), self._product_length(n))
         raise TypeError(f"multiply: cannot multiply a ciphertext by {type(other).__name__}")
+
+    def _product_length(self, other: Optional[int]) -> Optional[int]:
+        """The default length of a product with an operand of length ``other``: slot-wise the
+        longer; coefficients a + b − 1, all N once the product wraps (Ciphertext.length)."""
+        if self._encoding == SLOTS:
+            return length_of(self._length, other)
+        return product_length(self._length, other, int(self._ctx._native.n))
 
     def relinearize(self) -> "Ciphertext":
         """A size-3 product back to size 2 (the relinearisation key)."""
@@ -651,10 +661,11 @@ class Ciphertext(CiphertextBase):
     def rotate_rows(self, step: int) -> "Ciphertext":
         """Both rows of N/2 slots rotated left by ``step`` (negative: right): slot (r, c) of the
         result is slot (r, (c + step) mod N/2). Needs the Galois key of this step
-        (``generate_keys(rotations=[step])``)."""
+        (``generate_keys(rotations=[step])``). The result decrypts to every slot by default:
+        values move beyond the encrypted length (:attr:`~CiphertextBase.length`)."""
         s = index("step", step, -(1 << 62), 1 << 62)
         self._check_rotation_keys("rotate_rows", [s])
-        return self._new(self._ev().rotate_rows(self._ct, s))
+        return self._new(self._ev().rotate_rows(self._ct, s), length=None)
 
     def rotate_rows_many(self, steps) -> list:
         """``[self.rotate_rows(s) for s in steps]``, the same ciphertexts word for word, computed
@@ -663,7 +674,7 @@ class Ciphertext(CiphertextBase):
         Galois key (every one is checked before any work)."""
         ss = [index("step", s, -(1 << 62), 1 << 62) for s in steps]
         self._check_rotation_keys("rotate_rows_many", ss)
-        return [self._new(ct) for ct in self._ev().rotate_rows_many(self._ct, ss)]
+        return [self._new(ct, length=None) for ct in self._ev().rotate_rows_many(self._ct, ss)]
 
     def _check_rotation_keys(self, op: str, steps) -> None:
         """Every step's Galois key is present (a step of 0 mod N/2 needs none); over Phi_m (odd m)
@@ -682,7 +693,7 @@ class Ciphertext(CiphertextBase):
 
     def rotate_columns(self) -> "Ciphertext":
         """The two rows swapped (Galois element 2N − 1); needs that key
-        (``generate_keys(conjugation=True)``)."""
+        (``generate_keys(conjugation=True)``). Decrypts to every slot by default."""
         galois = self._ctx._require("Galois keys", "_galois", "rotate_columns")
         if self._ctx._params.log_n:
             k = int(_polyhe.galois_element_for_conjugation(int(self._ctx._native.n)))
@@ -691,13 +702,13 @@ class Ciphertext(CiphertextBase):
                     f"rotate_columns: no Galois key for the row swap (element {k}); "
                     f"generate_keys(conjugation=True) or ctx.add_galois_keys(conjugation=True)"
                 )
-        return self._new(self._ev().rotate_columns(self._ct))
+        return self._new(self._ev().rotate_columns(self._ct), length=None)
 
     def apply_galois(self, element: int) -> "Ciphertext":
         """x → x^element (an odd element < 2N, or a unit mod m) with its Galois key."""
         k = index("element", element, 1, (1 << 64) - 1)
         self._ctx._require("Galois keys", "_galois", "apply_galois")
-        return self._new(self._ev().apply_galois(self._ct, k))
+        return self._new(self._ev().apply_galois(self._ct, k), length=None)
 
     def __repr__(self) -> str:
         return (

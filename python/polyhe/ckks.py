@@ -227,7 +227,8 @@ class Context(KeyedContext):
     def decrypt(
         self, ciphertext: "Ciphertext", length: Optional[int] = None, flooding_bits: int = 0
     ) -> np.ndarray:
-        """Decrypts and decodes: the first ``length`` values (default: as many as were encrypted),
+        """Decrypts and decodes: the first ``length`` values (default: the ciphertext's
+        :attr:`~Ciphertext.length`: as many as were encrypted, every slot after a rotation),
         float64 when every input was real, else complex128. ``flooding_bits`` > 0 adds noise
         flooding before decoding (IND-CPA^D; see docs/security.md) when results are shared."""
         if not isinstance(ciphertext, Ciphertext):
@@ -476,10 +477,14 @@ class Ciphertext(CiphertextBase):
         return self._new(self._ev().drop_to_level(self._ct, lvl))
 
     def rotate(self, step: int) -> "Ciphertext":
-        """The slots rotated left by ``step`` (negative: right); needs its Galois key."""
+        """The slots rotated left by ``step`` (negative: right), cyclically over the N/2 slots;
+        needs its Galois key. The result decrypts to every slot by default: a rotation moves
+        values beyond the encrypted length (see :attr:`length`)."""
         s = index("step", step, -(1 << 62), 1 << 62)
         self._ctx._require("Galois keys", "_galois", "rotate")
-        return self._new(self._ev().rotate(self._ct, s))
+        # Values move beyond the encrypted length (left: the first ones wrap to the end): decrypt
+        # returns every slot (Ciphertext.length).
+        return self._new(self._ev().rotate(self._ct, s), length=None)
 
     def rotate_many(self, steps) -> list:
         """``[self.rotate(s) for s in steps]``, the same ciphertexts word for word, computed
@@ -488,7 +493,7 @@ class Ciphertext(CiphertextBase):
         Galois key (every one is checked before any work)."""
         ss = [index("step", s, -(1 << 62), 1 << 62) for s in steps]
         self._ctx._require("Galois keys", "_galois", "rotate_many")
-        return [self._new(ct) for ct in self._ev().rotate_many(self._ct, ss)]
+        return [self._new(ct, length=None) for ct in self._ev().rotate_many(self._ct, ss)]
 
     def conjugate(self) -> "Ciphertext":
         """Every slot's complex conjugate; needs the conjugation key."""
@@ -498,7 +503,8 @@ class Ciphertext(CiphertextBase):
     def sum(self, count: Optional[int] = None) -> "Ciphertext":
         """Every slot i < count (a power of two; default: all N/2) holds the sum of slots
         i..i+count−1 (cyclically): slot 0 the total. Needs rotation keys for 1, 2, 4, …,
-        count/2 (``generate_keys(rotations=ctx.sum_rotations())``)."""
+        count/2 (``generate_keys(rotations=ctx.sum_rotations())``). Decrypts to every slot by
+        default, as the rotations it is made of."""
         n = self._ctx.slots if count is None else index("count", count, 1, self._ctx.slots)
         if n & (n - 1):
             raise _polyhe.InvalidParameter(f"sum: count = {n} is not a power of two")

@@ -21,4 +21,7 @@ def test_readme_python_example(capsys):
     assert np.max(np.abs(ctx.decrypt(pickle.loads(scope["blob"]))[:2] - want[1:])) < 1e-6
     printed = np.array(capsys.readouterr().out.strip().strip("[]").split(), dtype=float)
     assert np.max(np.abs(printed - want)) < 1e-6  # what print(ctx.decrypt(y)) showed
-    assert ctx.decrypt(z).shape == (3,)
+    # A rotation moves values beyond the three encrypted: z decrypts to every slot, the first
+    # value wrapped to the end (Ciphertext.length).
+    rotated = ctx.decrypt(z)
+    assert rotated.shape == (ctx.slots,) and abs(rotated[-1] - want[0]) < 1e-6
