@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numbers
 import pickle
-from typing import Iterable, Optional
+from collections.abc import Iterable
+from typing import Optional
+
+import numpy as np
 
 from polyhe import _polyhe
 
@@ -31,8 +34,10 @@ def int_list(name: str, values: Optional[Iterable[object]], lo: int, hi: int) ->
     """A list of ints in [lo, hi] from any iterable of integers (None: empty)."""
     if values is None:
         return []
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name}: expected a sequence of integers, got {type(values).__name__}")
+    if isinstance(values, (str, bytes, bytearray)) or not isinstance(values, Iterable):
+        raise TypeError(
+            f"{name}: expected a sequence of integers, got {type(values).__name__} {values!r}"
+        )
     out = []
     for i, v in enumerate(values):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
@@ -65,3 +70,31 @@ def index(name: str, value: object, lo: int, hi: int) -> int:
     if not lo <= v <= hi:
         raise _polyhe.InvalidParameter(f"{name} = {v} is outside [{lo}, {hi}]")
     return v
+
+
+def flag(name: str, value: object) -> bool:
+    """A real bool (Python or numpy): "no", 0 or None are refused, not taken for their truth."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name}: expected True or False, got {type(value).__name__} {value!r}")
+
+
+def galois_rule(m: int, power_of_two: bool) -> str:
+    """The rule a Galois element k obeys in the ring of cyclotomic index m."""
+    if power_of_two:
+        return (
+            f"odd and in [1, 2N) = [1, {m}) (x -> x^k is an automorphism of x^N + 1 only for odd k)"
+        )
+    return (
+        f"in [1, m) = [1, {m}) and coprime to m = {m} (x -> x^k is an automorphism of "
+        f"Z[x]/Phi_m only for units k mod m)"
+    )
+
+
+def is_galois_element(k: int, m: int, power_of_two: bool) -> bool:
+    """Whether x -> x^k is an automorphism of the ring of cyclotomic index m."""
+    import math
+
+    if power_of_two:
+        return k % 2 == 1 and 1 <= k < m
+    return 1 <= k < m and math.gcd(k, m) == 1

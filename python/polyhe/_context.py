@@ -23,6 +23,7 @@ import weakref
 from typing import Dict, Iterable, Optional, Tuple
 
 from polyhe import _polyhe
+from polyhe._checks import flag, galois_rule, int_list, is_galois_element
 from polyhe.parameters import Parameters, from_trusted_bytes
 
 __all__ = ["KeyedContext"]
@@ -79,10 +80,14 @@ class KeyedContext:
         conjugation: bool = False,
         relinearization: bool = True,
         seed: Optional[bytes] = None,
+        galois_elements: Iterable[int] = (),
     ) -> "KeyedContext":
         """Makes a fresh secret key and, from it, the public key, the relinearisation key (unless
         ``relinearization=False``) and Galois keys for the slot rotations in ``rotations`` (steps,
-        negative: right) and for conjugation / the row swap when ``conjugation``. ``seed`` (32
+        negative: right), for conjugation / the row swap when ``conjugation``, and for each Galois
+        element (x → x^k) named in ``galois_elements``. Steps and elements are integers (numpy
+        integers too, not bools or floats), the flags True or False. Over Φ_m (an odd m, BGV)
+        there are no rotations by steps: name the Galois elements (units mod m). ``seed`` (32
         bytes) makes them reproducible, for tests only. Once per context (a context holding keys
         refuses: make a new one for new keys); returns self."""
         if self._key_id is not None:
@@ -91,12 +96,15 @@ class KeyedContext:
                 "ciphertexts made under them would no longer decrypt. Make a new context for new "
                 "keys, or add rotations with add_galois_keys"
             )
-        steps = [int(s) for s in rotations]
+        relin_wanted = flag("relinearization", relinearization)
+        elements = self._galois_elements_for(
+            "generate_keys", rotations, conjugation, galois_elements
+        )
         gen = _polyhe.KeyGenerator(self._params._native, seed)
         sk = gen.secret_key()
         pk = gen.public_key(sk)
-        relin = gen.relinearization_key(sk) if relinearization else None
-        galois = gen.rotation_keys(sk, steps, bool(conjugation)) if steps or conjugation else None
+        relin = gen.relinearization_key(sk) if relin_wanted else None
+        galois = gen.galois_keys(sk, elements) if elements else None
         with self._lock:
             self._sk, self._pk, self._relin, self._galois = sk, pk, relin, galois
             self._key_id = key_id_of(pk)
@@ -104,18 +112,24 @@ class KeyedContext:
         _register(self, replace=True)
         return self
 
-    def add_galois_keys(self, rotations: Iterable[int] = (), conjugation: bool = False) -> None:
-        """Adds Galois keys for more rotation steps (needs the secret key)."""
+    def add_galois_keys(
+        self,
+        rotations: Iterable[int] = (),
+        conjugation: bool = False,
+        galois_elements: Iterable[int] = (),
+    ) -> None:
+        """Adds Galois keys (needs the secret key): for rotation steps, conjugation / the row swap
+        and named Galois elements, as :meth:`generate_keys` checks them. Over Φ_m (odd m) only
+        ``galois_elements``."""
         if self._sk is None:
             raise _polyhe.InvalidParameter(
                 "add_galois_keys: this context holds no secret key (Galois keys are made by the "
                 "secret key's holder and sent as ctx.public())"
             )
-        steps = [int(s) for s in rotations]
+        wanted = set(
+            self._galois_elements_for("add_galois_keys", rotations, conjugation, galois_elements)
+        )
         have = set(self._galois.elements) if self._galois is not None else set()
-        wanted = {_polyhe.galois_element_for_rotation(self._params.n, s) for s in steps}
-        if conjugation:
-            wanted.add(_polyhe.galois_element_for_conjugation(self._params.n))
         new = sorted(wanted - have)
         if not new:
             return
@@ -123,6 +137,38 @@ class KeyedContext:
         with self._lock:
             self._galois = galois if self._galois is None else self._galois.merged(galois)
             self._cache.clear()
+
+    def _galois_elements_for(
+        self, op: str, rotations: object, conjugation: object, galois_elements: object
+    ) -> list:
+        """The Galois elements of rotation steps, conjugation and named elements, each checked
+        (TypeError for a non-integer or a non-bool flag, InvalidParameter naming the rule)."""
+        # Steps as Ciphertext.rotate / rotate_rows take them.
+        steps = int_list(f"{op}: rotations", rotations, -(1 << 62), 1 << 62)
+        conj = flag(f"{op}: conjugation", conjugation)
+        named = int_list(f"{op}: galois_elements", galois_elements, 0, (1 << 64) - 1)
+        native = self._params._native
+        m, pow2 = int(native.m), bool(native.log_n)
+        if not pow2 and (steps or conj):
+            what = f"rotations = {steps}" if steps else "conjugation = True"
+            raise _polyhe.InvalidParameter(
+                f"{op}: {what}, but the ring is Phi_{m} (odd m): rotations by 5^step and the row "
+                f"swap are the slots of x^N + 1. Name the automorphisms x -> x^k instead: "
+                f"galois_elements=[k, ...] with k {galois_rule(m, pow2)} (x -> x^-1: k = {m - 1})"
+            )
+        for i, k in enumerate(named):
+            if not is_galois_element(k, m, pow2):
+                raise _polyhe.InvalidParameter(
+                    f"{op}: galois_elements[{i}] = {k} is not a Galois element: k must be "
+                    f"{galois_rule(m, pow2)}"
+                )
+        n = int(native.n)
+        elements = [int(_polyhe.galois_element_for_rotation(n, s)) for s in steps]
+        if conj:
+            elements.append(int(_polyhe.galois_element_for_conjugation(n)))
+        elements += named
+        # A step of 0 mod N/2 is the identity (element 1): rotations by it need no key.
+        return sorted({k for k in elements if k != 1 or k in named})
 
     @property
     def params(self) -> Parameters:

@@ -39,7 +39,7 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 
 from polyhe import _polyhe
-from polyhe._checks import byteslike, index
+from polyhe._checks import byteslike, galois_rule, index, is_galois_element
 from polyhe._ciphertext import CiphertextBase, length_of, product_length
 from polyhe._context import KeyedContext, context_for, _encode_settings
 from polyhe._device import DeviceArg, resolve
@@ -251,14 +251,18 @@ class Context(KeyedContext):
         conjugation: bool = False,
         relinearization: bool = True,
         seed: Optional[bytes] = None,
+        galois_elements: Iterable[int] = (),
     ) -> "Context":
         """Makes a fresh secret key and, from it, the public key, the relinearisation key (unless
         ``relinearization=False``) and Galois keys: for each step in ``rotations`` a row rotation
         (:meth:`Ciphertext.rotate_rows`: Galois element 5^step mod 2N, negative steps rotate
         right) and, when ``conjugation``, the row swap (:meth:`Ciphertext.rotate_columns`:
-        element 2N − 1). ``seed`` (32 bytes) makes them reproducible, for tests only. Once per
-        context (a context holding keys refuses: make a new one); returns self."""
-        super().generate_keys(rotations, conjugation, relinearization, seed)
+        element 2N − 1), and for each Galois element k in ``galois_elements``
+        (:meth:`Ciphertext.apply_galois`: x → x^k; over Φ_m, an odd m, the only way to name
+        automorphisms: k a unit mod m). Steps and elements are integers, the flags True or False.
+        ``seed`` (32 bytes) makes them reproducible, for tests only. Once per context (a context
+        holding keys refuses: make a new one); returns self."""
+        super().generate_keys(rotations, conjugation, relinearization, seed, galois_elements)
         return self
 
     # --- what it is ----------------------------------------------------------------------------
@@ -705,9 +709,24 @@ class Ciphertext(CiphertextBase):
         return self._new(self._ev().rotate_columns(self._ct), length=None)
 
     def apply_galois(self, element: int) -> "Ciphertext":
-        """x → x^element (an odd element < 2N, or a unit mod m) with its Galois key."""
-        k = index("element", element, 1, (1 << 64) - 1)
-        self._ctx._require("Galois keys", "_galois", "apply_galois")
+        """x → x^element (an odd element < 2N, or a unit mod m) with its Galois key
+        (``generate_keys(galois_elements=[element])`` or
+        ``ctx.add_galois_keys(galois_elements=[element])``). Decrypts to every slot or
+        coefficient by default: values move."""
+        k = index("element", element, 0, (1 << 64) - 1)
+        native = self._ctx._params._native
+        m, pow2 = int(native.m), bool(native.log_n)
+        if not is_galois_element(k, m, pow2):
+            raise _polyhe.InvalidParameter(
+                f"apply_galois: {k} is not a Galois element: it must be {galois_rule(m, pow2)}"
+            )
+        galois = self._ctx._require("Galois keys", "_galois", "apply_galois")
+        if k != 1 and not galois.contains(k):
+            raise _polyhe.InvalidParameter(
+                f"apply_galois: no Galois key for element {k}; "
+                f"generate_keys(galois_elements=[{k}, ...]) or "
+                f"ctx.add_galois_keys(galois_elements=[{k}])"
+            )
         return self._new(self._ev().apply_galois(self._ct, k), length=None)
 
     def __repr__(self) -> str:

@@ -481,7 +481,7 @@ class Ciphertext(CiphertextBase):
         needs its Galois key. The result decrypts to every slot by default: a rotation moves
         values beyond the encrypted length (see :attr:`length`)."""
         s = index("step", step, -(1 << 62), 1 << 62)
-        self._ctx._require("Galois keys", "_galois", "rotate")
+        self._check_rotation_keys("rotate", [s])
         # Values move beyond the encrypted length (left: the first ones wrap to the end): decrypt
         # returns every slot (Ciphertext.length).
         return self._new(self._ev().rotate(self._ct, s), length=None)
@@ -492,12 +492,31 @@ class Ciphertext(CiphertextBase):
         steps, so k rotations cost less than k calls of :meth:`rotate`. Needs each step's
         Galois key (every one is checked before any work)."""
         ss = [index("step", s, -(1 << 62), 1 << 62) for s in steps]
-        self._ctx._require("Galois keys", "_galois", "rotate_many")
+        self._check_rotation_keys("rotate_many", ss)
         return [self._new(ct, length=None) for ct in self._ev().rotate_many(self._ct, ss)]
+
+    def _check_rotation_keys(self, op: str, steps) -> None:
+        """Every step's Galois key is present (a step of 0 mod N/2 needs none), or the refusal
+        names the Python call that makes it."""
+        galois = self._ctx._require("Galois keys", "_galois", op)
+        n = int(self._ctx._params.n)
+        for s in steps:
+            k = int(_polyhe.galois_element_for_rotation(n, s))
+            if k != 1 and not galois.contains(k):
+                raise _polyhe.InvalidParameter(
+                    f"{op}: no Galois key for step {s} (element {k}); "
+                    f"generate_keys(rotations=[{s}, ...]) or ctx.add_galois_keys([{s}])"
+                )
 
     def conjugate(self) -> "Ciphertext":
         """Every slot's complex conjugate; needs the conjugation key."""
-        self._ctx._require("Galois keys", "_galois", "conjugate")
+        galois = self._ctx._require("Galois keys", "_galois", "conjugate")
+        k = int(_polyhe.galois_element_for_conjugation(int(self._ctx._params.n)))
+        if not galois.contains(k):
+            raise _polyhe.InvalidParameter(
+                f"conjugate: no Galois key for conjugation (element {k}); "
+                f"generate_keys(conjugation=True) or ctx.add_galois_keys(conjugation=True)"
+            )
         return self._new(self._ev().conjugate(self._ct))
 
     def sum(self, count: Optional[int] = None) -> "Ciphertext":

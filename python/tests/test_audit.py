@@ -96,3 +96,107 @@ def test_rotations_decrypt_every_slot(gctx, cctx):
     close(cctx.decrypt(c.rotate(1))[-1], 1.0)
     assert all(r.length is None for r in c.rotate_many([1, -1]))
     assert c.conjugate().length == 3  # slot by slot: kept
+
+
+# --- 3. key-generation arguments are checked, not coerced ------------------------------------------
+@pytest.mark.parametrize("make", ["generate_keys", "add_galois_keys"])
+def test_rotation_and_flag_arguments_are_checked(make):
+    params = polyhe.Parameters(**SMALL)
+
+    def call(**kw):
+        ctx = ckks.Context(params)
+        if make == "add_galois_keys":
+            ctx.generate_keys()
+            before = ctx.galois_elements
+            try:
+                ctx.add_galois_keys(**kw)
+            except Exception:
+                assert ctx.galois_elements == before  # nothing made on a refusal
+                raise
+        else:
+            try:
+                ctx.generate_keys(**kw)
+            except Exception:
+                assert ctx.key_id is None  # no keys on a refusal
+                raise
+        return ctx
+
+    with pytest.raises(TypeError, match=r"rotations\[0\]: expected an integer, got float 1.5"):
+        call(rotations=[1.5])
+    with pytest.raises(TypeError, match=r"rotations\[0\]: expected an integer, got float 2.9"):
+        call(rotations=[2.9])
+    with pytest.raises(TypeError, match=r"rotations\[1\]: expected an integer, got bool"):
+        call(rotations=[1, True])
+    with pytest.raises(TypeError, match="rotations: expected a sequence of integers, got str '12'"):
+        call(rotations="12")
+    with pytest.raises(TypeError, match="rotations: expected a sequence of integers, got int 3"):
+        call(rotations=3)
+    with pytest.raises(polyhe.InvalidParameter, match=r"rotations\[0\] = 9223372036854775808 is outside \[-4611686018427387904, 4611686018427387904\]"):
+        call(rotations=[2**63])
+    with pytest.raises(TypeError, match="conjugation: expected True or False, got str 'no'"):
+        call(conjugation="no")
+    if make == "generate_keys":
+        with pytest.raises(TypeError, match="relinearization: expected True or False, got str 'no'"):
+            call(relinearization="no")
+        with pytest.raises(TypeError, match="relinearization: expected True or False, got int 0"):
+            call(relinearization=0)
+    # What is allowed: numpy integers, numpy bools, any iterable of integers.
+    ctx = call(rotations=np.array([1, -2]), conjugation=np.bool_(True))
+    n = ctx.params.n
+    want = {polyhe._polyhe.galois_element_for_rotation(n, s) for s in (1, -2)}
+    want.add(polyhe._polyhe.galois_element_for_conjugation(n))
+    assert set(ctx.galois_elements) == want
+
+
+# --- 4. Galois elements by name; Φ_m refuses steps ---------------------------------------------------
+def test_odd_m_takes_galois_elements_and_refuses_steps():
+    p = polyhe.Parameters(m=127, q_bits=[50, 40, 40], p_bits=[50], security="none")
+    ctx = bgv.Context(p, t=509).generate_keys()
+    for kw in (dict(rotations=[2]), dict(conjugation=True)):
+        with pytest.raises(polyhe.InvalidParameter, match=r"ring is Phi_127 \(odd m\).*galois_elements=\[k, \.\.\.\]"):
+            ctx.add_galois_keys(**kw)
+        with pytest.raises(polyhe.InvalidParameter, match="galois_elements"):
+            bgv.Context(p, t=509).generate_keys(**kw)
+    assert ctx.galois_elements == []  # the element 25 of x^N + 1's rule is not made
+    for bad in (0, 127, 254):
+        with pytest.raises(polyhe.InvalidParameter, match=rf"galois_elements\[0\] = {bad} is not a Galois element: k must be in \[1, m\) = \[1, 127\) and coprime"):
+            ctx.add_galois_keys(galois_elements=[bad])
+    ctx.add_galois_keys(galois_elements=[2, 126])
+    assert ctx.galois_elements == [2, 126]
+    a = np.arange(126) % 509
+    x = ctx.encrypt(a)
+    # σ_2 permutes the slots (2 has order 7 mod 127; t = 509 ≡ 1 mod 127 splits Φ_127 fully):
+    # applied 7 times it is the identity.
+    y = x
+    for _ in range(7):
+        y = y.apply_galois(2)
+        assert y.length is None
+    np.testing.assert_array_equal(ctx.decrypt(y), a)
+    assert not np.array_equal(ctx.decrypt(x.apply_galois(2)), a)
+    with pytest.raises(polyhe.InvalidParameter, match="apply_galois: no Galois key for element 3; .*add_galois_keys\\(galois_elements=\\[3\\]\\)"):
+        x.apply_galois(3)
+    ctx2 = bgv.Context(p, t=509).generate_keys(galois_elements=[3])
+    assert ctx2.galois_elements == [3]
+
+
+def test_galois_elements_over_x_n_plus_1(gctx):
+    with pytest.raises(polyhe.InvalidParameter, match=r"galois_elements\[0\] = 4 is not a Galois element: k must be odd and in \[1, 2N\) = \[1, 2048\)"):
+        gctx.add_galois_keys(galois_elements=[4])
+    x = gctx.encrypt([1, 2, 3])
+    with pytest.raises(polyhe.InvalidParameter, match=r"apply_galois: 2 is not a Galois element: it must be odd and in \[1, 2N\) = \[1, 2048\)"):
+        x.apply_galois(2)
+    with pytest.raises(polyhe.InvalidParameter, match=r"apply_galois: no Galois key for element 7; generate_keys\(galois_elements=\[7, \.\.\.\]\)"):
+        x.apply_galois(7)
+    k = polyhe._polyhe.galois_element_for_rotation(N, 1)
+    np.testing.assert_array_equal(gctx.decrypt(x.apply_galois(k))[:3], gctx.decrypt(x.rotate_rows(1))[:3])
+
+
+def test_missing_rotation_keys_name_the_python_call(cctx, gctx):
+    c = cctx.encrypt([1.0])
+    with pytest.raises(polyhe.InvalidParameter, match=r"rotate: no Galois key for step 3 \(element \d+\); generate_keys\(rotations=\[3, \.\.\.\]\) or ctx.add_galois_keys\(\[3\]\)"):
+        c.rotate(3)
+    with pytest.raises(polyhe.InvalidParameter, match=r"rotate_many: no Galois key for step 3"):
+        c.rotate_many([1, 3])
+    bare = ckks.Context(cctx.params).generate_keys(rotations=[1])
+    with pytest.raises(polyhe.InvalidParameter, match=r"conjugate: no Galois key for conjugation .*generate_keys\(conjugation=True\)"):
+        bare.encrypt([1.0]).conjugate()

@@ -572,7 +572,7 @@ def test_odd_m_slots(rng):
     unit = np.tile([1, 0, 0, 0, 0, 0, 0], 18)
     np.testing.assert_array_equal(ctx2.decrypt(y + 1, signed=False), bits ^ unit)
     # Row rotations are x^N + 1's: over Φ_m the keys are refused, naming the alternative.
-    with pytest.raises(polyhe.InvalidParameter, match="rotations by 5\\^step are the slots of x\\^N"):
+    with pytest.raises(polyhe.InvalidParameter, match="rotations by 5\\^step and the row swap are the slots of x\\^N"):
         bgv.Context(p, t=509).generate_keys(rotations=[1])
 
 
