@@ -19,6 +19,7 @@ scales yourself).
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Optional, Sequence, Union
 
@@ -152,11 +153,9 @@ class Context(KeyedContext):
             raise _polyhe.InvalidParameter("give scale or scale_bits, not both")
         if scale_bits is not None:
             scale = 2.0 ** index("scale_bits", scale_bits, 1, 1000)
-        if scale is not None and (
-            isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0
-        ):
-            raise _polyhe.InvalidParameter(f"scale = {scale!r}: expected a positive number")
-        native = _native.Context(params._native, 0.0 if scale is None else float(scale))
+        if scale is not None:
+            scale = _scale_arg(scale)
+        native = _native.Context(params._native, 0.0 if scale is None else scale)
         self._init_keyed(params, native)
         self._device = where
 
@@ -168,6 +167,10 @@ class Context(KeyedContext):
     def _make_native(cls, params: Parameters, settings: tuple):
         if len(settings) != 1 or not isinstance(settings[0], float):
             raise _polyhe.CorruptData(f"ckks context: settings {settings!r}, expected (scale,)")
+        if not (math.isfinite(settings[0]) and settings[0] >= 1.0):
+            raise _polyhe.CorruptData(
+                f"ckks context: scale {settings[0]!r} is not a finite number >= 1"
+            )
         return _native.Context(params._native, settings[0])
 
     def _make_evaluator(self):
@@ -196,10 +199,14 @@ class Context(KeyedContext):
         self, values, level: Optional[int] = None, scale: Optional[float] = None
     ) -> "Plaintext":
         """Encodes up to N/2 real or complex values at ``level`` (default: the top) and ``scale``
-        (default: Δ)."""
+        (default: Δ). The scale is a finite number in [1, 2^(b−1)), b the bit length of
+        Q_level = q_0···q_level: what a ciphertext's bytes may carry at that level, so that every
+        ciphertext encrypted here serialises and loads back. (A scale near 1 keeps no precision:
+        the encryption noise is a few units, divided by the scale.)"""
         a = _values(values, self.slots)
         lvl = self.max_level if level is None else index("level", level, 0, self.max_level)
-        s = 0.0 if scale is None else _scale_arg(scale)
+        s = self.scale if scale is None else _scale_arg(scale)
+        _check_scale_at(self._params, s, lvl, "encode")
         pt = (
             self._native.encode_real(a, lvl, s)
             if a.dtype == np.float64
@@ -217,10 +224,28 @@ class Context(KeyedContext):
         self, values, level: Optional[int] = None, scale: Optional[float] = None
     ) -> "Ciphertext":
         """Encrypts values (or a :class:`Plaintext`) with the public key (or, in a context holding
-        only the secret key, symmetrically)."""
-        pt = values if isinstance(values, Plaintext) else self.encode(values, level, scale)
-        if pt._ctx is not self:
-            self._check_same(pt._ctx, "encrypt")
+        only the secret key, symmetrically), at ``level`` and ``scale`` as :meth:`encode`. A
+        Plaintext is encrypted at its own level and scale: ``level`` or ``scale`` given with one
+        must equal its own (InvalidParameter otherwise; encode it at the level and scale
+        wanted)."""
+        if isinstance(values, Plaintext):
+            pt = values
+            if pt._ctx is not self:
+                self._check_same(pt._ctx, "encrypt")
+            if level is not None and index("level", level, 0, self.max_level) != pt.level:
+                raise _polyhe.InvalidParameter(
+                    f"encrypt: level = {level} given with a Plaintext at level {pt.level}; a "
+                    f"Plaintext is encrypted at its own level: encode it at level {level} "
+                    f"(ctx.encode(values, level={level})), or leave level out"
+                )
+            if scale is not None and _scale_arg(scale) != pt.scale:
+                raise _polyhe.InvalidParameter(
+                    f"encrypt: scale = {scale!r} given with a Plaintext of scale {pt.scale!r}; a "
+                    f"Plaintext is encrypted at its own scale: encode it at that scale "
+                    f"(ctx.encode(values, scale=...)), or leave scale out"
+                )
+        else:
+            pt = self.encode(values, level, scale)
         ct = _native.encrypt(self._encryptor(), self._place(pt._pt))
         return Ciphertext(ct, self, pt._real, pt._length)
 
@@ -229,14 +254,21 @@ class Context(KeyedContext):
     ) -> np.ndarray:
         """Decrypts and decodes: the first ``length`` values (default: the ciphertext's
         :attr:`~Ciphertext.length`: as many as were encrypted, every slot after a rotation),
-        float64 when every input was real, else complex128. ``flooding_bits`` > 0 adds noise
-        flooding before decoding (IND-CPA^D; see docs/security.md) when results are shared."""
+        float64 when every input was real, else complex128. ``flooding_bits`` = b > 0 adds noise
+        flooding before decoding (IND-CPA^D; see docs/security.md) when results are shared: every
+        coefficient gets noise uniform in [−2^b, 2^b], which reaches each value with standard
+        deviation about 2^b·√(N/3)/Δ (Δ the ciphertext's scale). So that this stays below 2^−10
+        (ten bits of precision kept), b ≤ log2(Δ) − log2(N)/2 − 10 (and b ≤ 60); a larger b is
+        refused (InvalidParameter naming the bound): to flood with more bits, encrypt at a larger
+        scale. The bound also keeps the noise far below Q_level (Δ < Q_level/2)."""
         if not isinstance(ciphertext, Ciphertext):
             raise TypeError(f"expected a ckks.Ciphertext, got {type(ciphertext).__name__}")
         self._check_same(ciphertext._ctx, "decrypt")
         self._require("secret key", "_sk", "decrypt")
         sk = self._placed_key("_sk")
-        bits = index("flooding_bits", flooding_bits, 0, 1000)
+        bits = index("flooding_bits", flooding_bits, 0, 60)
+        if bits:
+            _check_flooding(bits, ciphertext.scale, int(self._params.n))
         with self._lock:
             key = ("decryptor", bits)
             dec = self._cache.get(key)
@@ -261,9 +293,73 @@ class Context(KeyedContext):
 
 
 def _scale_arg(scale: object) -> float:
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
-        raise _polyhe.InvalidParameter(f"scale = {scale!r}: expected a positive number")
-    return float(scale)
+    """A scale: a real number (not a bool), finite and at least 1 (a CKKS scale below 1 makes
+    the encoding round the values to nothing; ciphertext bytes carry scales >= 1)."""
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"scale: expected a real number, got {type(scale).__name__} {scale!r}")
+    try:
+        value = float(scale)
+    except OverflowError:
+        value = math.inf
+    if not (math.isfinite(value) and value >= 1.0):
+        raise _polyhe.InvalidParameter(
+            f"scale = {scale!r}: a CKKS scale must be a finite number >= 1 (typically 2^30 to "
+            f"2^60, e.g. scale_bits=40)"
+        )
+    return value
+
+
+#: Bits of precision flooding must leave below 1 in each decrypted value (Context.decrypt).
+FLOODING_MARGIN_BITS = 10
+
+
+def _check_flooding(bits: int, scale: float, n: int) -> None:
+    """InvalidParameter unless 2^bits·√N ≤ scale·2^−FLOODING_MARGIN_BITS."""
+    limit = math.floor(math.log2(scale) - math.log2(n) / 2) - FLOODING_MARGIN_BITS
+    if bits > limit:
+        raise _polyhe.InvalidParameter(
+            f"decrypt: flooding_bits = {bits} exceeds {max(limit, 0)} = floor(log2(scale) - "
+            f"log2(N)/2) - {FLOODING_MARGIN_BITS} for this ciphertext (scale 2^"
+            f"{math.log2(scale):.2f}, N = {n}): noise of 2^{bits} per coefficient would leave "
+            f"fewer than {FLOODING_MARGIN_BITS} bits of precision (or none). Use fewer bits, or "
+            f"encrypt at a scale of at least 2^{bits + math.ceil(math.log2(n) / 2) + FLOODING_MARGIN_BITS}"
+        )
+
+
+def _scale_limit_bits(params: Parameters, level: int) -> int:
+    """b − 1, b the bit length of Q_level = q_0···q_level: scales are below 2^(b − 1) (the
+    loader's rule, src/ckks/serial.cpp check_scale)."""
+    q = 1
+    for p in params._native.q_primes[: level + 1]:
+        q *= int(p)
+    return q.bit_length() - 1
+
+
+def _check_scale_at(params: Parameters, scale: float, level: int, op: str) -> None:
+    """InvalidParameter unless 1 <= scale < 2^(bits(Q_level) − 1)."""
+    limit = _scale_limit_bits(params, level)
+    if limit <= 1023 and not scale < math.ldexp(1.0, limit):
+        raise _polyhe.InvalidParameter(
+            f"{op}: scale {scale!r} (2^{math.log2(scale):.3f}) is not below 2^{limit} at level "
+            f"{level} (Q_{level} has {limit + 1} bits): the values times the scale would not fit "
+            f"and the ciphertext's bytes would not load; use a smaller scale or a higher level"
+        )
+
+
+def _check_same_scale(a: float, b: float, op: str, plain: bool = False) -> None:
+    """InvalidParameter naming both scales exactly (they often differ in the last digits only:
+    a rescale leaves Δ²/q, not Δ) and the Python way to match them."""
+    if a == b:
+        return
+    other = "the plaintext" if plain else "the other operand"
+    raise _polyhe.InvalidParameter(
+        f"{op}: the operands' scales differ: {a!r} (2^{math.log2(a):.12f}) and {other}'s "
+        f"{b!r} (2^{math.log2(b):.12f}), ratio {a / b!r}; CKKS adds only at one scale. A "
+        f"product's rescale divides by a prime q, leaving Δ²/q rather than Δ: take the other "
+        f"operand y through the same rescale, y * ctx.encode(np.ones(ctx.slots), level=y.level) "
+        f"(the scale Δ, then divided by the same prime), or encode it at the scale wanted "
+        f"(ctx.encode(values, level=x.level, scale=x.scale))"
+    )
 
 
 def _output(native_ctx, pt, real: bool, stored: Optional[int], length: Optional[int]) -> np.ndarray:
@@ -374,10 +470,12 @@ class Ciphertext(CiphertextBase):
         other = _scalar_of_0d(other)
         if isinstance(other, Ciphertext):
             a, b = self._aligned(other, op)
+            _check_same_scale(a.scale, b.scale, op)
             ct = ev.sub(a, b) if sub else ev.add(a, b)
             return self._new(ct, self._real and other._real, length_of(self._length, other._length))
         if isinstance(other, Plaintext):
             p = self._plain_operand(other, op)
+            _check_same_scale(self.scale, p.scale, op, plain=True)
             ct = ev.sub_plain(self._ct, p) if sub else ev.add_plain(self._ct, p)
             return self._new(ct, self._real and other._real, length_of(self._length, other._length))
         if _is_scalar(other):

@@ -200,3 +200,84 @@ def test_missing_rotation_keys_name_the_python_call(cctx, gctx):
     bare = ckks.Context(cctx.params).generate_keys(rotations=[1])
     with pytest.raises(polyhe.InvalidParameter, match=r"conjugate: no Galois key for conjugation .*generate_keys\(conjugation=True\)"):
         bare.encrypt([1.0]).conjugate()
+
+
+# --- 5. encrypt(Plaintext, level=, scale=) --------------------------------------------------------
+def test_ckks_encrypt_plaintext_refuses_disagreeing_level_and_scale(cctx):
+    pt = cctx.encode([1.0, 2.0])
+    with pytest.raises(polyhe.InvalidParameter, match=r"encrypt: level = 1 given with a Plaintext at level 2"):
+        cctx.encrypt(pt, level=1)
+    with pytest.raises(polyhe.InvalidParameter, match=r"encrypt: scale = 1073741824.0 given with a Plaintext of scale 1099511627776.0"):
+        cctx.encrypt(pt, scale=2.0**30)
+    ct = cctx.encrypt(pt, level=pt.level, scale=pt.scale)  # agreeing: fine
+    assert ct.level == 2 and ct.scale == 2.0**40
+    close(cctx.decrypt(ct), [1.0, 2.0])
+
+
+# --- 6. CKKS scales: finite, >= 1, and what encrypt accepts loads back ---------------------------
+def test_ckks_scale_bounds(cctx):
+    import pickle
+
+    for bad in (5e-324, 0.5, 0.0, -1.0, float("inf"), float("nan"), 10**400):
+        with pytest.raises(polyhe.InvalidParameter, match="a CKKS scale must be a finite number >= 1"):
+            ckks.Context(**SMALL, scale=bad)
+        with pytest.raises(polyhe.InvalidParameter, match="a CKKS scale must be a finite number >= 1"):
+            cctx.encrypt([1.0], scale=bad)
+    with pytest.raises(TypeError, match="scale: expected a real number, got bool"):
+        cctx.encode([1.0], scale=True)
+    # The loader's rule, scale < 2^(bits(Q_l) - 1): Q_0 = one 50-bit prime, Q_1 has 90 bits.
+    with pytest.raises(polyhe.InvalidParameter, match=r"encode: scale .* \(2\^49.000\) is not below 2\^49 at level 0 \(Q_0 has 50 bits\)"):
+        cctx.encrypt([1.0], level=0, scale=2.0**49)
+    with pytest.raises(polyhe.InvalidParameter, match=r"is not below 2\^89 at level 1"):
+        cctx.encrypt([1.0], level=1, scale=2.0**89)
+    # A context's default scale is checked at the level it is used at.
+    big = ckks.Context(**SMALL, scale=2.0**60)
+    with pytest.raises(polyhe.InvalidParameter, match=r"not below 2\^49 at level 0"):
+        big.encode([1.0], level=0)
+    # Everything encrypt accepts pickles and loads back.
+    for level, scale in ((0, 2.0**48), (1, 2.0**88), (2, 1.0), (0, 1.5)):
+        ct = cctx.encrypt([1.0], level=level, scale=scale)
+        back = pickle.loads(pickle.dumps(ct))
+        assert back.scale == scale and back.level == level
+        cctx.load_ciphertext(ct.serialize())
+    close(cctx.decrypt(cctx.encrypt([1.0], level=0, scale=2.0**48)), [1.0])
+
+
+def test_ckks_context_bytes_with_a_bad_scale_are_refused(cctx):
+    from polyhe import _context
+
+    parts = cctx.public()._sections(False)
+    parts[1] = _context._encode_settings((0.5,))
+    data = b"".join([_context._MAGIC, b"ckks"] + [len(p).to_bytes(8, "little") + bytes(p) for p in parts])
+    with pytest.raises(polyhe.CorruptData, match=r"ckks context: scale 0.5 is not a finite number >= 1"):
+        ckks.Context.load(data, minimum_security="none")
+
+
+# --- 7. flooding_bits bounded by the scale --------------------------------------------------------
+def test_ckks_flooding_bits_bounded_by_the_scale(cctx):
+    x = np.array([1.0, 1.5, 2.0])
+    c = cctx.encrypt(x)
+    # N = 2^10, scale 2^40: b <= 40 - 5 - 10 = 25.
+    close(cctx.decrypt(c, flooding_bits=25), x, 2e-3)
+    for b in (26, 45, 60):
+        with pytest.raises(polyhe.InvalidParameter, match=rf"flooding_bits = {b} exceeds 25 = floor\(log2\(scale\) - log2\(N\)/2\) - 10 .*at least 2\^{b + 15}"):
+            cctx.decrypt(c, flooding_bits=b)
+    low = cctx.encrypt(x, level=0, scale=2.0**30)
+    with pytest.raises(polyhe.InvalidParameter, match=r"exceeds 15 "):
+        cctx.decrypt(low, flooding_bits=16)
+    with pytest.raises(polyhe.InvalidParameter, match=r"flooding_bits = 61 is outside \[0, 60\]"):
+        cctx.decrypt(c, flooding_bits=61)
+
+
+# --- 9. messages --------------------------------------------------------------------------------
+def test_ckks_scale_mismatch_names_both_scales_exactly(cctx):
+    c = cctx.encrypt([1.0, 2.0])
+    sq = c * c
+    with pytest.raises(polyhe.InvalidParameter, match=r"add: the operands' scales differ: 1099511\d+\.\d+ \(2\^40\.0000000\d+\) and the other operand's 1099511627776\.0 \(2\^40\.000000000000\).*y \* ctx\.encode\(np\.ones\(ctx\.slots\), level=y\.level\)"):
+        sq + c
+    # The advice works: the same rescale gives the same scale.
+    y = c * cctx.encode(np.ones(cctx.slots), level=c.level)
+    assert y.scale == sq.scale
+    close(cctx.decrypt(sq + y, length=2), [2.0, 6.0])
+    with pytest.raises(polyhe.InvalidParameter, match="sub: the operands' scales differ: .* and the plaintext's"):
+        sq - cctx.encode([1.0], level=sq.level)
