@@ -22,6 +22,8 @@ import threading
 import weakref
 from typing import Dict, Iterable, Optional, Tuple
 
+import numpy as np
+
 from polyhe import _polyhe
 from polyhe._checks import flag, galois_rule, int_list, is_galois_element
 from polyhe.parameters import Parameters, from_trusted_bytes
@@ -339,8 +341,15 @@ class KeyedContext:
 
     @classmethod
     def load(cls, data: bytes, minimum_security=128, device=None) -> "KeyedContext":
-        """A context from :meth:`serialize`'s bytes, every part checked (CorruptData naming what is
-        wrong; the parameters under the ``minimum_security`` policy, InsecureParameters below it).
+        """A context from :meth:`serialize`'s bytes, checked (CorruptData naming what is wrong;
+        the parameters under the ``minimum_security`` policy, InsecureParameters below it). Every
+        section is parsed and checked against the parameters. The public key must match the key
+        id. With a secret key in the bytes, the key sections are checked against each other,
+        exactly: a zero encrypted under the public key must decrypt to zero under the secret key,
+        and so must its product relinearised with the relinearisation key and its image under
+        each Galois key (MismatchedContext naming the section that belongs to another key set).
+        Without the secret key the relinearisation and Galois keys cannot be checked: they are
+        trusted as sent.
         The result is a context of its own (unpickling, by contrast, joins the context registered
         under the key id); it is registered for unpickling only when no context of that key id is.
         ``device`` as for the constructor."""
@@ -393,6 +402,7 @@ class KeyedContext:
                 ctx._sk = _polyhe.SecretKey.load(parts[6], pn)
             ctx._cache.clear()
         if not trusted:
+            _check_key_sections(ctx)
             _register(ctx, replace=False)
         return ctx
 
@@ -432,6 +442,50 @@ class KeyedContext:
             f"polyhe.{self._scheme}.Context({self._params!r}, settings={self._settings()}, "
             f"keys={keys or 'none'}, key_id={_hex(self._key_id)})"
         )
+
+
+# --- key sections from one key set -----------------------------------------------------------
+def _check_key_sections(ctx: KeyedContext) -> None:
+    """MismatchedContext unless the loaded public, relinearisation and Galois keys belong to the
+    loaded secret key (nothing to check without it). The probe is BGV with t = 2 over the same
+    parameters, whatever the context's scheme (the keys are the scheme-free RLWE keys): a zero
+    encrypted under the public key decrypts to exactly zero, with noise budget left, only under
+    its own secret key; a key-switching key made for another secret adds a term of size about
+    Q to what it switches, which decrypts to nonzero bits with overwhelming probability."""
+    sk = ctx._sk
+    if sk is None:
+        return
+    params = ctx._params._native
+    probe = _polyhe.bgv.Context(params, 2, "bgv")
+    dec = _polyhe.bgv.Decryptor(probe, sk)
+
+    def is_zero(ct) -> bool:
+        return dec.noise_budget(ct) > 0 and not dec.decrypt(ct).coefficients.any()
+
+    def refuse(section: str, why: str) -> None:
+        raise _polyhe.MismatchedContext(
+            f"context: the {section} section belongs to another key set than the "
+            f"{'secret key' if section != 'secret key' else 'public key'} section ({why}; key id "
+            f"{_hex(ctx._key_id)}); the bytes mix sections of different key sets"
+        )
+
+    zero = probe.plaintext(np.zeros(int(probe.n), dtype=np.uint64))
+    encryptor = _polyhe.Encryptor(ctx._pk if ctx._pk is not None else sk)
+    ct = probe.encrypt(encryptor, zero)
+    if ctx._pk is not None and not is_zero(ct):
+        refuse("secret key", "a zero encrypted under the public key does not decrypt to zero")
+    if ctx._relin is None and ctx._galois is None:
+        return
+    ev = _polyhe.bgv.Evaluator(probe, ctx._relin, ctx._galois)
+    if ctx._relin is not None and not is_zero(ev.multiply_relin(ct, ct)):
+        refuse("relinearisation key", "a product relinearised with it does not decrypt to zero")
+    if ctx._galois is not None:
+        for k in ctx._galois.elements:
+            if not is_zero(ev.apply_galois(ct, int(k))):
+                refuse(
+                    f"Galois keys (element {int(k)})",
+                    "a zero mapped with it does not decrypt to zero",
+                )
 
 
 # --- the registry ------------------------------------------------------------------------------

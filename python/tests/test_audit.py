@@ -281,3 +281,36 @@ def test_ckks_scale_mismatch_names_both_scales_exactly(cctx):
     close(cctx.decrypt(sq + y, length=2), [2.0, 6.0])
     with pytest.raises(polyhe.InvalidParameter, match="sub: the operands' scales differ: .* and the plaintext's"):
         sq - cctx.encode([1.0], level=sq.level)
+
+
+# --- 8. Context.load checks the key sections against each other ------------------------------------
+def _mixed(ctx, other, section: int) -> bytes:
+    """ctx's bytes (with its secret key) with one section taken from `other`'s."""
+    from polyhe import _context
+
+    parts = ctx._sections(include_secret_key=True)
+    parts[section] = other._sections(include_secret_key=True)[section]
+    scheme = ctx._scheme.encode().ljust(4, b"\0")
+    return b"".join([_context._MAGIC, scheme] + [len(p).to_bytes(8, "little") + bytes(p) for p in parts])
+
+
+@pytest.mark.parametrize("kind", ["ckks", "bgv", "odd_m"])
+def test_load_refuses_key_sections_of_another_key_set(kind):
+    if kind == "ckks":
+        mk = lambda: ckks.Context(**SMALL).generate_keys(rotations=[1], conjugation=True)  # noqa: E731
+    elif kind == "bgv":
+        mk = lambda: bgv.Context(**SMALL, scheme="bfv").generate_keys(rotations=[1])  # noqa: E731
+    else:
+        p = polyhe.Parameters(m=127, q_bits=[50, 40, 40], p_bits=[50], security="none")
+        mk = lambda: bgv.Context(p, t=509).generate_keys(galois_elements=[2])  # noqa: E731
+    a, b = mk(), mk()
+    cls = type(a)
+    ok = cls.load(a.serialize(include_secret_key=True), minimum_security="none")
+    assert ok.key_id == a.key_id and ok.has_secret_key
+    names = {6: "secret key", 4: "relinearisation key", 5: "Galois keys"}
+    for section, name in names.items():
+        with pytest.raises(polyhe.MismatchedContext, match=f"context: the {name}.* section belongs to another key set"):
+            cls.load(_mixed(a, b, section), minimum_security="none")
+    # Without the secret key only the public key is tied to the key id (documented).
+    pub = a.public()
+    assert cls.load(pub.serialize(), minimum_security="none").key_id == a.key_id
