@@ -98,3 +98,24 @@ def is_galois_element(k: int, m: int, power_of_two: bool) -> bool:
     if power_of_two:
         return k % 2 == 1 and 1 <= k < m
     return 1 <= k < m and math.gcd(k, m) == 1
+
+
+# C++ names in native messages, and what a Python caller writes instead.
+_CPP_TO_PYTHON = (
+    ("set security = SecurityLevel::insecure_none", "pass security='none'"),
+    ("minimum = SecurityLevel::insecure_none", "minimum_security='none'"),
+    ("SecurityLevel::insecure_none", "security='none'"),
+    ("rescale the operands first (Evaluator::rescale)",
+     "rescale the operands first (ct.rescale(), or multiply with rescale=True)"),
+    ("KeyGenerator::galois_keys or rotation_keys",
+     "ctx.add_galois_keys(galois_elements=[...]) or ctx.add_galois_keys([steps])"),
+)
+
+
+def pythonic(error: Exception) -> Exception:
+    """The native error with its C++ names rewritten in Python terms, of the same class."""
+    text = str(error)
+    new = text
+    for cpp, py in _CPP_TO_PYTHON:
+        new = new.replace(cpp, py)
+    return error if new == text else type(error)(new)

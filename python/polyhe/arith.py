@@ -264,6 +264,8 @@ def polymul(a: ArrayLike, b: ArrayLike, q: int, fused: bool = False) -> np.ndarr
     most recent).
     """
     qq = _int(q, "q")
+    if qq < 2:  # before the values, which no q < 2 can hold: blame q, not a[0]
+        raise InvalidParameter(f"polymul: q = {qq} is not prime; q must be a prime ≡ 1 mod 2n")
     x = a if isinstance(a, np.ndarray) else _from_sequence(a, "polymul: a", qq)
     if x.ndim not in (1, 2):
         raise InvalidParameter(f"polymul: a has shape {x.shape}; expected (n,) or (rows, n)")

@@ -26,7 +26,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from polyhe import _polyhe
-from polyhe._checks import byteslike, index
+from polyhe._checks import byteslike, index, pythonic
 from polyhe._ciphertext import CiphertextBase, length_of
 from polyhe._context import KeyedContext, context_for
 from polyhe._device import DeviceArg, resolve
@@ -516,11 +516,14 @@ class Ciphertext(CiphertextBase):
         other = _scalar_of_0d(other)
         if isinstance(other, Ciphertext):
             a, b = self._aligned(other, "multiply")
-            if relinearize:
-                self._ctx._require("relinearisation key", "_relin", "multiply")
-                ct = ev.multiply_relin(a, b)
-            else:
-                ct = ev.multiply(a, b)
+            try:
+                if relinearize:
+                    self._ctx._require("relinearisation key", "_relin", "multiply")
+                    ct = ev.multiply_relin(a, b)
+                else:
+                    ct = ev.multiply(a, b)
+            except _polyhe.InvalidParameter as e:
+                raise pythonic(e) from None
             real = self._real and other._real
             length = length_of(self._length, other._length)
         elif isinstance(other, Plaintext):

@@ -7,11 +7,14 @@ import weakref
 from typing import Optional, Sequence, Union
 
 from polyhe import _polyhe
-from polyhe._checks import byteslike, index, int_list, security_name
+from polyhe._checks import byteslike, index, int_list, pythonic, security_name
 
 __all__ = ["Parameters"]
 
 SecurityArg = Union[int, str]
+
+#: The largest log2(N) of x^N + 1 (the native Parameters' rule, src/rlwe/parameters.cpp).
+_MAX_LOG_N = 17
 
 # One live Parameters object per parameter hash in this process: objects made under two native
 # parameter objects never mix (MismatchedContext), so whatever is unpickled or loaded here reuses
@@ -51,8 +54,14 @@ class Parameters:
         hamming_weight: int = 0,
         security: SecurityArg = 128,
     ) -> None:
-        native = _polyhe.Parameters(
-            log_n=index("log_n", log_n, 0, 64),
+        ln = index("log_n", log_n, -(1 << 63), 1 << 63)
+        if ln != 0 and not 1 <= ln <= _MAX_LOG_N:
+            raise _polyhe.InvalidParameter(
+                f"log_n = {ln} is outside [1, {_MAX_LOG_N}] (N = 2^log_n, x^N + 1; or log_n = 0 "
+                f"with an odd m for Phi_m)"
+            )
+        args = dict(
+            log_n=ln,
             m=index("m", m, 0, 1 << 40),
             q_bits=int_list("q_bits", q_bits, 0, 64),
             q=int_list("q", q, 0, (1 << 64) - 1),
@@ -62,6 +71,10 @@ class Parameters:
             hamming_weight=index("hamming_weight", hamming_weight, 0, 1 << 40),
             security=security_name(security),
         )
+        try:
+            native = _polyhe.Parameters(**args)
+        except _polyhe.Error as e:
+            raise pythonic(e) from None
         self._native = native
         _register(self)
 
@@ -149,7 +162,10 @@ class Parameters:
         insecure; pass ``"none"`` to accept any level by name. Malformed bytes raise
         :class:`polyhe.CorruptData`. The set already alive in this process is reused."""
         data = byteslike("data", data)
-        native = _polyhe.Parameters.load(data, security_name(minimum_security))
+        try:
+            native = _polyhe.Parameters.load(data, security_name(minimum_security))
+        except _polyhe.Error as e:
+            raise pythonic(e) from None
         return cls._adopt(native)
 
     from_bytes = load

@@ -314,3 +314,27 @@ def test_load_refuses_key_sections_of_another_key_set(kind):
     # Without the secret key only the public key is tied to the key id (documented).
     pub = a.public()
     assert cls.load(pub.serialize(), minimum_security="none").key_id == a.key_id
+
+
+def test_messages_name_the_python_spelling(cctx):
+    with pytest.raises(polyhe.InvalidParameter, match=r"log_n = -1 is outside \[1, 17\] \(N = 2\^log_n, x\^N \+ 1; or log_n = 0 with an odd m"):
+        polyhe.Parameters(log_n=-1, q_bits=[40], p_bits=[40])
+    with pytest.raises(polyhe.InvalidParameter, match=r"log_n = 18 is outside \[1, 17\]"):
+        polyhe.Parameters(log_n=18, q_bits=[40], p_bits=[40])
+    with pytest.raises(polyhe.InsecureParameters, match="pass security='none' to opt out by name") as e:
+        polyhe.Parameters(log_n=10, q_bits=[50, 40], p_bits=[50])
+    assert "::" not in str(e.value)
+    toy = polyhe.Parameters(**SMALL)
+    with pytest.raises(polyhe.InsecureParameters, match="minimum_security='none'") as e:
+        polyhe.Parameters.load(toy.serialize())
+    assert "::" not in str(e.value)
+    low = cctx.encrypt([1.0], level=0)
+    with pytest.raises(polyhe.InvalidParameter, match=r"ct.rescale\(\), or multiply with rescale=True") as e:
+        low.multiply(low, rescale=False)
+    assert "::" not in str(e.value)
+
+
+def test_polymul_blames_q():
+    for q in (0, 1):
+        with pytest.raises(polyhe.InvalidParameter, match=rf"polymul: q = {q} is not prime"):
+            arith.polymul([1, 2], [1, 2], q=q)
