@@ -402,8 +402,9 @@ class Context(KeyedContext):
     ) -> np.ndarray:
         """Decrypts and decodes: the first ``length`` values (default: the ciphertext's
         :attr:`~Ciphertext.length`: as many as were encrypted, a + b − 1 for a product of
-        coefficient vectors, every slot or coefficient after a rotation or when unknown), int64 in [−⌊t/2⌋, ⌈t/2⌉) when ``signed``, else
-        uint64 in [0, t). Correct while :meth:`noise_budget` is positive."""
+        coefficient vectors, every slot or coefficient after a rotation or when unknown), int64
+        in [−⌊t/2⌋, ⌈t/2⌉) when ``signed``, else uint64 in [0, t). Correct while
+        :meth:`noise_budget` is positive."""
         if not isinstance(ciphertext, Ciphertext):
             raise TypeError(f"expected a bgv.Ciphertext, got {type(ciphertext).__name__}")
         self._check_same(ciphertext._ctx, "decrypt")
@@ -596,7 +597,8 @@ class Ciphertext(CiphertextBase):
             pt = self._constant_plain(other, op)
             ct = ev.sub_plain(self._ct, pt) if sub else ev.add_plain(self._ct, pt)
             # Slots: c in each slot (numpy's broadcast keeps the length); coefficients: c at x^0.
-            return self._new(ct, self._length if self._encoding == SLOTS else length_of(self._length, 1))
+            n = self._length if self._encoding == SLOTS else length_of(self._length, 1)
+            return self._new(ct, n)
         _refuse_scalar(other, op)
         if isinstance(other, (Plaintext, np.ndarray, list, tuple)):
             pt, n = self._plain_operand(other, op)

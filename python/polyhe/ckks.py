@@ -316,13 +316,14 @@ FLOODING_MARGIN_BITS = 10
 def _check_flooding(bits: int, scale: float, n: int) -> None:
     """InvalidParameter unless 2^bits·√N ≤ scale·2^−FLOODING_MARGIN_BITS."""
     limit = math.floor(math.log2(scale) - math.log2(n) / 2) - FLOODING_MARGIN_BITS
+    need = math.ceil(math.log2(n) / 2) + FLOODING_MARGIN_BITS
     if bits > limit:
         raise _polyhe.InvalidParameter(
             f"decrypt: flooding_bits = {bits} exceeds {max(limit, 0)} = floor(log2(scale) - "
             f"log2(N)/2) - {FLOODING_MARGIN_BITS} for this ciphertext (scale 2^"
             f"{math.log2(scale):.2f}, N = {n}): noise of 2^{bits} per coefficient would leave "
             f"fewer than {FLOODING_MARGIN_BITS} bits of precision (or none). Use fewer bits, or "
-            f"encrypt at a scale of at least 2^{bits + math.ceil(math.log2(n) / 2) + FLOODING_MARGIN_BITS}"
+            f"encrypt at a scale of at least 2^{bits + need}"
         )
 
 
