@@ -338,3 +338,12 @@ def test_polymul_blames_q():
     for q in (0, 1):
         with pytest.raises(polyhe.InvalidParameter, match=rf"polymul: q = {q} is not prime"):
             arith.polymul([1, 2], [1, 2], q=q)
+
+
+def test_ntt_primes_refuses_a_count_no_search_can_meet():
+    # 2^63 primes used to search about 2^59 candidates with the GIL released (no Ctrl-C).
+    with pytest.raises(polyhe.InvalidParameter, match="9223372036854775808.*65536"):
+        arith.ntt_primes(62, 2, 2**63)
+    with pytest.raises(polyhe.InvalidParameter, match="256 candidates"):
+        arith.ntt_primes(20, 1024, 257)
+    assert len(arith.ntt_primes(20, 1024, 3)) == 3

@@ -96,9 +96,18 @@ std::vector<std::uint64_t> ntt_primes(int bits, std::size_t n, std::size_t count
     throw InvalidParameter("no " + std::to_string(bits) + "-bit prime can be 1 mod 2N = " +
                            std::to_string(two_n) + ": 2N + 1 needs more bits");
   }
-  std::vector<std::uint64_t> primes;
   // The largest candidate ≡ 1 mod 2N below 2^bits, then downwards in steps of 2N.
   std::uint64_t q = (hi - 1) / two_n * two_n + 1;
+  const std::uint64_t candidates = q < lo ? 0 : (q - lo) / two_n + 1;
+  if (count > kMaxNttPrimes || count > candidates) {
+    throw InvalidParameter("ntt_primes: count = " + std::to_string(count) + " primes of " +
+                           std::to_string(bits) + " bits, 1 mod 2N = " + std::to_string(two_n) +
+                           ", requested; at most " +
+                           std::to_string(std::min<std::uint64_t>(kMaxNttPrimes, candidates)) +
+                           " can be (kMaxNttPrimes = " + std::to_string(kMaxNttPrimes) + ", " +
+                           std::to_string(candidates) + " candidates)");
+  }
+  std::vector<std::uint64_t> primes;
   while (primes.size() < count && q >= lo) {
     if (is_prime(q)) primes.push_back(q);
     if (q < two_n) break;

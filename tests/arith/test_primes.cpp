@@ -142,6 +142,12 @@ TEST(NttPrimes, SmallCasesByBruteForce) {
 
 TEST(NttPrimes, Errors) {
   expect_invalid_naming({"12"}, [] { ntt_primes(30, 12, 1); });  // N not a power of two
+  // Counts no search could meet, refused before searching (2^63 used to search for centuries).
+  expect_invalid_naming({"9223372036854775808", "65536"},
+                        [] { ntt_primes(62, 2, std::size_t{1} << 63); });
+  expect_invalid_naming({"65537"}, [] { ntt_primes(62, 2, kMaxNttPrimes + 1); });
+  // 20 bits, 2N = 2^11: 2^19 / 2^11 = 256 candidates.
+  expect_invalid_naming({"257", "256 candidates"}, [] { ntt_primes(20, 1024, 257); });
   expect_invalid_naming({"0"}, [] { ntt_primes(30, 0, 1); });
   expect_invalid_naming({"1"}, [] { ntt_primes(30, 1, 1); });  // N < 2
   expect_invalid_naming({"1"}, [] { ntt_primes(1, 16, 1); });

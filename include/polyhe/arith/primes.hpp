@@ -21,9 +21,14 @@ constexpr bool is_power_of_two(std::uint64_t n) {
   return n != 0 && (n & (n - 1)) == 0;
 }
 
+/// The most primes one ntt_primes call finds: 2^16, a bound on its time (about a second at 62
+/// bits; a call for 2^63 primes would search for centuries) far above any modulus chain's 64.
+inline constexpr std::size_t kMaxNttPrimes = std::size_t{1} << 16;
+
 /// `count` distinct primes q ≡ 1 mod 2n of exactly `bits` bits, largest first.
 /// Throws InvalidParameter when n is not a power of two, bits is outside [2, 62], bits is too
-/// small to hold 2n + 1, or fewer than `count` such primes exist.
+/// small to hold 2n + 1, count exceeds kMaxNttPrimes or the number of candidates (the numbers
+/// ≡ 1 mod 2n of `bits` bits; checked before any search), or fewer than `count` such primes exist.
 std::vector<std::uint64_t> ntt_primes(int bits, std::size_t n, std::size_t count);
 
 /// Checks that q is a prime with q ≡ 1 mod 2n (n a power of two); throws InvalidParameter
