@@ -434,7 +434,12 @@ class Context(KeyedContext):
     ) -> "Ciphertext":
         """A ciphertext from :meth:`Ciphertext.serialize`'s bytes, checked (CorruptData,
         MismatchedContext for another parameter set). Its values decode as ``encoding`` (default:
-        slots when this context batches, else coefficients), ``length`` of them (default: all)."""
+        slots when this context batches, else coefficients), ``length`` of them (default: all).
+
+        The bytes name the parameter set but not t or the scheme: a ciphertext of another t, or
+        of BFV where this context is BGV (or the reverse), over the same parameters loads and
+        decrypts to garbage. Bind bytes to their context with :func:`polyhe.authenticate` when
+        they cross a trust boundary."""
         enc = self._default_encoding(encoding)
         n = None if length is None else index("length", length, 0, int(self._native.n))
         ct = self._native.load_ciphertext(byteslike("data", data))

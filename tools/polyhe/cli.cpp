@@ -299,7 +299,8 @@ Commands declare(CLI::App& app, Options& o) {
   Commands c{};
   app.set_version_flag("--version", std::string(kVersion), "Print the version and exit");
   app.footer(
-      "Exit status: 0 success, 1 a self-test check failed, 2 bad usage, bad input (options, "
+      "Exit status: 0 success, 1 a self-test check failed (or, in report, the GPU section), 2 bad "
+      "usage, bad input (options, "
       "stdin, POLYHE_CPU, POLYHE_THREADS) or output that could not be written.");
 
   c.info = app.add_subcommand("info", "Build options, CPU features, GPUs and NTT parameters");
