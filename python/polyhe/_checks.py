@@ -119,3 +119,15 @@ def pythonic(error: Exception) -> Exception:
     for cpp, py in _CPP_TO_PYTHON:
         new = new.replace(cpp, py)
     return error if new == text else type(error)(new)
+
+
+def require_rotation_keys(galois, n: int, op: str, steps) -> None:
+    """Every step's Galois key is in ``galois`` (a step of 0 mod the row size needs none), or
+    InvalidParameter naming the step, its element and the Python call that makes the key."""
+    for s in steps:
+        k = int(_polyhe.galois_element_for_rotation(n, s))
+        if k != 1 and not galois.contains(k):
+            raise _polyhe.InvalidParameter(
+                f"{op}: no Galois key for step {s} (element {k}); "
+                f"generate_keys(rotations=[{s}, ...]) or ctx.add_galois_keys([{s}])"
+            )

@@ -39,7 +39,13 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 
 from polyhe import _polyhe
-from polyhe._checks import byteslike, galois_rule, index, is_galois_element
+from polyhe._checks import (
+    byteslike,
+    galois_rule,
+    index,
+    is_galois_element,
+    require_rotation_keys,
+)
 from polyhe._ciphertext import CiphertextBase, length_of, product_length
 from polyhe._context import KeyedContext, context_for, _encode_settings
 from polyhe._device import DeviceArg, resolve
@@ -693,14 +699,7 @@ class Ciphertext(CiphertextBase):
         galois = self._ctx._require("Galois keys", "_galois", op)
         if not self._ctx._params.log_n:
             return
-        n = int(self._ctx._native.n)
-        for s in steps:
-            k = int(_polyhe.galois_element_for_rotation(n, s))
-            if k != 1 and not galois.contains(k):
-                raise _polyhe.InvalidParameter(
-                    f"{op}: no Galois key for step {s} (element {k}); "
-                    f"generate_keys(rotations=[{s}, ...]) or ctx.add_galois_keys([{s}])"
-                )
+        require_rotation_keys(galois, int(self._ctx._native.n), op, steps)
 
     def rotate_columns(self) -> "Ciphertext":
         """The two rows swapped (Galois element 2N − 1); needs that key

@@ -26,7 +26,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from polyhe import _polyhe
-from polyhe._checks import byteslike, index, pythonic
+from polyhe._checks import byteslike, index, pythonic, require_rotation_keys
 from polyhe._ciphertext import CiphertextBase, length_of
 from polyhe._context import KeyedContext, context_for
 from polyhe._device import DeviceArg, resolve
@@ -601,14 +601,7 @@ class Ciphertext(CiphertextBase):
         """Every step's Galois key is present (a step of 0 mod N/2 needs none), or the refusal
         names the Python call that makes it."""
         galois = self._ctx._require("Galois keys", "_galois", op)
-        n = int(self._ctx._params.n)
-        for s in steps:
-            k = int(_polyhe.galois_element_for_rotation(n, s))
-            if k != 1 and not galois.contains(k):
-                raise _polyhe.InvalidParameter(
-                    f"{op}: no Galois key for step {s} (element {k}); "
-                    f"generate_keys(rotations=[{s}, ...]) or ctx.add_galois_keys([{s}])"
-                )
+        require_rotation_keys(galois, int(self._ctx._params.n), op, steps)
 
     def conjugate(self) -> "Ciphertext":
         """Every slot's complex conjugate; needs the conjugation key."""

@@ -118,6 +118,21 @@ POLYHE_INLINE std::uint64_t reduce_signed(std::int64_t x, std::uint64_t q, std::
   return r ^ ((r ^ neg) & s);
 }
 
+/// x mod q into dst for each x of coeffs: one masked addition each when `small` says every
+/// |x| < q, else the constant-time reduction. Only `small` (decided by the caller) branches.
+void write_signed(std::span<const std::int64_t> coeffs, std::uint64_t q, bool small,
+                  std::span<std::uint64_t> dst) {
+  if (small) {
+    for (std::size_t j = 0; j < coeffs.size(); ++j) {
+      const std::int64_t x = coeffs[j];
+      dst[j] = static_cast<std::uint64_t>(x) + (q & mask_negative(x));
+    }
+  } else {
+    const std::uint64_t mu = ~std::uint64_t{0} / q;
+    for (std::size_t j = 0; j < coeffs.size(); ++j) dst[j] = reduce_signed(coeffs[j], q, mu);
+  }
+}
+
 /// Draws into out[k, n) until every entry holds an accepted candidate: word w gives candidate
 /// c = w & mask, kept iff c < bound, stored as map(c). Words are read in stream order; the write
 /// index never passes the read index, so the compaction runs in place and without a branch on c.
@@ -276,21 +291,14 @@ void set_signed(std::span<const std::int64_t> coeffs, RnsPoly& out) {
   for (std::size_t i = 0; i < out.limbs(); ++i) {
     const std::uint64_t q = out.context()->basis().prime(i);
     const std::span<std::uint64_t> dst = out.limb(i);
-    // |x| < q for every coefficient (always so for secrets and errors, whose bound is far below
-    // every prime): one masked addition each. Evaluated without short cuts over all of them.
+    // Whether |x| < q for every coefficient (then one masked addition each), evaluated without
+    // short cuts over all of them: a branch on the values' size, for public inputs (the samplers
+    // of secrets choose by their public bound, set_bounded_signed).
     bool small = true;
     for (const std::int64_t x : coeffs) {
       small &= (x > -static_cast<std::int64_t>(q)) & (x < static_cast<std::int64_t>(q));
     }
-    if (small) {
-      for (std::size_t j = 0; j < coeffs.size(); ++j) {
-        const std::int64_t x = coeffs[j];
-        dst[j] = static_cast<std::uint64_t>(x) + (q & mask_negative(x));
-      }
-    } else {
-      const std::uint64_t mu = ~std::uint64_t{0} / q;
-      for (std::size_t j = 0; j < coeffs.size(); ++j) dst[j] = reduce_signed(coeffs[j], q, mu);
-    }
+    write_signed(coeffs, q, small, dst);
   }
 }
 
@@ -303,16 +311,7 @@ void set_bounded_signed(std::span<const std::int64_t> coeffs, std::uint64_t boun
   reset_to_coefficient(out);
   for (std::size_t i = 0; i < out.limbs(); ++i) {
     const std::uint64_t q = out.context()->basis().prime(i);
-    const std::span<std::uint64_t> dst = out.limb(i);
-    if (bound < q) {
-      for (std::size_t j = 0; j < coeffs.size(); ++j) {
-        const std::int64_t x = coeffs[j];
-        dst[j] = static_cast<std::uint64_t>(x) + (q & mask_negative(x));
-      }
-    } else {
-      const std::uint64_t mu = ~std::uint64_t{0} / q;
-      for (std::size_t j = 0; j < coeffs.size(); ++j) dst[j] = reduce_signed(coeffs[j], q, mu);
-    }
+    write_signed(coeffs, q, bound < q, out.limb(i));
   }
 }
 
