@@ -180,7 +180,10 @@ struct MulShoupOp {
 // --- Butterfly policies (ntt/butterfly.hpp) ----------------------------------------------------
 
 /// Points a policy's forward and inverse tables at one twiddle (and its companion), so that
-/// fwd_tw(0) and inv_tw(0) read it through the policy's own accessors.
+/// fwd_tw(0) and inv_tw(0) read it through the policy's own accessors. On the device the twiddle
+/// must lie in global memory, as a ring's tables do (the accessors read through `__ldg`, which a
+/// local copy faults with cudaErrorInvalidAddressSpace): the ops take their input by reference,
+/// and apply_kernel passes the element of the uploaded array.
 template <Word W>
 POLYHE_HD void bind_twiddle(ReferenceButterfly<W>& p, const W* w, const W*) {
   p.fwd = w;
@@ -206,7 +209,7 @@ template <Word W, class P>
 struct CtOp {
   using word = W;
   P policy;
-  POLYHE_HD Out<W> operator()(In<W> in) const {
+  POLYHE_HD Out<W> operator()(const In<W>& in) const {
     P p = policy;
     bind_twiddle(p, &in.c, &in.d);
     W x = in.a;
@@ -221,7 +224,7 @@ template <Word W, class P>
 struct GsOp {
   using word = W;
   P policy;
-  POLYHE_HD Out<W> operator()(In<W> in) const {
+  POLYHE_HD Out<W> operator()(const In<W>& in) const {
     P p = policy;
     bind_twiddle(p, &in.c, &in.d);
     W x = in.a;
@@ -236,7 +239,7 @@ template <Word W, class P>
 struct PolicyMulOp {
   using word = W;
   P policy;
-  POLYHE_HD Out<W> operator()(In<W> in) const {
+  POLYHE_HD Out<W> operator()(const In<W>& in) const {
     P p = policy;
     bind_twiddle(p, &in.c, &in.d);
     return {p.mul(in.a, in.b), p.mul_tw(in.a, p.fwd_tw(0)), p.fwd_out(p.inv_out(in.a))};
