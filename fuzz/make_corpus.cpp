@@ -124,6 +124,11 @@ void ciphertexts(Corpus& c, const fuzz::Fixture& f) {
   c.add("fuzz_ciphertext", "level0_ckks_scale", rlwe::serialize(ckks_low));
   c.add("fuzz_ciphertext", "level0_bgv_factor", rlwe::serialize(bgv_low));
   c.add("fuzz_ciphertext", "seeded_factor", rlwe::serialize(seeded_factor));
+  // Origins the loaders check: CKKS and BGV (t = 65537) under the fixture's key set.
+  const rlwe::KeyId key = rlwe::key_id(f.pk);
+  c.add("fuzz_ciphertext", "origin_ckks", rlwe::serialize(ckks_low, ckks::origin(key)));
+  c.add("fuzz_ciphertext", "origin_bgv",
+        rlwe::serialize(bgv_low, bgv::origin(*fuzz::bgv_context(), key)));
 }
 
 void plaintexts(Corpus& c, const fuzz::Fixture& f) {

@@ -30,6 +30,7 @@ from polyhe._polyhe import verify as _verify
 from polyhe._polyhe import set_cpu_path as _set_cpu_path
 from polyhe._polyhe import set_threads as _set_threads
 from polyhe._polyhe import threads
+from polyhe._context import FormatWarning
 from polyhe._checks import as_bytes as _as_bytes
 from polyhe._checks import index as _index
 from polyhe.parameters import Parameters
@@ -43,6 +44,7 @@ __all__ = [
     "MismatchedContext",
     "CorruptData",
     "DeviceError",
+    "FormatWarning",
     "Parameters",
     "Device",
     "device",

@@ -30,8 +30,12 @@ def as_bytes(name: str, data: object) -> bytes:
     raise TypeError(f"{name}: expected bytes, got {type(data).__name__}")
 
 
-def int_list(name: str, values: Optional[Iterable[object]], lo: int, hi: int) -> list:
-    """A list of ints in [lo, hi] from any iterable of integers (None: empty)."""
+def int_list(
+    name: str, values: Optional[Iterable[object]], lo: int, hi: int, cap: int, why: str
+) -> list:
+    """A list of at most ``cap`` ints in [lo, hi] from any iterable of integers (None: empty).
+    The cap is checked while reading, before any work: an iterable longer than ``cap`` (an endless
+    one too) is refused with InvalidParameter naming the cap and ``why`` it is the cap."""
     if values is None:
         return []
     if isinstance(values, (str, bytes, bytearray)) or not isinstance(values, Iterable):
@@ -40,6 +44,10 @@ def int_list(name: str, values: Optional[Iterable[object]], lo: int, hi: int) ->
         )
     out = []
     for i, v in enumerate(values):
+        if i == cap:
+            raise _polyhe.InvalidParameter(
+                f"{name}: more than {cap} values, above the cap of {cap} ({why})"
+            )
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise TypeError(f"{name}[{i}]: expected an integer, got {type(v).__name__} {v!r}")
         iv = int(v)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from polyhe._context import _encode_settings
-
 
 def length_of(a: Optional[int], b: Optional[int]) -> Optional[int]:
     """The default decrypted length of a slot-wise result of two operands (None: every value):
@@ -106,8 +104,10 @@ class CiphertextBase:
     # --- bytes and pickle ------------------------------------------------------------------------
     def serialize(self) -> bytes:
         """polyhe's binary form (rlwe/serial.hpp: the parts, the level, the scale or plaintext
-        factor); read back with the context's ``load_ciphertext``."""
-        return self._ct.serialize()
+        factor, and what it was made under: the scheme, t and the context's key id); read back
+        with the context's ``load_ciphertext``, which refuses bytes of another scheme, t or key
+        set."""
+        return self._ct.serialize(*self._ctx._origin())
 
     to_bytes = serialize
 
@@ -116,10 +116,8 @@ class CiphertextBase:
         return (
             type(self)._unpickle,
             (
-                ctx._params.serialize(),
-                _encode_settings(ctx._settings()),
-                ctx._key_id or b"",
-                self._ct.serialize(),
+                *ctx._pickled_context(),
+                self._ct.serialize(*ctx._origin()),
                 self._flag(),
                 self._length,
             ),

@@ -17,8 +17,11 @@ from elsewhere use the ``load`` functions, which check everything and apply a se
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 import struct
 import threading
+import warnings
 import weakref
 from typing import Dict, Iterable, Optional, Tuple
 
@@ -28,17 +31,29 @@ from polyhe import _polyhe
 from polyhe._checks import flag, galois_rule, int_list, is_galois_element
 from polyhe.parameters import Parameters, from_trusted_bytes
 
-__all__ = ["KeyedContext"]
+__all__ = ["KeyedContext", "FormatWarning"]
 
-_MAGIC = b"PHCTX\x01"
+
+class FormatWarning(UserWarning):
+    """Bytes of an older format loaded: what that format does not record was not checked (a
+    ciphertext of format version 2 records no scheme, t or key id, so its context cannot be)."""
+
+_MAGIC = b"PHCTX\x02"
+_MAGIC_V1 = b"PHCTX\x01"  # settings as a Python literal, unchecked: still read (strictly)
+
+# The largest parameters section (rlwe/serial.hpp: header, fields, at most 64 primes) is about 600
+# bytes; sections above these caps are refused before they are copied or parsed.
+_MAX_PARAMETERS_BYTES = 4096
+_MAX_SETTINGS_BYTES = 64
 
 _registry: "weakref.WeakValueDictionary[Tuple, KeyedContext]" = weakref.WeakValueDictionary()
 _registry_lock = threading.RLock()
 
 
 def key_id_of(public_key: "_polyhe.PublicKey") -> bytes:
-    """16 bytes naming a key set: BLAKE2b-128 of its public key's bytes."""
-    return hashlib.blake2b(public_key.serialize(), digest_size=16, person=b"polyhe-keyid").digest()
+    """16 bytes naming a key set: BLAKE2b-128 of its public key's bytes (personalisation
+    "polyhe-keyid"; rlwe::key_id, which the ciphertext bytes record)."""
+    return public_key.key_id()
 
 
 class KeyedContext:
@@ -68,6 +83,32 @@ class KeyedContext:
     @classmethod
     def _make_native(cls, params: Parameters, settings: tuple):
         raise NotImplementedError
+
+    def _pickled_context(self) -> tuple:
+        """What a pickled object of this context carries to find it again: (parameters bytes,
+        settings bytes, key id or b"")."""
+        params_bytes = self._params.serialize()
+        settings = _encode_settings(self._scheme, self._settings(), params_bytes)
+        return (params_bytes, settings, self._key_id or b"")
+
+    def _origin(self) -> tuple:
+        """What this context's ciphertext bytes record (rlwe/origin.hpp): (scheme tag, t, key id):
+        CKKS (1, 0, id), BFV (2, t, id), BGV (3, t, id); the id b"" while no keys are held."""
+        raise NotImplementedError
+
+    def _loaded(self, data, load):
+        """``load(data, key_id)``'s ciphertext, the bytes checked against this context's origin by
+        the native loader; a FormatWarning when they are of a format that records none."""
+        ct = load(data, self._key_id or b"")
+        head = memoryview(data).cast("B")[:8].tobytes()
+        if _polyhe.format_version(head) < 3:
+            warnings.warn(
+                "load_ciphertext: bytes of format version 2 record no scheme, t or key id, so "
+                "their context could not be checked (re-serialise them to record it)",
+                FormatWarning,
+                stacklevel=3,
+            )
+        return ct
 
     @classmethod
     def _from_native(cls, params: Parameters, native) -> "KeyedContext":
@@ -146,10 +187,12 @@ class KeyedContext:
         """The Galois elements of rotation steps, conjugation and named elements, each checked
         (TypeError for a non-integer or a non-bool flag, InvalidParameter naming the rule)."""
         # Steps as Ciphertext.rotate / rotate_rows take them.
-        steps = int_list(f"{op}: rotations", rotations, -(1 << 62), 1 << 62)
-        conj = flag(f"{op}: conjugation", conjugation)
-        named = int_list(f"{op}: galois_elements", galois_elements, 0, (1 << 64) - 1)
         native = self._params._native
+        n = int(native.n)
+        why = "the ring has that many automorphisms"
+        steps = int_list(f"{op}: rotations", rotations, -(1 << 62), 1 << 62, n, why)
+        conj = flag(f"{op}: conjugation", conjugation)
+        named = int_list(f"{op}: galois_elements", galois_elements, 0, (1 << 64) - 1, n, why)
         m, pow2 = int(native.m), bool(native.log_n)
         if not pow2 and (steps or conj):
             what = f"rotations = {steps}" if steps else "conjugation = True"
@@ -164,7 +207,6 @@ class KeyedContext:
                     f"{op}: galois_elements[{i}] = {k} is not a Galois element: k must be "
                     f"{galois_rule(m, pow2)}"
                 )
-        n = int(native.n)
         elements = [int(_polyhe.galois_element_for_rotation(n, s)) for s in steps]
         if conj:
             elements.append(int(_polyhe.galois_element_for_conjugation(n)))
@@ -365,7 +407,7 @@ class KeyedContext:
 
     @classmethod
     def _assemble(cls, params: Parameters, parts: list, trusted: bool) -> "KeyedContext":
-        settings = _decode_settings(parts[1])
+        settings = _decode_settings(cls._scheme, parts[1], parts[0])
         key_id = parts[2] or None
         if key_id is not None and len(key_id) != 16:
             raise _polyhe.CorruptData(f"context: a key id of {len(key_id)} bytes, expected 16")
@@ -417,9 +459,10 @@ class KeyedContext:
     def _sections(self, include_secret_key: bool) -> list:
         """The seven sections of serialize() and of the pickle: parameters, settings, key id,
         public, relinearisation and Galois keys, secret key (empty where absent or not asked)."""
+        params_bytes = self._params.serialize()
         return [
-            self._params.serialize(),
-            _encode_settings(self._settings()),
+            params_bytes,
+            _encode_settings(self._scheme, self._settings(), params_bytes),
             self._key_id or b"",
             self._pk.serialize() if self._pk is not None else b"",
             self._relin.serialize() if self._relin is not None else b"",
@@ -531,31 +574,103 @@ def _unpickle_context(cls, parts: list) -> KeyedContext:
 def context_for(cls, params_bytes: bytes, settings_bytes: bytes, key_id: bytes) -> KeyedContext:
     """The context an unpickled object belongs to (made keyless when none is registered)."""
     params = from_trusted_bytes(params_bytes)
-    return _lookup_or_make(cls, params, _decode_settings(settings_bytes), key_id or None)
+    settings = _decode_settings(cls._scheme, settings_bytes, params_bytes)
+    return _lookup_or_make(cls, params, settings, key_id or None)
 
 
 # --- encodings ---------------------------------------------------------------------------------
-def _encode_settings(settings: tuple) -> bytes:
-    return repr(settings).encode()
+# The settings section: "PHST", then the scheme's fields — CKKS: scale f64; BGV/BFV: t u64 and the
+# scheme u8 (2 BFV, 3 BGV) — then 16 bytes of BLAKE2b over the scheme's name, the parameters
+# section and the fields, so that a changed bit in the settings (or settings moved to other
+# parameters) is refused as CorruptData. Fixed sizes: 4 + 8 + 16 and 4 + 9 + 16 bytes.
+_SETTINGS_TAG = b"PHST"
+_SETTINGS_FIELDS = {"ckks": struct.Struct("<d"), "bgv": struct.Struct("<QB")}
+_DIGEST_BYTES = 16
 
 
-def _decode_settings(data: bytes) -> tuple:
-    import ast
+def _settings_digest(scheme: str, fields: bytes, params_bytes) -> bytes:
+    h = hashlib.blake2b(digest_size=_DIGEST_BYTES, person=b"polyhe-settings")
+    h.update(scheme.encode().ljust(4, b"\0"))
+    h.update(struct.pack("<Q", len(params_bytes)))
+    h.update(params_bytes)
+    h.update(fields)
+    return h.digest()
 
+
+def _encode_settings(scheme: str, settings: tuple, params_bytes) -> bytes:
+    if scheme == "ckks":
+        fields = _SETTINGS_FIELDS[scheme].pack(settings[0])
+    else:
+        fields = _SETTINGS_FIELDS[scheme].pack(settings[0], 2 if settings[1] == "bfv" else 3)
+    return _SETTINGS_TAG + fields + _settings_digest(scheme, fields, params_bytes)
+
+
+def _decode_settings(scheme: str, data, params_bytes) -> tuple:
+    """The settings tuple of ``data`` (the binary section above, or the Python literal that
+    contexts of the first format held, read by a fixed pattern, never evaluated): CorruptData
+    for anything else, naming the size or the field; the values are checked by ``_make_native``."""
+    data = bytes(memoryview(data).cast("B")[:_MAX_SETTINGS_BYTES + 1])
+    if len(data) > _MAX_SETTINGS_BYTES:
+        raise _polyhe.CorruptData(
+            f"context: a settings section of more than {_MAX_SETTINGS_BYTES} bytes (the cap)"
+        )
+    layout = _SETTINGS_FIELDS[scheme]
+    if not data.startswith(_SETTINGS_TAG):
+        return _decode_legacy_settings(scheme, data)
+    expected = len(_SETTINGS_TAG) + layout.size + _DIGEST_BYTES
+    if len(data) != expected:
+        raise _polyhe.CorruptData(
+            f"context: a {scheme} settings section of {len(data)} bytes, expected {expected}"
+        )
+    fields = data[len(_SETTINGS_TAG) : len(_SETTINGS_TAG) + layout.size]
+    if data[-_DIGEST_BYTES:] != _settings_digest(scheme, fields, params_bytes):
+        raise _polyhe.CorruptData(
+            "context: the settings section's digest does not match its fields and the parameters "
+            "(changed bytes, or settings taken from another context)"
+        )
+    values = layout.unpack(fields)
+    if scheme == "ckks":
+        return (values[0],)
+    if values[1] not in (2, 3):
+        raise _polyhe.CorruptData(f"context: scheme byte {values[1]}, expected 2 (BFV) or 3 (BGV)")
+    return (values[0], "bfv" if values[1] == 2 else "bgv")
+
+
+_LEGACY_SETTINGS = {
+    "ckks": re.compile(rb"\(([0-9a-z.+\-]{1,32}),\)"),
+    "bgv": re.compile(rb"\(([0-9]{1,20}), '(bgv|bfv)'\)"),
+}
+
+
+def _decode_legacy_settings(scheme: str, data: bytes) -> tuple:
+    found = _LEGACY_SETTINGS[scheme].fullmatch(data)
+    if found is None:
+        raise _polyhe.CorruptData(
+            f"context: unreadable {scheme} settings (neither the binary section nor the first "
+            "format's literal)"
+        )
+    if scheme == "bgv":
+        return (int(found.group(1)), found.group(2).decode())
     try:
-        value = ast.literal_eval(data.decode())
-    except (ValueError, SyntaxError, UnicodeDecodeError) as e:
-        raise _polyhe.CorruptData(f"context: unreadable scheme settings ({e})") from None
-    if not isinstance(value, tuple):
-        raise _polyhe.CorruptData("context: scheme settings are not a tuple")
-    return value
+        scale = float(found.group(1))
+    except ValueError:
+        raise _polyhe.CorruptData(f"context: unreadable ckks scale {found.group(1)!r}") from None
+    if not math.isfinite(scale):
+        raise _polyhe.CorruptData(f"context: ckks scale {scale!r} is not finite")
+    return (scale,)
+
+
+_SECTION_NAMES = ("parameters", "settings", "key id", "public key", "relinearisation key",
+                  "Galois keys", "secret key")
+# The key sections' sizes follow from the parameters, which their loaders check before reading.
+_SECTION_CAPS = (_MAX_PARAMETERS_BYTES, _MAX_SETTINGS_BYTES, 16, None, None, None, None)
 
 
 def _split(data, scheme: str) -> list:
     """The seven sections of context bytes (any bytes-like object): the parameters, settings and
     key id as bytes, the keys as views of ``data`` (their loaders read them in place)."""
     data = memoryview(data).cast("B")
-    if bytes(data[: len(_MAGIC)]) != _MAGIC:
+    if bytes(data[: len(_MAGIC)]) not in (_MAGIC, _MAGIC_V1):
         raise _polyhe.CorruptData("context: not a polyhe context (bad magic)")
     pos = len(_MAGIC)
     tag = bytes(data[pos : pos + 4]).rstrip(b"\0").decode(errors="replace")
@@ -570,6 +685,12 @@ def _split(data, scheme: str) -> list:
         pos += 8
         if n > len(data) - pos:
             raise _polyhe.CorruptData(f"context: a section of {n} bytes where {len(data) - pos} remain")
+        cap = _SECTION_CAPS[len(parts)]
+        if cap is not None and n > cap:
+            raise _polyhe.CorruptData(
+                f"context: a {_SECTION_NAMES[len(parts)]} section of {n} bytes, above its cap of "
+                f"{cap} bytes"
+            )
         section = data[pos : pos + n]
         parts.append(bytes(section) if len(parts) < 3 else section)
         pos += n

@@ -43,11 +43,12 @@ from polyhe._checks import (
     byteslike,
     galois_rule,
     index,
+    int_list,
     is_galois_element,
     require_rotation_keys,
 )
 from polyhe._ciphertext import CiphertextBase, length_of, product_length
-from polyhe._context import KeyedContext, context_for, _encode_settings
+from polyhe._context import KeyedContext, context_for
 from polyhe._device import DeviceArg, resolve
 from polyhe.parameters import Parameters
 
@@ -232,6 +233,9 @@ class Context(KeyedContext):
     # --- KeyedContext hooks --------------------------------------------------------------------
     def _settings(self) -> tuple:
         return (int(self._native.t), str(self._native.scheme))
+
+    def _origin(self) -> tuple:
+        return (2 if self._native.scheme == "bfv" else 3, int(self._native.t), self._key_id or b"")
 
     @classmethod
     def _make_native(cls, params: Parameters, settings: tuple):
@@ -442,13 +446,14 @@ class Context(KeyedContext):
         MismatchedContext for another parameter set). Its values decode as ``encoding`` (default:
         slots when this context batches, else coefficients), ``length`` of them (default: all).
 
-        The bytes name the parameter set but not t or the scheme: a ciphertext of another t, or
-        of BFV where this context is BGV (or the reverse), over the same parameters loads and
-        decrypts to garbage. Bind bytes to their context with :func:`polyhe.authenticate` when
-        they cross a trust boundary."""
+        The bytes record the scheme, t and the key set they were made under: a ciphertext of the
+        other integer scheme, of another t or of another key set is refused (MismatchedContext
+        naming the field); bytes of format version 2, which record none of them, load with a
+        :class:`polyhe.FormatWarning`. Bind bytes to their sender with :func:`polyhe.authenticate`
+        when they cross a trust boundary."""
         enc = self._default_encoding(encoding)
         n = None if length is None else index("length", length, 0, int(self._native.n))
-        ct = self._native.load_ciphertext(byteslike("data", data))
+        ct = self._loaded(byteslike("data", data), self._native.load_ciphertext)
         return Ciphertext(ct, self, enc, n)
 
     def load_plaintext(
@@ -515,9 +520,7 @@ class Plaintext:
         return (
             _unpickle_plaintext,
             (
-                ctx._params.serialize(),
-                _encode_settings(ctx._settings()),
-                ctx._key_id or b"",
+                *ctx._pickled_context(),
                 self.serialize(),
                 self._encoding,
                 self._length,
@@ -688,8 +691,12 @@ class Ciphertext(CiphertextBase):
         """``[self.rotate_rows(s) for s in steps]``, the same ciphertexts word for word, computed
         hoisted: the key-switching decomposition of the ciphertext is made once for all the
         steps, so k rotations cost less than k calls of :meth:`rotate_rows`. Needs each step's
-        Galois key (every one is checked before any work)."""
-        ss = [index("step", s, -(1 << 62), 1 << 62) for s in steps]
+        Galois key (every one is checked before any work). At most N/2 steps (one output
+        ciphertext each; a row has N/2 distinct rotations)."""
+        ss = int_list(
+            "rotate_rows_many: steps", steps, -(1 << 62), 1 << 62, int(self._ctx._native.n) // 2,
+            "one output ciphertext each; a row has N/2 distinct rotations",
+        )
         self._check_rotation_keys("rotate_rows_many", ss)
         return [self._new(ct, length=None) for ct in self._ev().rotate_rows_many(self._ct, ss)]
 
@@ -744,7 +751,7 @@ class Ciphertext(CiphertextBase):
 
 def _unpickle_ciphertext(params_bytes, settings_bytes, key_id, ct_bytes, encoding, length):
     ctx = context_for(Context, params_bytes, settings_bytes, key_id)
-    ct = ctx._native.load_ciphertext(ct_bytes)
+    ct = ctx._native.load_ciphertext(ct_bytes, ctx._key_id or b"")
     return Ciphertext(ct, ctx, _encoding_arg(encoding), length)
 
 

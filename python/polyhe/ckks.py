@@ -26,7 +26,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from polyhe import _polyhe
-from polyhe._checks import byteslike, index, pythonic, require_rotation_keys
+from polyhe._checks import byteslike, index, int_list, pythonic, require_rotation_keys
 from polyhe._ciphertext import CiphertextBase, length_of
 from polyhe._context import KeyedContext, context_for
 from polyhe._device import DeviceArg, resolve
@@ -163,6 +163,9 @@ class Context(KeyedContext):
     def _settings(self) -> tuple:
         return (float(self._native.scale),)
 
+    def _origin(self) -> tuple:
+        return (1, 0, self._key_id or b"")
+
     @classmethod
     def _make_native(cls, params: Parameters, settings: tuple):
         if len(settings) != 1 or not isinstance(settings[0], float):
@@ -280,10 +283,15 @@ class Context(KeyedContext):
 
     # --- bytes -----------------------------------------------------------------------------------
     def load_ciphertext(self, data: bytes) -> "Ciphertext":
-        """A ciphertext from :meth:`Ciphertext.serialize`'s bytes, checked (CorruptData,
-        MismatchedContext for another parameter set). Its values decrypt as complex unless
-        marked real with ``ct.as_real()``."""
-        ct = _native.load_ciphertext(byteslike("data", data), self._params._native)
+        """A ciphertext from :meth:`Ciphertext.serialize`'s bytes, checked (CorruptData;
+        MismatchedContext for another parameter set, for a BFV or BGV ciphertext, and for one
+        made under another key set than this context's). Its values decrypt as complex unless
+        marked real with ``ct.as_real()``. Bytes of format version 2 (which record neither the
+        scheme nor the key set) load with a :class:`polyhe.FormatWarning`."""
+        params = self._params._native
+        ct = self._loaded(
+            byteslike("data", data), lambda b, key: _native.load_ciphertext(b, params, key)
+        )
         return Ciphertext(ct, self, False, None)
 
     def load_plaintext(self, data: bytes) -> "Plaintext":
@@ -592,8 +600,12 @@ class Ciphertext(CiphertextBase):
         """``[self.rotate(s) for s in steps]``, the same ciphertexts word for word, computed
         hoisted: the key-switching decomposition of the ciphertext is made once for all the
         steps, so k rotations cost less than k calls of :meth:`rotate`. Needs each step's
-        Galois key (every one is checked before any work)."""
-        ss = [index("step", s, -(1 << 62), 1 << 62) for s in steps]
+        Galois key (every one is checked before any work). At most N/2 steps (one output
+        ciphertext each; there are N/2 distinct rotations)."""
+        ss = int_list(
+            "rotate_many: steps", steps, -(1 << 62), 1 << 62, self._ctx.slots,
+            "one output ciphertext each; there are N/2 distinct rotations",
+        )
         self._check_rotation_keys("rotate_many", ss)
         return [self._new(ct, length=None) for ct in self._ev().rotate_many(self._ct, ss)]
 
@@ -651,7 +663,7 @@ Context.sum_rotations.__doc__ = "The rotation steps Ciphertext.sum needs: 1, 2, 
 
 def _unpickle_ciphertext(params_bytes, settings_bytes, key_id, ct_bytes, real, length):
     ctx = context_for(Context, params_bytes, settings_bytes, key_id)
-    ct = _native.load_ciphertext(ct_bytes, ctx._params._native)
+    ct = _native.load_ciphertext(ct_bytes, ctx._params._native, ctx._key_id or b"")
     return Ciphertext(ct, ctx, bool(real), length)
 
 

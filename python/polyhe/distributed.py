@@ -203,7 +203,7 @@ def _ckks_ciphertext_from_state(state: tuple):
 
     _, params_bytes, settings_bytes, key_id, data, real, length = state
     ctx = _cached_context(ckks.Context, params_bytes, settings_bytes, key_id)
-    ct = ckks._native.load_ciphertext(data, ctx._params._native)
+    ct = ckks._native.load_ciphertext(data, ctx._params._native, ctx._key_id or b"")
     return ckks.Ciphertext(ct, ctx, bool(real), length)
 
 

@@ -15,6 +15,9 @@ SecurityArg = Union[int, str]
 
 #: The largest log2(N) of x^N + 1 (the native Parameters' rule, src/rlwe/parameters.cpp).
 _MAX_LOG_N = 17
+#: The most primes a parameter set has (rlwe::kMaxPrimes): the cap of each prime list.
+_MAX_PRIMES = 64
+_PRIMES_WHY = "a parameter set has at most 64 primes"
 
 # One live Parameters object per parameter hash in this process: objects made under two native
 # parameter objects never mix (MismatchedContext), so whatever is unpickled or loaded here reuses
@@ -63,10 +66,10 @@ class Parameters:
         args = dict(
             log_n=ln,
             m=index("m", m, 0, 1 << 40),
-            q_bits=int_list("q_bits", q_bits, 0, 64),
-            q=int_list("q", q, 0, (1 << 64) - 1),
-            p_bits=int_list("p_bits", p_bits, 0, 64),
-            p=int_list("p", p, 0, (1 << 64) - 1),
+            q_bits=int_list("q_bits", q_bits, 0, 64, _MAX_PRIMES, _PRIMES_WHY),
+            q=int_list("q", q, 0, (1 << 64) - 1, _MAX_PRIMES, _PRIMES_WHY),
+            p_bits=int_list("p_bits", p_bits, 0, 64, _MAX_PRIMES, _PRIMES_WHY),
+            p=int_list("p", p, 0, (1 << 64) - 1, _MAX_PRIMES, _PRIMES_WHY),
             dnum=index("dnum", dnum, 0, 1 << 20),
             hamming_weight=index("hamming_weight", hamming_weight, 0, 1 << 40),
             security=security_name(security),

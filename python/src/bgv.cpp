@@ -133,12 +133,15 @@ void bind_bgv(nb::module_& parent) {
              nb::gil_scoped_release release;
              return bgv::load_plaintext(bytes.span(), *c.ptr);
            })
-      .def("load_ciphertext",
-           [](const BgvContext& c, nb::handle data) {
-             const ByteInput bytes(data);
-             nb::gil_scoped_release release;
-             return bgv::load_ciphertext(bytes.span(), *c.ptr);
-           })
+      .def(
+          "load_ciphertext",
+          [](const BgvContext& c, nb::handle data, const nb::bytes& key) {
+            const ByteInput bytes(data);
+            const rlwe::KeyId id = key_id_arg(key);
+            nb::gil_scoped_release release;
+            return bgv::load_ciphertext(bytes.span(), *c.ptr, id);
+          },
+          nb::arg("data"), nb::arg("key") = nb::bytes("", 0))
       .def(
           "encrypt",
           [](const BgvContext& c, const rlwe::Encryptor& e, const bgv::Plaintext& pt) {

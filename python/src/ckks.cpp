@@ -99,12 +99,13 @@ void bind_ckks(nb::module_& parent) {
 
   m.def(
       "load_ciphertext",
-      [](nb::handle data, const Params& params) {
+      [](nb::handle data, const Params& params, const nb::bytes& key) {
         const ByteInput bytes(data);
+        const rlwe::KeyId id = key_id_arg(key);
         nb::gil_scoped_release release;
-        return ckks::load_ciphertext(bytes.span(), params.ptr);
+        return ckks::load_ciphertext(bytes.span(), params.ptr, id);
       },
-      nb::arg("data"), nb::arg("params"));
+      nb::arg("data"), nb::arg("params"), nb::arg("key") = nb::bytes("", 0));
 
   nb::class_<ckks::Decryptor>(m, "Decryptor", "Decryption with an owned secret key.")
       .def(
@@ -152,6 +153,7 @@ void bind_ckks(nb::module_& parent) {
           "multiply_relin_rescale",
           [](const E& e, const Ct& a, const Ct& b) { return e.rescale(e.multiply_relin(a, b)); },
           nb::call_guard<Release>());
+
 }
 
 }  // namespace polyhe::python

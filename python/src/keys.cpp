@@ -1,6 +1,7 @@
 // polyhe._polyhe: keys (secret, public, key-switching, Galois), key generation, the encryptor,
 // the RLWE ciphertext and authenticated serialisation.
 #include <polyhe/core/error.hpp>
+#include <polyhe/core/serial.hpp>
 #include <polyhe/ring/sampler.hpp>
 #include <polyhe/rlwe/authentication.hpp>
 #include <polyhe/rlwe/encryption.hpp>
@@ -83,6 +84,13 @@ void bind_keys(nb::module_& m) {
   nb::class_<PublicKey>(m, "PublicKey", "(b, a) = (−a·s + e, a) over Q ∪ P.")
       .def_prop_ro("params", [](const PublicKey& k) { return Params{k.ptr->params}; })
       .def("serialize", [](const PublicKey& k) { return to_bytes(rlwe::serialize(*k.ptr)); })
+      .def(
+          "key_id",
+          [](const PublicKey& k) {
+            const rlwe::KeyId id = rlwe::key_id(*k.ptr);
+            return nb::bytes(reinterpret_cast<const char*>(id.data()), id.size());
+          },
+          "16 bytes naming the key set: BLAKE2b-128 of the public key's bytes.")
       .def_static("load", loader<PublicKey>(rlwe::load_public_key), nb::arg("data"),
                   nb::arg("params"))
       .def("to_device", mover<PublicKey>(), nb::arg("device").none(), nb::call_guard<Release>());
@@ -206,22 +214,37 @@ void bind_keys(nb::module_& m) {
             return c.device() == device_of(d);
           },
           nb::arg("device").none(), "Whether it lives on `device` (None: host memory).")
-      .def("serialize", [](const rlwe::Ciphertext& c) {
-        // One buffer per thread, reused: a fresh one per call, freed after the bytes object was
-        // made, left glibc's heap with both freed at its top and trimmed back to the system, so
-        // that every call faulted its pages in twice (0.55 ms instead of 0.03 ms for 512 KiB;
-        // docs/perf.md §16). It keeps at most kKeepBytes between calls.
-        constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
-        thread_local std::vector<std::uint8_t> buffer;
-        buffer.clear();
-        {
-          nb::gil_scoped_release release;
-          rlwe::serialize(c, buffer);
-        }
-        nb::bytes out = to_bytes(buffer);
-        if (buffer.capacity() > kKeepBytes) std::vector<std::uint8_t>().swap(buffer);
-        return out;
-      });
+      .def(
+          "serialize",
+          [](const rlwe::Ciphertext& c, int scheme, std::uint64_t t, const nb::bytes& key) {
+            // One buffer per thread, reused: a fresh one per call, freed after the bytes object
+            // was made, left glibc's heap with both freed at its top and trimmed back to the
+            // system, so that every call faulted its pages in twice (0.55 ms instead of 0.03 ms
+            // for 512 KiB; docs/perf.md §16). It keeps at most kKeepBytes between calls.
+            constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
+            if (scheme < 0 || scheme > 255) {
+              throw InvalidParameter("serialize: scheme tag " + std::to_string(scheme) +
+                                     " is outside [0, 255]");
+            }
+            const rlwe::Origin origin{static_cast<rlwe::SchemeTag>(scheme), t, key_id_arg(key)};
+            thread_local std::vector<std::uint8_t> buffer;
+            buffer.clear();
+            {
+              nb::gil_scoped_release release;
+              rlwe::serialize(c, buffer, origin);
+            }
+            nb::bytes out = to_bytes(buffer);
+            if (buffer.capacity() > kKeepBytes) std::vector<std::uint8_t>().swap(buffer);
+            return out;
+          },
+          nb::arg("scheme") = 0, nb::arg("t") = 0, nb::arg("key") = nb::bytes("", 0),
+          "The ciphertext's bytes, recording its origin: scheme tag (0 unrecorded, 1 CKKS, 2 BFV, "
+          "3 BGV), t (BFV/BGV) and key id (16 bytes, or b\"\": none).");
+
+  m.def(
+      "format_version",
+      [](const nb::bytes& data) { return serial::format_version(byte_span(data)); },
+      nb::arg("data"), "The format version in a serialised object's header.");
 
   m.def("generate_mac_key", [] {
     const auto k = rlwe::generate_mac_key();

@@ -3,11 +3,14 @@
 // copied, nothing dangles); ciphertexts are bound as the value type rlwe::Ciphertext.
 #pragma once
 
+#include <polyhe/core/error.hpp>
 #include <polyhe/ring/device.hpp>
 #include <polyhe/rlwe/ciphertext.hpp>
 #include <polyhe/rlwe/keys.hpp>
+#include <polyhe/rlwe/origin.hpp>
 #include <polyhe/rlwe/parameters.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -48,6 +51,19 @@ struct DeviceHandle {
 template <class Wrapper>
 [[nodiscard]] auto key_of(const Wrapper* w) -> decltype(w->ptr) {
   return w == nullptr ? nullptr : w->ptr;
+}
+
+/// A key id from Python: b"" (none recorded) or 16 bytes; InvalidParameter naming the length
+/// otherwise.
+[[nodiscard]] inline rlwe::KeyId key_id_arg(const nb::bytes& b) {
+  rlwe::KeyId id{};
+  if (b.size() == 0) return id;
+  if (b.size() != id.size()) {
+    throw InvalidParameter("key id: " + std::to_string(b.size()) + " bytes, expected " +
+                           std::to_string(id.size()) + " (or none)");
+  }
+  std::copy_n(reinterpret_cast<const std::uint8_t*>(b.c_str()), id.size(), id.begin());
+  return id;
 }
 
 }  // namespace polyhe::python

@@ -247,7 +247,7 @@ def test_ckks_context_bytes_with_a_bad_scale_are_refused(cctx):
     from polyhe import _context
 
     parts = cctx.public()._sections(False)
-    parts[1] = _context._encode_settings((0.5,))
+    parts[1] = _context._encode_settings("ckks", (0.5,), parts[0])
     data = b"".join([_context._MAGIC, b"ckks"] + [len(p).to_bytes(8, "little") + bytes(p) for p in parts])
     with pytest.raises(polyhe.CorruptData, match=r"ckks context: scale 0.5 is not a finite number >= 1"):
         ckks.Context.load(data, minimum_security="none")

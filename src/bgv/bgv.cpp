@@ -431,6 +431,8 @@ std::vector<Ciphertext> Evaluator::rotate_rows_many(const Ciphertext& a,
   check(a, "rotate_rows_many");
   check_size2(a, "rotate_rows_many");
   require_power_of_two(*ctx_, "rotate_rows_many");
+  rlwe::check_list_length(steps.size(), ctx_->n() / 2, "rotate_rows_many", "steps",
+                          "one output ciphertext each; a row has N/2 distinct rotations");
   std::vector<const rlwe::KeySwitchKey*> keys;  // null: a rotation by 0
   for (const std::int64_t step : steps) {
     const std::uint64_t k = rlwe::galois_element_for_rotation(ctx_->n(), step);

@@ -24,8 +24,14 @@ std::vector<std::uint8_t> serialize(const Plaintext& pt, const Context& ctx) {
   return out;
 }
 
-rlwe::Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const Context& ctx) {
-  rlwe::Ciphertext ct = rlwe::load_ciphertext(bytes, ctx.params());
+rlwe::Origin origin(const Context& ctx, const rlwe::KeyId& key) {
+  return rlwe::Origin{ctx.scheme() == Scheme::bfv ? rlwe::SchemeTag::bfv : rlwe::SchemeTag::bgv,
+                      ctx.t().value(), key};
+}
+
+rlwe::Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const Context& ctx,
+                                 const rlwe::KeyId& key) {
+  rlwe::Ciphertext ct = rlwe::load_ciphertext(bytes, ctx.params(), origin(ctx, key));
   const std::string scheme(to_string(ctx.scheme()));
   if (ct.scale() != 1.0) {
     throw CorruptData(scheme + " ciphertext: scale " + std::to_string(ct.scale()) +

@@ -462,6 +462,8 @@ Ciphertext Evaluator::rotate(const Ciphertext& a, std::int64_t step) const {
 std::vector<Ciphertext> Evaluator::rotate_many(const Ciphertext& a,
                                                std::span<const std::int64_t> steps) const {
   check_params(a, "rotate_many");
+  rlwe::check_list_length(steps.size(), params_->n() / 2, "rotate_many", "steps",
+                          "one output ciphertext each; there are N/2 distinct rotations");
   std::vector<const rlwe::KeySwitchKey*> keys;  // null: a rotation by 0
   for (const std::int64_t step : steps) {
     const std::uint64_t k = rotation_element(step, "rotate_many");

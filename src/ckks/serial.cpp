@@ -26,8 +26,13 @@ void check_scale(double scale, const rlwe::Parameters& params, std::size_t level
 
 }  // namespace
 
-Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {
-  Ciphertext ct = rlwe::load_ciphertext(bytes, params);
+rlwe::Origin origin(const rlwe::KeyId& key) {
+  return rlwe::Origin{rlwe::SchemeTag::ckks, 0, key};
+}
+
+Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const ParametersPtr& params,
+                           const rlwe::KeyId& key) {
+  Ciphertext ct = rlwe::load_ciphertext(bytes, params, origin(key));
   if (ct.factor() != 1) {
     throw CorruptData("CKKS ciphertext: factor " + std::to_string(ct.factor()) +
                       " is not 1 (a CKKS ciphertext has no plaintext factor; this is a BGV "

@@ -138,22 +138,28 @@ Header Reader::header(Kind expected) {
   const std::uint32_t magic = u32("magic");
   if (magic != kMagic) fail("not a polyhe object (bad magic number)");
   const std::uint16_t version = u16("format version");
-  if (version != kFormatVersion) {
+  if (version < kOldestFormatVersion || version > kFormatVersion) {
     fail("format version " + std::to_string(version) + " is not supported (this build reads " +
-         std::to_string(kFormatVersion) + ")");
+         std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion) + ")");
   }
   const std::uint16_t kind = u16("kind");
   if (kind != static_cast<std::uint16_t>(expected)) {
-    std::string got = kind >= 1 && kind <= 7 ? to_string(static_cast<Kind>(kind))
+    std::string got = kind >= 1 && kind <= 8 ? to_string(static_cast<Kind>(kind))
                                              : "unknown kind " + std::to_string(kind);
     fail("expected a " + std::string(to_string(expected)) + ", found a " + got);
   }
-  Header h{expected, u64("parameter hash"), u64("payload size")};
+  Header h{version, expected, u64("parameter hash"), u64("payload size")};
   if (h.payload_bytes != remaining()) {
     fail("payload size " + std::to_string(h.payload_bytes) + " does not match the " +
          std::to_string(remaining()) + " bytes that follow the header");
   }
   return h;
+}
+
+std::uint16_t format_version(std::span<const std::uint8_t> bytes) {
+  Reader r(bytes, "object");
+  if (r.u32("magic") != kMagic) r.fail("not a polyhe object (bad magic number)");
+  return r.u16("format version");
 }
 
 void Reader::expect_end() {

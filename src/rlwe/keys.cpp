@@ -12,6 +12,14 @@
 
 namespace polyhe::rlwe {
 
+void check_list_length(std::size_t count, std::size_t cap, const char* op, const char* what,
+                       const char* why) {
+  if (count > cap) {
+    throw InvalidParameter(std::string(op) + ": " + std::to_string(count) + " " + what +
+                           ", above the cap of " + std::to_string(cap) + " (" + why + ")");
+  }
+}
+
 void check_same_params(const ParametersPtr& a, const ParametersPtr& b, const char* what) {
   if (a.get() == b.get()) return;
   std::string why = a && b && a->same_values(*b)
@@ -222,6 +230,8 @@ KeySwitchKey KeyGenerator::galois_key(const SecretKey& sk, std::uint64_t k) {
 }
 
 GaloisKeys KeyGenerator::galois_keys(const SecretKey& sk, std::span<const std::uint64_t> elements) {
+  check_list_length(elements.size(), params_->n(), "galois_keys", "Galois elements",
+                    "the ring has that many automorphisms");
   GaloisKeys gk{params_, {}};
   for (const std::uint64_t k : elements) {
     if (!gk.contains(k)) gk.keys.emplace(k, galois_key(sk, k));
@@ -236,6 +246,8 @@ GaloisKeys KeyGenerator::rotation_keys(const SecretKey& sk, std::span<const std:
         "rotation_keys: rotations by 5^step are the slots of x^N + 1; for Phi_m (m = " +
         std::to_string(params_->m()) + ") name the Galois elements (galois_keys)");
   }
+  check_list_length(steps.size(), params_->n(), "rotation_keys", "steps",
+                    "the ring has that many automorphisms");
   std::vector<std::uint64_t> elements;
   for (const std::int64_t r : steps) {
     elements.push_back(galois_element_for_rotation(params_->n(), r));

@@ -155,6 +155,8 @@ std::vector<Ciphertext> apply_galois_hoisted(const Ciphertext& a,
                                              std::span<const KeySwitchKey* const> keys,
                                              std::uint64_t error_multiple) {
   const char* const op = "apply_galois_hoisted";
+  check_list_length(keys.size(), a.params()->n(), op, "keys",
+                    "one output ciphertext each; the ring has that many automorphisms");
   std::vector<std::uint64_t> galois;
   std::vector<const KeySwitchParts*> parts;
   for (std::size_t r = 0; r < keys.size(); ++r) {

@@ -30,7 +30,7 @@ void begin(Writer& w, Kind kind, const Parameters& params) {
   w.header(kind, params.hash());
 }
 
-void open(Reader& r, Kind kind, const ParametersPtr& params) {
+serial::Header open(Reader& r, Kind kind, const ParametersPtr& params) {
   if (!params) {
     throw InvalidParameter(std::string("load ") + serial::to_string(kind) + ": null parameters");
   }
@@ -41,6 +41,7 @@ void open(Reader& r, Kind kind, const ParametersPtr& params) {
                             ", loaded against parameters with hash " + hex(params->hash()) +
                             " (load it with the parameters it was made under)");
   }
+  return h;
 }
 
 void write_poly(Writer& w, const RnsPoly& p, const Parameters& params, std::size_t limbs,
@@ -461,19 +462,24 @@ GaloisKeys load_galois_keys(std::span<const std::uint8_t> bytes, const Parameter
 
 // ---- ciphertexts -----------------------------------------------------------------------------
 
-std::vector<std::uint8_t> serialize(const Ciphertext& ct) {
+std::vector<std::uint8_t> serialize(const Ciphertext& ct, const Origin& origin) {
   std::vector<std::uint8_t> out;
-  serialize(ct, out);
+  serialize(ct, out, origin);
   return out;
 }
 
-void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out) {
+void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out, const Origin& origin) {
   require_params(ct.params(), "ciphertext");
   const Parameters& params = *ct.params();
   const std::size_t limbs = ct.limbs();
   const bool seeded = ct.seed().has_value() && ct.size() == 2;
   const std::size_t stored_parts = seeded ? 1 : ct.size();
-  const std::size_t need = serial::kHeaderBytes + 33 + (seeded ? kSeedBytes : 0) +
+  try {
+    origin.validate("serialize ciphertext");
+  } catch (const CorruptData& e) {
+    throw InvalidParameter(e.what());
+  }
+  const std::size_t need = serial::kHeaderBytes + kOriginBytes + 33 + (seeded ? kSeedBytes : 0) +
                            stored_parts * poly_bytes(params, limbs);
   if (out.capacity() - out.size() < need) {
     // Geometric growth, so that appending many ciphertexts to one buffer copies it O(log n) times.
@@ -483,6 +489,9 @@ void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out) {
   try {
     Writer w(out);
     begin(w, Kind::ciphertext, params);
+    w.u8(static_cast<std::uint8_t>(origin.scheme));
+    w.u64(origin.t);
+    w.bytes(origin.key);
     w.u64(ct.level());
     w.u64(ct.size());
     w.f64(ct.scale());
@@ -499,9 +508,31 @@ void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out) {
   }
 }
 
-Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const ParametersPtr& params) {
+namespace {
+
+// The origin block of a ciphertext of format version ≥ 3 (unrecorded before), validated.
+Origin read_origin(Reader& r, const serial::Header& h) {
+  Origin recorded;
+  if (h.version < 3) return recorded;
+  recorded.scheme = static_cast<SchemeTag>(r.u8("scheme tag"));
+  recorded.t = r.u64("plaintext modulus t");
+  r.bytes(recorded.key, "key id");
+  recorded.validate("ciphertext");
+  return recorded;
+}
+
+}  // namespace
+
+Origin ciphertext_origin(std::span<const std::uint8_t> bytes) {
   Reader r(bytes, "ciphertext");
-  open(r, Kind::ciphertext, params);
+  return read_origin(r, r.header(Kind::ciphertext));
+}
+
+Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes, const ParametersPtr& params,
+                           const Origin& expected) {
+  Reader r(bytes, "ciphertext");
+  const serial::Header h = open(r, Kind::ciphertext, params);
+  check_origin(read_origin(r, h), expected, "ciphertext");
   const std::size_t level = r.count("level", 0, params->max_level());
   const std::size_t size = r.count("size", 2, 3);
   const double scale = read_scale(r);

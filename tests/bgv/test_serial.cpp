@@ -12,6 +12,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/bgv/bgv.hpp"
 #include "polyhe/bgv/serial.hpp"
+#include "polyhe/ckks/serial.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/rlwe/keys.hpp"
 #include "support/test_rng.hpp"
@@ -129,8 +130,9 @@ TEST(BgvSerial, CiphertextFactorAndScaleAreChecked) {
   const rlwe::SecretKey sk = keygen.secret_key();
   rlwe::Encryptor enc(sk, make_seed(rng));
   const Bytes bytes = rlwe::serialize(encrypt(*ctx, enc, Plaintext{std::vector<u64>(ctx->n(), 5)}));
-  constexpr std::size_t kScaleAt = serial::kHeaderBytes + 16;  // level u64 | size u64 | scale
-  constexpr std::size_t kFactorAt = serial::kHeaderBytes + 24;
+  // origin | level u64 | size u64 | scale f64 | factor u64
+  constexpr std::size_t kScaleAt = serial::kHeaderBytes + rlwe::kOriginBytes + 16;
+  constexpr std::size_t kFactorAt = kScaleAt + 8;
   auto with = [&](std::size_t at, u64 v) {
     Bytes b = bytes;
     set_u64(b, at, v);
@@ -157,6 +159,55 @@ TEST(BgvSerial, CiphertextFactorAndScaleAreChecked) {
   const u64 two = std::bit_cast<u64>(2.0);
   refused([&] { (void)load_ciphertext(with(kScaleAt, two), *ctx); }, "is not 1");
   refused([&] { (void)load_ciphertext(with(kScaleAt, two), *bfv_ctx); }, "is not 1");
+}
+
+// Ciphertext bytes record the scheme, t and the key set (bgv::origin): loading into a context of
+// the other integer scheme, another t, another key set or CKKS is refused by name; bytes that do
+// not record the key load under any key.
+TEST(BgvSerial, CiphertextsRecordSchemeTAndKey) {
+  POLYHE_SEEDED_RNG(rng);
+  const ContextPtr ctx = Context::create(small_params(), 65537);
+  const ContextPtr bfv_ctx = Context::create(ctx->params(), 65537, Scheme::bfv);
+  const ContextPtr other_t = Context::create(ctx->params(), 257);
+  rlwe::KeyGenerator keygen(ctx->params(), make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::KeyId key = rlwe::key_id(keygen.public_key(sk));
+  const rlwe::KeyId other_key = rlwe::key_id(keygen.public_key(keygen.secret_key()));
+  rlwe::Encryptor enc(sk, make_seed(rng));
+  const Plaintext pt{std::vector<u64>(ctx->n(), 7)};
+  const Bytes bytes = rlwe::serialize(encrypt(*ctx, enc, pt), origin(*ctx, key));
+  auto mismatch = [](const std::function<void()>& load, const std::string& needle) {
+    try {
+      load();
+      ADD_FAILURE() << "loaded; expected MismatchedContext with '" << needle << "'";
+    } catch (const MismatchedContext& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  EXPECT_EQ(decrypt(*ctx, load_ciphertext(bytes, *ctx, key), sk).coeffs, pt.coeffs);
+  EXPECT_NO_THROW((void)load_ciphertext(bytes, *ctx));  // no key named: not compared
+  mismatch([&] { (void)load_ciphertext(bytes, *bfv_ctx, key); },
+           "the bytes hold a BGV ciphertext, the context is BFV");
+  mismatch([&] { (void)load_ciphertext(bytes, *other_t, key); },
+           "made for t = 65537, the context has t = 257");
+  mismatch([&] { (void)load_ciphertext(bytes, *ctx, other_key); }, "key id");
+  mismatch([&] { (void)ckks::load_ciphertext(bytes, ctx->params()); },
+           "the bytes hold a BGV ciphertext, the context is CKKS");
+  // BFV bytes into BGV, and CKKS bytes into either.
+  const Bytes bfv_bytes = rlwe::serialize(encrypt(*bfv_ctx, enc, pt), origin(*bfv_ctx, key));
+  EXPECT_EQ(decrypt(*bfv_ctx, load_ciphertext(bfv_bytes, *bfv_ctx, key), sk).coeffs, pt.coeffs);
+  mismatch([&] { (void)load_ciphertext(bfv_bytes, *ctx, key); },
+           "the bytes hold a BFV ciphertext, the context is BGV");
+  rlwe::Ciphertext zero = enc.encrypt_zero(ctx->params()->max_level());
+  const Bytes ckks_bytes = rlwe::serialize(zero, ckks::origin(key));
+  mismatch([&] { (void)load_ciphertext(ckks_bytes, *ctx, key); },
+           "the bytes hold a CKKS ciphertext, the context is BGV");
+  // Bytes recording nothing (rlwe::serialize without an origin) load as before.
+  EXPECT_EQ(
+      decrypt(*ctx, load_ciphertext(rlwe::serialize(encrypt(*ctx, enc, pt)), *ctx, key), sk).coeffs,
+      pt.coeffs);
+  EXPECT_EQ(origin(*bfv_ctx, key).scheme, rlwe::SchemeTag::bfv);
+  EXPECT_EQ(origin(*ctx).t, 65537u);
 }
 
 }  // namespace

@@ -187,6 +187,11 @@ TEST(CkksSerial, FlippedBytes) {
   for (std::size_t bit = 0; bit < 8 * kHdr; ++bit) {
     Bytes b = bytes;
     b[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+    if (b[4] == 2 && b[5] == 0) {
+      // Version 3 → 2: a version this build reads, with the same plaintext payload.
+      EXPECT_EQ(ckks::serialize(ckks::load_plaintext(b, params)), bytes) << bit;
+      continue;
+    }
     EXPECT_NE(run(params, b, "header bit " + std::to_string(bit)), Outcome::loaded) << bit;
   }
   for (std::size_t at = kHdr; at < bytes.size(); ++at) {
@@ -243,8 +248,9 @@ TEST(CkksSerial, ScaleAndFactorMustBeCkks) {
   rlwe::Ciphertext ct = enc.encrypt_zero(2);
   ct.set_scale(1e6);
   const Bytes ct_bytes = ckks::serialize(ct);
-  constexpr std::size_t kCtScaleAt = kHdr + 16;  // level u64 | size u64 | scale f64
-  constexpr std::size_t kCtFactorAt = kHdr + 24;
+  // origin | level u64 | size u64 | scale f64 | factor u64
+  constexpr std::size_t kCtScaleAt = kHdr + rlwe::kOriginBytes + 16;
+  constexpr std::size_t kCtFactorAt = kCtScaleAt + 8;
   const int bits = params->q_basis().product_bits();
   const auto load_ct = [&](const Bytes& b) {
     return ckks::serialize(ckks::load_ciphertext(b, params));
@@ -271,6 +277,49 @@ TEST(CkksSerial, ScaleAndFactorMustBeCkks) {
   EXPECT_NO_THROW((void)rlwe::load_ciphertext(factor3, params));
   EXPECT_THROW((void)load_ct(factor3), CorruptData);
   EXPECT_EQ(load_ct(ct_bytes), ct_bytes);
+}
+
+// A CKKS ciphertext's bytes record the scheme and the key set (ckks::origin): another key set's
+// and a BGV/BFV ciphertext's bytes are refused by name (they loaded and decrypted to garbage).
+TEST(CkksSerial, CiphertextsRecordSchemeAndKey) {
+  POLYHE_SEEDED_RNG(rng);
+  const ParametersPtr params = make_params(4);
+  rlwe::KeyGenerator keygen(params, seed_from(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::KeyId key = rlwe::key_id(keygen.public_key(sk));
+  const rlwe::KeyId other = rlwe::key_id(keygen.public_key(keygen.secret_key()));
+  rlwe::Encryptor enc(sk, seed_from(rng));
+  rlwe::Ciphertext ct = enc.encrypt_zero(2);
+  ct.set_scale(1e6);
+  const Bytes bytes = ckks::serialize(ct, ckks::origin(key));
+  EXPECT_EQ(bytes[kHdr], static_cast<std::uint8_t>(rlwe::SchemeTag::ckks));
+  EXPECT_EQ(ckks::serialize(ckks::load_ciphertext(bytes, params, key), ckks::origin(key)), bytes);
+  EXPECT_NO_THROW((void)ckks::load_ciphertext(bytes, params));
+  try {
+    (void)ckks::load_ciphertext(bytes, params, other);
+    ADD_FAILURE() << "another key set's ciphertext loaded";
+  } catch (const MismatchedContext& e) {
+    EXPECT_NE(std::string(e.what()).find("key id: the ciphertext was made under key set " +
+                                         rlwe::to_hex(key) + ", the context holds key set " +
+                                         rlwe::to_hex(other)),
+              std::string::npos)
+        << e.what();
+  }
+  // Scale 1 and factor 1: a BGV/BFV ciphertext that CKKS's own rules cannot tell apart.
+  rlwe::Ciphertext integer = enc.encrypt_zero(2);
+  for (const rlwe::SchemeTag s : {rlwe::SchemeTag::bgv, rlwe::SchemeTag::bfv}) {
+    const Bytes b = rlwe::serialize(integer, rlwe::Origin{s, 65537, key});
+    EXPECT_NO_THROW((void)rlwe::load_ciphertext(b, params));
+    try {
+      (void)ckks::load_ciphertext(b, params, key);
+      ADD_FAILURE() << "a " << rlwe::to_string(s) << " ciphertext loaded as CKKS";
+    } catch (const MismatchedContext& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("the bytes hold a ") + rlwe::to_string(s) +
+                                           " ciphertext, the context is CKKS"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace

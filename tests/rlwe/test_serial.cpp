@@ -97,6 +97,19 @@ Bytes with_u8(Bytes b, std::size_t at, std::uint8_t v) {
 constexpr std::size_t kHdr = serial::kHeaderBytes;
 constexpr std::size_t kHashAt = 8;
 constexpr std::size_t kPayloadSizeAt = 16;
+constexpr std::size_t kVersionAt = 4;
+// A ciphertext: the origin block (scheme u8, t u64, key id), then level, size, scale, factor and
+// the seeded flag (33 bytes), then the parts.
+constexpr std::size_t kOrigin = kHdr;
+constexpr std::size_t kCtFields = kHdr + rlwe::kOriginBytes + 33;
+
+// The bytes of format version 2 that `bytes` (a version-3 ciphertext) stood for: no origin block.
+Bytes as_version2_ciphertext(const Bytes& bytes) {
+  Bytes out(bytes.begin(), bytes.begin() + kHdr);
+  out.insert(out.end(), bytes.begin() + kHdr + rlwe::kOriginBytes, bytes.end());
+  out[kVersionAt] = 2;
+  return with_u64(out, kPayloadSizeAt, out.size() - kHdr);
+}
 
 // A loader under test: loads the bytes and re-serialises what it got (so a load that succeeds on
 // damaged bytes can be checked to describe exactly those bytes: the encoding is canonical).
@@ -181,7 +194,10 @@ struct Objects {
   // Every object's bytes with a loader against `against`.
   [[nodiscard]] std::vector<Case> cases(const ParametersPtr& against) const {
     using namespace rlwe;
-    auto ct_loader = [against](const Bytes& b) { return serialize(load_ciphertext(b, against)); };
+    // Re-serialised with the origin the bytes record (rlwe::serialize(ct) records none).
+    auto ct_loader = [against](const Bytes& b) {
+      return serialize(load_ciphertext(b, against), ciphertext_origin(b));
+    };
     return {
         {"parameters", serialize(*params),
          [](const Bytes& b) {
@@ -312,13 +328,13 @@ TEST(RlweSerial, CiphertextsRoundTrip) {
   // The seeded ciphertext is stored at half size: c_0 and 32 bytes of seed.
   ASSERT_TRUE(o.ct_seeded.seed().has_value());
   ASSERT_FALSE(o.ct_public.seed().has_value());
-  const std::size_t full = rlwe::serialize(o.ct_public).size() - (kHdr + 33);
-  const std::size_t seeded = rlwe::serialize(o.ct_seeded).size() - (kHdr + 33);
+  const std::size_t full = rlwe::serialize(o.ct_public).size() - kCtFields;
+  const std::size_t seeded = rlwe::serialize(o.ct_seeded).size() - kCtFields;
   EXPECT_EQ(seeded, full / 2 + kSeedBytes);
   // Once touched, it forgets its seed and is stored whole.
   Ciphertext touched = o.ct_seeded;
   (void)touched[1];
-  EXPECT_EQ(rlwe::serialize(touched).size(), kHdr + 33 + full);
+  EXPECT_EQ(rlwe::serialize(touched).size(), kCtFields + full);
   EXPECT_TRUE(same_ciphertext(rlwe::load_ciphertext(rlwe::serialize(touched), params), touched));
 }
 
@@ -491,6 +507,10 @@ TEST(RlweSerial, EveryHeaderBitFlipIsRejected) {
     for (std::size_t bit = 0; bit < 8 * kHdr; ++bit) {
       Bytes b = c.bytes;
       b[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+      // Version 3 → 2 is a readable version: the same payload for every kind but a ciphertext
+      // (Version2BytesStillLoad); a ciphertext's origin block then reads as its level and size.
+      const bool readable_version = b[kVersionAt] == 2 && b[kVersionAt + 1] == 0;
+      if (readable_version && c.name.find("ciphertext") == std::string::npos) continue;
       const Outcome out = run(c.load, b, c.name + " header bit " + std::to_string(bit));
       EXPECT_NE(out, Outcome::loaded) << c.name << " header bit " << bit;
       // Only the hash field can be well-formed under other parameters.
@@ -529,10 +549,11 @@ TEST(RlweSerial, BadHeaderFields) {
   const std::vector<Objects::Case> cases = o.cases(params);
   for (const auto& c : cases) {
     expect_corrupt(c.load, with_u8(c.bytes, 0, 'X'), c.name + ": bad magic");
-    // Any version but the current one: the previous (1: ciphertexts without the BGV factor) and
-    // a future one.
+    // Any version this build does not read: 0, 1 (ciphertexts without the BGV factor) and a
+    // future one. (Version 2 is read: Version2BytesStillLoad.)
     for (const std::uint8_t other :
-         {std::uint8_t{serial::kFormatVersion - 1}, std::uint8_t{serial::kFormatVersion + 1}}) {
+         {std::uint8_t{0}, std::uint8_t{serial::kOldestFormatVersion - 1},
+          std::uint8_t{serial::kFormatVersion + 1}}) {
       Bytes v = c.bytes;
       v[4] = other;
       expect_corrupt(c.load, v, c.name + ": version " + std::to_string(other));
@@ -563,8 +584,9 @@ TEST(RlweSerial, BadCiphertextFields) {
   const Bytes full = rlwe::serialize(o.ct_public);
   const Bytes seeded = rlwe::serialize(o.ct_seeded);
   const Bytes three = rlwe::serialize(o.ct_three);
-  constexpr std::size_t kLevel = kHdr, kSize = kHdr + 8, kScale = kHdr + 16, kFactor = kHdr + 24;
-  constexpr std::size_t kFlag = kHdr + 32, kParts = kHdr + 33;
+  constexpr std::size_t kLevel = kOrigin + rlwe::kOriginBytes, kSize = kLevel + 8,
+                        kScale = kLevel + 16, kFactor = kLevel + 24, kFlag = kLevel + 32,
+                        kParts = kLevel + 33;
   const std::uint64_t big = std::uint64_t{1} << 60;
   for (const std::uint64_t level : {std::uint64_t{3}, std::uint64_t{1}, big, ~std::uint64_t{0}}) {
     expect_corrupt(load, with_u64(full, kLevel, level), "level " + std::to_string(level));
@@ -614,6 +636,111 @@ TEST(RlweSerial, BadCiphertextFields) {
   EXPECT_NE(level.find("level = 7 is outside [0, 2]"), std::string::npos) << level;
   const std::string cut = corrupt_message(load, Bytes(full.begin(), full.end() - 1));
   EXPECT_NE(cut.find("payload size"), std::string::npos) << cut;
+}
+
+// The origin block (rlwe/origin.hpp): recorded as given, refused when inconsistent (CorruptData
+// naming the field), checked against the loader's expectation where both record a field
+// (MismatchedContext naming it), and absent from version-2 bytes, which load unchecked.
+TEST(RlweSerial, CiphertextOriginIsRecordedAndChecked) {
+  POLYHE_SEEDED_RNG(rng);
+  const ParametersPtr params = make_params(4);
+  const Objects o = Objects::make(params, rng);
+  const rlwe::KeyId key = rlwe::key_id(o.pk);
+  ASSERT_TRUE(rlwe::is_recorded(key));
+  EXPECT_EQ(rlwe::key_id(o.pk), key);  // a function of the public key's bytes
+  rlwe::KeyGenerator other_gen(params, seed_from(rng));
+  const rlwe::KeyId other_key = rlwe::key_id(other_gen.public_key(other_gen.secret_key()));
+  EXPECT_NE(other_key, key);
+  EXPECT_EQ(rlwe::to_hex(rlwe::KeyId{}), "none");
+  EXPECT_EQ(rlwe::to_hex(key).size(), 32u);
+
+  using rlwe::Origin;
+  using rlwe::SchemeTag;
+  const Origin bgv{SchemeTag::bgv, 65537, key};
+  const Bytes bytes = rlwe::serialize(o.ct_public, bgv);
+  EXPECT_EQ(bytes[kOrigin], 3);
+  EXPECT_EQ(get_u64(bytes, kOrigin + 1), 65537u);
+  EXPECT_TRUE(std::equal(key.begin(), key.end(), bytes.begin() + kOrigin + 9));
+  EXPECT_EQ(serial::format_version(bytes), serial::kFormatVersion);
+
+  auto outcome = [&](const Bytes& b, const Origin& expected, std::string* message) {
+    try {
+      const Ciphertext ct = rlwe::load_ciphertext(b, params, expected);
+      EXPECT_TRUE(same_ciphertext(ct, o.ct_public));
+      return Outcome::loaded;
+    } catch (const MismatchedContext& e) {
+      *message = e.what();
+      return Outcome::mismatched;
+    } catch (const CorruptData& e) {
+      *message = e.what();
+      return Outcome::corrupt;
+    }
+  };
+  std::string msg;
+  // Whatever the expectation leaves unrecorded passes.
+  EXPECT_EQ(outcome(bytes, Origin{}, &msg), Outcome::loaded);
+  EXPECT_EQ(outcome(bytes, bgv, &msg), Outcome::loaded);
+  EXPECT_EQ(outcome(bytes, Origin{SchemeTag::bgv, 65537, {}}, &msg), Outcome::loaded);
+  EXPECT_EQ(outcome(bytes, Origin{SchemeTag::unrecorded, 0, key}, &msg), Outcome::loaded);
+  // Another scheme, t or key set: refused by name.
+  EXPECT_EQ(outcome(bytes, Origin{SchemeTag::ckks, 0, key}, &msg), Outcome::mismatched);
+  EXPECT_NE(msg.find("scheme: the bytes hold a BGV ciphertext, the context is CKKS"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(outcome(bytes, Origin{SchemeTag::bfv, 65537, key}, &msg), Outcome::mismatched);
+  EXPECT_NE(msg.find("BGV ciphertext, the context is BFV"), std::string::npos) << msg;
+  EXPECT_EQ(outcome(bytes, Origin{SchemeTag::bgv, 257, key}, &msg), Outcome::mismatched);
+  EXPECT_NE(msg.find("t: the ciphertext was made for t = 65537, the context has t = 257"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(outcome(bytes, Origin{SchemeTag::bgv, 65537, other_key}, &msg), Outcome::mismatched);
+  EXPECT_NE(msg.find("key id: the ciphertext was made under key set " + rlwe::to_hex(key)),
+            std::string::npos)
+      << msg;
+  // Bytes that record nothing load under any expectation.
+  const Bytes bare = rlwe::serialize(o.ct_public);
+  EXPECT_EQ(outcome(bare, Origin{SchemeTag::ckks, 0, other_key}, &msg), Outcome::loaded);
+
+  // Inconsistent origin fields are corrupt data, named.
+  EXPECT_EQ(outcome(with_u8(bytes, kOrigin, 4), Origin{}, &msg), Outcome::corrupt);
+  EXPECT_NE(msg.find("scheme tag 4"), std::string::npos) << msg;
+  const Bytes ckks = rlwe::serialize(o.ct_public, Origin{SchemeTag::ckks, 0, key});
+  EXPECT_EQ(outcome(with_u64(ckks, kOrigin + 1, 5), Origin{}, &msg), Outcome::corrupt);
+  EXPECT_NE(msg.find("t = 5 for a CKKS ciphertext"), std::string::npos) << msg;
+  EXPECT_EQ(outcome(with_u64(bytes, kOrigin + 1, 1), Origin{}, &msg), Outcome::corrupt);
+  EXPECT_NE(msg.find("t = 1 for a BGV ciphertext"), std::string::npos) << msg;
+  // The writer refuses to record an inconsistent origin.
+  EXPECT_THROW((void)rlwe::serialize(o.ct_public, Origin{SchemeTag::bfv, 0, key}),
+               InvalidParameter);
+  EXPECT_THROW((void)rlwe::serialize(o.ct_public, Origin{SchemeTag::ckks, 3, key}),
+               InvalidParameter);
+  EXPECT_THROW((void)rlwe::serialize(o.ct_public, Origin{static_cast<SchemeTag>(9), 0, key}),
+               InvalidParameter);
+
+  // Version 2: the same ciphertext without the block loads, its origin unchecked.
+  const Bytes v2 = as_version2_ciphertext(bytes);
+  EXPECT_EQ(serial::format_version(v2), 2);
+  EXPECT_EQ(outcome(v2, Origin{SchemeTag::ckks, 0, other_key}, &msg), Outcome::loaded);
+  EXPECT_EQ(rlwe::serialize(rlwe::load_ciphertext(v2, params)), bare);
+}
+
+// Bytes of format version 2 still load: every kind but a ciphertext has the same payload, a
+// ciphertext lacks the origin block (CiphertextOriginIsRecordedAndChecked).
+TEST(RlweSerial, Version2BytesStillLoad) {
+  POLYHE_SEEDED_RNG(rng);
+  const ParametersPtr params = make_params(4);
+  const Objects o = Objects::make(params, rng);
+  for (const auto& c : o.cases(params)) {
+    const bool ciphertext = c.name.find("ciphertext") != std::string::npos;
+    const Bytes v2 = ciphertext ? as_version2_ciphertext(c.bytes) : with_u8(c.bytes, kVersionAt, 2);
+    try {
+      EXPECT_EQ(c.load(v2), c.bytes) << c.name;  // loads, and writes itself back as version 3
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << c.name << ": version 2 refused: " << e.what();
+    }
+  }
+  EXPECT_THROW((void)serial::format_version(Bytes{1, 2, 3}), CorruptData);
+  EXPECT_THROW((void)serial::format_version(Bytes(8, 0)), CorruptData);
 }
 
 TEST(RlweSerial, BadKeyFields) {

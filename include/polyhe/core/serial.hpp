@@ -24,15 +24,24 @@ enum class Kind : std::uint16_t {
 
 [[nodiscard]] const char* to_string(Kind k);
 
+/// The format version in the header of an object's bytes (CorruptData when they are too short to
+/// hold one or do not start with the magic number); nothing else is checked.
+[[nodiscard]] std::uint16_t format_version(std::span<const std::uint8_t> bytes);
+
 /// "PLHE" in the first four bytes of every object.
 inline constexpr std::uint32_t kMagic = 0x45484c50;  // 'P' 'L' 'H' 'E', little-endian
-/// The format version this build writes and the only one it reads. 2: ciphertexts carry BGV's
-/// plaintext factor (version 1 had none; its ciphertexts are refused by this check, not misread).
-inline constexpr std::uint16_t kFormatVersion = 2;
+/// The format version this build writes. 3: ciphertexts record their origin (scheme, t, key id:
+/// rlwe/origin.hpp); every other object's payload is as in version 2.
+inline constexpr std::uint16_t kFormatVersion = 3;
+/// The oldest version this build reads. 2: ciphertexts carry BGV's plaintext factor (version 1 had
+/// none; its ciphertexts are refused by the header check, not misread). A version-2 ciphertext
+/// loads with its origin unrecorded.
+inline constexpr std::uint16_t kOldestFormatVersion = 2;
 /// magic u32, version u16, kind u16, parameter hash u64, payload size u64.
 inline constexpr std::size_t kHeaderBytes = 24;
 
 struct Header {
+  std::uint16_t version;  // kOldestFormatVersion … kFormatVersion
   Kind kind;
   std::uint64_t parameter_hash;  // Parameters::hash() of the context the object belongs to
   std::uint64_t payload_bytes;   // bytes after the header
@@ -76,7 +85,8 @@ class Reader {
   void words(std::span<std::uint64_t> out, std::uint64_t bound, const char* field);
   /// A length/count field that must lie in [lo, hi] (checked before anything is allocated).
   std::uint64_t count(const char* field, std::uint64_t lo, std::uint64_t hi);
-  /// Checks magic, version, kind (== expected) and that payload_bytes equals what remains.
+  /// Checks magic, version (a readable one), kind (== expected) and that payload_bytes equals
+  /// what remains.
   Header header(Kind expected);
   /// Throws CorruptData unless every byte has been consumed.
   void expect_end();

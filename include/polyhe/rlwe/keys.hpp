@@ -162,4 +162,9 @@ template <class Key>
 /// Throws MismatchedContext unless `a` and `b` are the same Parameters object, naming `what`.
 void check_same_params(const ParametersPtr& a, const ParametersPtr& b, const char* what);
 
+/// InvalidParameter "op: `count` `what`, above the cap of `cap` (`why`)" when count > cap: every
+/// list a call takes is capped before any work, so that no list can exhaust memory or time.
+void check_list_length(std::size_t count, std::size_t cap, const char* op, const char* what,
+                       const char* why);
+
 }  // namespace polyhe::rlwe

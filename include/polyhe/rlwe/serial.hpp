@@ -29,7 +29,12 @@
 //                              (a_j = uniform from (seed, kStreamKeySwitchA + j), L+1+k limbs)
 //   Galois keys   (kind 5)   count u64 (≤ N) | count × ksk-payload, Galois elements odd and
 //                            strictly increasing
-//   ciphertext    (kind 7)   level u64 (≤ L) | size u64 (2 or 3) | scale f64 (finite, > 0)
+//   ciphertext    (kind 7)   origin (version 3; absent in version 2, whose ciphertexts load with
+//                              their origin unrecorded): scheme u8 (0 unrecorded, 1 CKKS, 2 BFV,
+//                              3 BGV) | t u64 (BFV/BGV: ≥ 2; else 0) | key id: 16 bytes (all
+//                              zero: unrecorded) — rlwe/origin.hpp; checked against the
+//                              context's where both record a field (MismatchedContext)
+//                            | level u64 (≤ L) | size u64 (2 or 3) | scale f64 (finite, > 0)
 //                            | factor u64 (> 0: BGV's plaintext factor, 1 otherwise; rlwe does
 //                              not know t, BGV checks f < t and gcd(f, t) = 1 when it is used)
 //                            | seeded u8 (0 or 1)
@@ -63,6 +68,7 @@
 #include "polyhe/ring/poly.hpp"
 #include "polyhe/rlwe/ciphertext.hpp"
 #include "polyhe/rlwe/keys.hpp"
+#include "polyhe/rlwe/origin.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 
 namespace polyhe::rlwe {
@@ -98,15 +104,27 @@ inline constexpr std::size_t kMaxSerialPrimes = kMaxPrimes;
 [[nodiscard]] GaloisKeys load_galois_keys(std::span<const std::uint8_t> bytes,
                                           const ParametersPtr& params);
 
+/// The bytes of an origin block in a ciphertext: scheme u8, t u64, key id.
+inline constexpr std::size_t kOriginBytes = 1 + 8 + kKeyIdBytes;
+
 /// A seeded ciphertext (fresh symmetric encryption) stores c_0 and the seed of c_1: half size;
-/// it loads seeded again. Any other ciphertext stores every part.
-[[nodiscard]] std::vector<std::uint8_t> serialize(const Ciphertext& ct);
+/// it loads seeded again. Any other ciphertext stores every part. `origin` is recorded as given
+/// (the schemes make it: ckks::origin, bgv::origin); InvalidParameter if it is inconsistent
+/// (Origin::validate).
+[[nodiscard]] std::vector<std::uint8_t> serialize(const Ciphertext& ct, const Origin& origin = {});
 /// The same bytes appended to `out`: a caller that serialises many ciphertexts reuses one buffer
 /// (a fresh vector of megabytes per call costs its page faults again whenever the allocator has
 /// given the last one back to the system). On an exception `out` is left as it was.
-void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out);
+void serialize(const Ciphertext& ct, std::vector<std::uint8_t>& out, const Origin& origin = {});
+/// The recorded origin is checked against `expected` (check_origin: MismatchedContext naming the
+/// field); the schemes' loaders pass theirs.
 [[nodiscard]] Ciphertext load_ciphertext(std::span<const std::uint8_t> bytes,
-                                         const ParametersPtr& params);
+                                         const ParametersPtr& params, const Origin& expected = {});
+
+/// The origin a ciphertext's bytes record (unrecorded for format version 2), read from its header
+/// and origin block alone: CorruptData for bytes that are not a ciphertext's or an inconsistent
+/// origin. The rest of the bytes is not checked (load_ciphertext does that).
+[[nodiscard]] Origin ciphertext_origin(std::span<const std::uint8_t> bytes);
 
 /// Building blocks for the schemes' own objects (ckks/serial.hpp).
 namespace serial_detail {
@@ -114,8 +132,8 @@ namespace serial_detail {
 /// Writes the header of a `kind` object made under `params`.
 void begin(serial::Writer& w, serial::Kind kind, const Parameters& params);
 /// Reads and checks the header (CorruptData) and its parameter hash against params
-/// (MismatchedContext naming both hashes); InvalidParameter for null params.
-void open(serial::Reader& r, serial::Kind kind, const ParametersPtr& params);
+/// (MismatchedContext naming both hashes); InvalidParameter for null params. Returns the header.
+serial::Header open(serial::Reader& r, serial::Kind kind, const ParametersPtr& params);
 /// Appends p's words; InvalidParameter unless p is in evaluation form over params' ring with
 /// `limbs` limbs (`what` names the object in the message).
 void write_poly(serial::Writer& w, const RnsPoly& p, const Parameters& params, std::size_t limbs,
