@@ -32,7 +32,9 @@ from polyhe._context import KeyedContext, context_for
 from polyhe._device import DeviceArg, resolve
 from polyhe.parameters import Parameters
 
-__all__ = ["Context", "Ciphertext", "Plaintext", "DEFAULT_Q_BITS", "DEFAULT_P_BITS"]
+__all__ = [
+    "Context", "Ciphertext", "Plaintext", "LinearTransform", "DEFAULT_Q_BITS", "DEFAULT_P_BITS"
+]
 
 #: The default chain: a 50-bit base prime and eight 40-bit primes (eight multiplications at a
 #: 2^40 scale), with one 50-bit special prime: log2(QP) = 420 ≤ 438, 128-bit secure at N = 2^14.
@@ -40,6 +42,8 @@ DEFAULT_Q_BITS = (50,) + (40,) * 8
 DEFAULT_P_BITS = (50,)
 
 _native = _polyhe.ckks
+
+from polyhe._linear_transform import LinearTransform  # noqa: E402  (re-exported)
 
 
 def _values(x: object, slots: int, what: str = "values") -> np.ndarray:
@@ -646,6 +650,35 @@ class Ciphertext(CiphertextBase):
             f"polyhe.ckks.Ciphertext(level={self.level}, scale=2^{np.log2(self.scale):.2f}, "
             f"size={self.size}, {kind}, length={self._length})"
         )
+
+
+def _linear_transform(
+    self,
+    matrix=None,
+    *,
+    diagonals=None,
+    transpose: bool = False,
+    level: Optional[int] = None,
+    scale: Optional[float] = None,
+    baby_steps: int = 0,
+):
+    """A :class:`LinearTransform` computing M·x on ciphertexts of this context, prepared once.
+
+    ``matrix``: a rows × cols array (each side ≤ N/2) placed in the top-left corner of the
+    N/2 × N/2 slot matrix, so that M·x reads the first cols slots and writes the first rows;
+    ``transpose=True`` uses its transpose (x·matrix for a row vector x). Or ``diagonals``: a dict
+    {k: N/2 values} of the slot matrix's nonzero diagonals, d_k[j] = M[j][(j + k) mod N/2].
+    ``level``: where its diagonals are encoded (default: the top; a ciphertext above is dropped
+    to it); ``scale``: theirs (default: the prime the rescale after it divides by, which gives
+    back the ciphertext's scale exactly); ``baby_steps``: n1 of the baby-step giant-step split
+    (a power of two; 0 chooses the one with the fewest rotations). Generate the keys it names in
+    ``.rotations``."""
+    from polyhe import _linear_transform
+
+    return _linear_transform.make(self, matrix, diagonals, transpose, level, scale, baby_steps)
+
+
+Context.linear_transform = _linear_transform  # type: ignore[attr-defined]
 
 
 def sum_rotations(slots: int) -> list:

@@ -2,6 +2,7 @@
 // encryption, decryption and the evaluator, over numpy float64 and complex128 arrays.
 #include <polyhe/ckks/ckks.hpp>
 #include <polyhe/ckks/context.hpp>
+#include <polyhe/ckks/linear_transform.hpp>
 #include <polyhe/ckks/serial.hpp>
 #include <polyhe/core/error.hpp>
 
@@ -154,6 +155,53 @@ void bind_ckks(nb::module_& parent) {
           [](const E& e, const Ct& a, const Ct& b) { return e.rescale(e.multiply_relin(a, b)); },
           nb::call_guard<Release>());
 
+  using LT = ckks::LinearTransform;
+  nb::class_<LT>(m, "LinearTransform",
+                 "A plaintext matrix prepared for M·x by baby-step giant-step diagonals.")
+      .def_static(
+          "from_matrix",
+          [](const CkksContext& c, const Array2<const cplx>& matrix, bool transpose,
+             std::size_t level, double scale, std::size_t baby_steps) {
+            const std::span<const cplx> m(matrix.data(), matrix.shape(0) * matrix.shape(1));
+            const auto d =
+                ckks::diagonals_of(m, matrix.shape(0), matrix.shape(1), c.ptr->slots(), transpose);
+            return LT(*c.ptr, d, level, scale, baby_steps);
+          },
+          nb::arg("context"), nb::arg("matrix"), nb::arg("transpose"), nb::arg("level"),
+          nb::arg("scale"), nb::arg("baby_steps"), nb::call_guard<Release>())
+      .def_static(
+          "from_diagonals",
+          [](const CkksContext& c, const Array1<const std::uint64_t>& indices,
+             const Array2<const cplx>& values, std::size_t level, double scale,
+             std::size_t baby_steps) {
+            if (indices.shape(0) != values.shape(0)) {
+              throw InvalidParameter("from_diagonals: " + std::to_string(indices.shape(0)) +
+                                     " indices for " + std::to_string(values.shape(0)) +
+                                     " diagonals");
+            }
+            ckks::Diagonals d;
+            for (std::size_t i = 0; i < indices.shape(0); ++i) {
+              const cplx* row = values.data() + i * values.shape(1);
+              auto [it, fresh] = d.try_emplace(indices.data()[i], row, row + values.shape(1));
+              if (!fresh) {
+                throw InvalidParameter("from_diagonals: diagonal " +
+                                       std::to_string(indices.data()[i]) + " given twice");
+              }
+            }
+            return LT(*c.ptr, d, level, scale, baby_steps);
+          },
+          nb::arg("context"), nb::arg("indices"), nb::arg("values"), nb::arg("level"),
+          nb::arg("scale"), nb::arg("baby_steps"), nb::call_guard<Release>())
+      .def_prop_ro("rotations", &LT::rotations)
+      .def_prop_ro("level", &LT::level)
+      .def_prop_ro("scale", &LT::scale)
+      .def_prop_ro("baby_steps", &LT::baby_steps)
+      .def_prop_ro("diagonal_count", &LT::diagonal_count)
+      .def("apply", &LT::apply, nb::arg("evaluator"), nb::arg("ciphertext"),
+           nb::call_guard<Release>())
+      .def(
+          "to_device", [](const LT& t, const DeviceHandle* d) { return t.to_device(device_of(d)); },
+          nb::arg("device").none(), nb::call_guard<Release>());
 }
 
 }  // namespace polyhe::python

@@ -453,6 +453,11 @@ std::uint64_t Evaluator::rotation_element(std::int64_t step, const char* op) con
   return k;
 }
 
+bool Evaluator::can_rotate(std::int64_t step) const {
+  const std::uint64_t k = rlwe::galois_element_for_rotation(params_->n(), step);
+  return k == 1 || (galois_ != nullptr && galois_->contains(k));
+}
+
 Ciphertext Evaluator::rotate(const Ciphertext& a, std::int64_t step) const {
   const std::uint64_t k = rotation_element(step, "rotate");
   if (k == 1) return a;

@@ -9,11 +9,14 @@
 #include <bit>
 #include <cmath>
 #include <complex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ckks/ckks_cases.hpp"
+#include "polyhe/ckks/context.hpp"
+#include "polyhe/ckks/linear_transform.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rlwe/serial.hpp"
@@ -273,6 +276,45 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 // The CPU suite's shapes (ckks/test_ckks.cpp): one-prime digits with one special prime, digits of
 // two and three primes under two and three special primes (the exact conversions of ModUp and
 // ModDown), a single digit.
+// Plaintext matrix × encrypted vector (baby-step giant-step, hoisted baby rotations) on the
+// device: the CPU's words, for a banded and a dense-ish matrix, at the top level and one below.
+TEST_P(CkksDevice, LinearTransformGivesTheCpuWords) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t slots = params->n() / 2;
+  const ContextPtr ctx = Context::create(params, scale);
+  Diagonals band, wide;
+  for (const std::size_t k : {std::size_t{0}, std::size_t{1}, slots - 1}) {
+    band[k] = test::random_values(rng, slots);
+  }
+  for (std::size_t k = 0; k < 40; k += 3) wide[k] = test::random_values(rng, slots);
+  std::set<std::int64_t> all;
+  std::vector<LinearTransform> transforms;
+  for (const std::size_t level : {params->max_level(), params->max_level() - 1}) {
+    for (const Diagonals* d : {&band, &wide}) {
+      transforms.emplace_back(*ctx, *d, level);
+      for (const auto s : transforms.back().rotations()) all.insert(s);
+    }
+  }
+  const Keys host = make_keys(rng, {all.begin(), all.end()});
+  const Keys device = host.to_device(dev);
+  const Evaluator he(params, rlwe::share(host.rlk), rlwe::share(host.gks));
+  const Evaluator de(params, rlwe::share(device.rlk), rlwe::share(device.gks));
+  const Seed seed = test::make_seed(rng);
+  rlwe::Encryptor h_enc(host.sk, seed), d_enc(device.sk, seed);
+  const Plaintext px = ctx->encode(test::random_values(rng, slots));
+  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  for (const LinearTransform& t : transforms) {
+    const Ciphertext h_in = he.drop_to_level(hx, t.level());
+    const Ciphertext d_in = de.drop_to_level(dx, t.level());
+    expect_same(t.apply(he, h_in), t.to_device(dev).apply(de, d_in),
+                "linear transform at level " + std::to_string(t.level()) + ", " +
+                    std::to_string(t.diagonal_count()) + " diagonals");
+  }
+  // A transform left in host memory is refused for a device ciphertext, by name.
+  EXPECT_THROW((void)transforms[0].apply(de, dx), InvalidParameter);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Sizes, CkksDevice,
     ::testing::Values(Case{12, {60, 40, 40, 40, 40, 40}, {60}, 0, 40},

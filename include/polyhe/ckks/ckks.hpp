@@ -131,6 +131,8 @@ class Evaluator {
   /// Every key is checked (InvalidParameter naming the first missing step) before any work.
   [[nodiscard]] std::vector<Ciphertext> rotate_many(const Ciphertext& a,
                                                     std::span<const std::int64_t> steps) const;
+  /// Whether rotate(·, step) can run: a step of 0 mod N/2, or the Galois key of 5^step is held.
+  [[nodiscard]] bool can_rotate(std::int64_t step) const;
   /// Complex conjugation of every slot (Galois element 2N − 1).
   [[nodiscard]] Ciphertext conjugate(const Ciphertext& a) const;
   /// x → x^k followed by key switching back to s.
