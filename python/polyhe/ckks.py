@@ -33,7 +33,14 @@ from polyhe._device import DeviceArg, resolve
 from polyhe.parameters import Parameters
 
 __all__ = [
-    "Context", "Ciphertext", "Plaintext", "LinearTransform", "DEFAULT_Q_BITS", "DEFAULT_P_BITS"
+    "Context",
+    "Ciphertext",
+    "Plaintext",
+    "LinearTransform",
+    "ChebyshevSeries",
+    "PowerSeries",
+    "DEFAULT_Q_BITS",
+    "DEFAULT_P_BITS",
 ]
 
 #: The default chain: a 50-bit base prime and eight 40-bit primes (eight multiplications at a
@@ -44,6 +51,7 @@ DEFAULT_P_BITS = (50,)
 _native = _polyhe.ckks
 
 from polyhe._linear_transform import LinearTransform  # noqa: E402  (re-exported)
+from polyhe._polynomial import ChebyshevSeries, PowerSeries  # noqa: E402  (re-exported)
 
 
 def _values(x: object, slots: int, what: str = "values") -> np.ndarray:
@@ -643,6 +651,23 @@ class Ciphertext(CiphertextBase):
             acc = acc + acc.rotate(step)
             step <<= 1
         return acc
+
+    def evaluate(self, series, *, baby_steps: int = 0, scale: Optional[float] = None):
+        """``series`` (a :class:`ChebyshevSeries`, a :class:`PowerSeries`, or a sequence of power
+        coefficients c_0 … c_d) of every slot, in ``series.depth()`` levels: the optimal
+        ⌈log2(d + 1)⌉ for a power series and a Chebyshev series on [−1, 1], one more on another
+        interval. The result has exactly ``scale`` (default: this ciphertext's), so evaluations
+        chain level after level without drifting. Real coefficients of real values stay real.
+        ``baby_steps``: 0 or 2 for the optimal depth; a larger power of two does fewer
+        ciphertext products for one more level. Needs the relinearisation key (degree ≥ 2)."""
+        if not isinstance(series, (ChebyshevSeries, PowerSeries)):
+            series = PowerSeries(series)
+        if series.degree >= 2:
+            self._ctx._require("relinearisation key", "_relin", "evaluate")
+        sc = 0.0 if scale is None else _scale_arg(scale)
+        ev = self._ev()
+        out = series._evaluate(ev, self._ctx._place(self._ct), sc, baby_steps)
+        return self._new(out)
 
     def __repr__(self) -> str:
         kind = "real" if self._real else "complex"

@@ -3,6 +3,7 @@
 #include <polyhe/ckks/ckks.hpp>
 #include <polyhe/ckks/context.hpp>
 #include <polyhe/ckks/linear_transform.hpp>
+#include <polyhe/ckks/polynomial.hpp>
 #include <polyhe/ckks/serial.hpp>
 #include <polyhe/core/error.hpp>
 
@@ -154,6 +155,46 @@ void bind_ckks(nb::module_& parent) {
           "multiply_relin_rescale",
           [](const E& e, const Ct& a, const Ct& b) { return e.rescale(e.multiply_relin(a, b)); },
           nb::call_guard<Release>());
+
+  // Polynomials of the slots: coefficients as float64 arrays, the series' own rules checked by
+  // ckks::evaluate and ckks::depth.
+  const auto coeffs_of = [](const Array1<const double>& c) {
+    return std::vector<double>(c.data(), c.data() + c.shape(0));
+  };
+  m.def(
+      "evaluate_chebyshev",
+      [coeffs_of](const E& e, const Ct& x, const Array1<const double>& c, double a, double b,
+                  double scale, std::size_t baby_steps) {
+        const ckks::ChebyshevSeries p{a, b, coeffs_of(c)};
+        nb::gil_scoped_release release;
+        return ckks::evaluate(e, x, p, ckks::PolynomialOptions{scale, baby_steps});
+      },
+      nb::arg("evaluator"), nb::arg("x"), nb::arg("coeffs"), nb::arg("a"), nb::arg("b"),
+      nb::arg("scale"), nb::arg("baby_steps"));
+  m.def(
+      "evaluate_power",
+      [coeffs_of](const E& e, const Ct& x, const Array1<const double>& c, double scale,
+                  std::size_t baby_steps) {
+        const ckks::PowerSeries p{coeffs_of(c)};
+        nb::gil_scoped_release release;
+        return ckks::evaluate(e, x, p, ckks::PolynomialOptions{scale, baby_steps});
+      },
+      nb::arg("evaluator"), nb::arg("x"), nb::arg("coeffs"), nb::arg("scale"),
+      nb::arg("baby_steps"));
+  m.def(
+      "chebyshev_depth",
+      [coeffs_of](const Array1<const double>& c, double a, double b, std::size_t baby_steps) {
+        return ckks::depth(ckks::ChebyshevSeries{a, b, coeffs_of(c)},
+                           ckks::PolynomialOptions{0, baby_steps});
+      },
+      nb::arg("coeffs"), nb::arg("a"), nb::arg("b"), nb::arg("baby_steps"));
+  m.def(
+      "power_depth",
+      [coeffs_of](const Array1<const double>& c, std::size_t baby_steps) {
+        return ckks::depth(ckks::PowerSeries{coeffs_of(c)}, ckks::PolynomialOptions{0, baby_steps});
+      },
+      nb::arg("coeffs"), nb::arg("baby_steps"));
+  m.attr("max_degree") = ckks::kMaxDegree;
 
   using LT = ckks::LinearTransform;
   nb::class_<LT>(m, "LinearTransform",

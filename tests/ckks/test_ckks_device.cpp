@@ -17,6 +17,7 @@
 #include "ckks/ckks_cases.hpp"
 #include "polyhe/ckks/context.hpp"
 #include "polyhe/ckks/linear_transform.hpp"
+#include "polyhe/ckks/polynomial.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/rlwe/operations.hpp"
 #include "polyhe/rlwe/serial.hpp"
@@ -313,6 +314,31 @@ TEST_P(CkksDevice, LinearTransformGivesTheCpuWords) {
   }
   // A transform left in host memory is refused for a device ciphertext, by name.
   EXPECT_THROW((void)transforms[0].apply(de, dx), InvalidParameter);
+}
+
+// Polynomials on the device (the powers, the leaves' scaled constants, the giant products, the
+// alignments): the CPU's words, for a Chebyshev series on an interval and a power series.
+TEST_P(CkksDevice, PolynomialsGiveTheCpuWords) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  const std::size_t slots = params->n() / 2;
+  const ContextPtr ctx = Context::create(params, scale);
+  const Keys host = make_keys(rng, {1});
+  const Keys device = host.to_device(dev);
+  const Evaluator he(params, rlwe::share(host.rlk), rlwe::share(host.gks));
+  const Evaluator de(params, rlwe::share(device.rlk), rlwe::share(device.gks));
+  const Seed seed = test::make_seed(rng);
+  rlwe::Encryptor h_enc(host.sk, seed), d_enc(device.sk, seed);
+  const Plaintext px = ctx->encode(test::random_values(rng, slots));
+  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  const ChebyshevSeries cheb{-2.0, 3.0, {0.5, -0.25, 0.125, 0.3, -0.2, 0.1, 0.05, 0.7}};
+  for (const std::size_t k : {std::size_t{2}, std::size_t{4}}) {
+    const PolynomialOptions o{0, k};
+    expect_same(evaluate(he, hx, cheb, o), evaluate(de, dx, cheb, o),
+                "Chebyshev series, baby steps " + std::to_string(k));
+  }
+  const PowerSeries power{{0.0, 1.0, 0.0, -1.0 / 6, 0.0, 1.0 / 120}};
+  expect_same(evaluate(he, hx, power), evaluate(de, dx, power), "power series");
 }
 
 INSTANTIATE_TEST_SUITE_P(
