@@ -8,6 +8,8 @@
 #   test_ring_sampler      SeedSource shared by threads (the seed stream of encryptors)
 #   test_ckks_concurrency  threads sharing one CKKS evaluator, encryptor, decryptor and keys
 #   test_bgv_concurrency   the same for BFV and BGV
+#   test_cyclic_lazy       cyclic plans' tables built on first use by several threads at once,
+#                          and the index tables shared across plans
 #
 # The default pool gets 4 threads (POLYHE_THREADS), so that its workers run beside the test's
 # own threads whatever the machine's core count. Extra arguments go to every test binary.
@@ -31,4 +33,5 @@ run "$build/core/test_wipe" "$@"
 run "$build/ring/test_ring_sampler" "$@"
 run "$build/ckks/test_ckks_concurrency" "$@"
 run "$build/bgv/test_bgv_concurrency" "$@"
+run "$build/ntt/cyclic/test_cyclic_lazy" "$@"
 echo "== tsan: clean"

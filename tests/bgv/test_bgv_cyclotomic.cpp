@@ -270,6 +270,29 @@ TEST_P(BgvCyclotomic, ParametersAndCiphertextsRoundTrip) {
   EXPECT_TRUE(gk_back.contains(2));
 }
 
+// A loaded set is made afresh (its transforms plan again, and build their tables on first use):
+// it encrypts, multiplies and decrypts on its own.
+TEST_P(BgvCyclotomic, LoadedParametersEncryptMultiplyAndDecrypt) {
+  const CyclotomicCase& c = GetParam();
+  POLYHE_SEEDED_RNG(rng);
+  const auto loaded =
+      rlwe::load_parameters(rlwe::serialize(*rlwe::Parameters::create(literal_of(c))), c.security);
+  const auto ctx = Context::create(loaded, c.t);
+  const Reference ref(c.m, c.t);
+  rlwe::KeyGenerator keygen(loaded, seed_from(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const Evaluator ev(ctx, rlwe::share(keygen.relinearization_key(sk)));
+  rlwe::Encryptor enc(sk, seed_from(rng));
+  std::vector<u64> a(ctx->n()), b(ctx->n());
+  for (auto& x : a) x = rng.uniform(0, c.t - 1);
+  for (auto& x : b) x = rng.uniform(0, c.t - 1);
+  const Ciphertext ca = encrypt(*ctx, enc, Plaintext{a});
+  const Ciphertext cb = encrypt(*ctx, enc, Plaintext{b});
+  EXPECT_EQ(decrypt(*ctx, ca, sk).coeffs, a);
+  EXPECT_EQ(ref.power(decrypt(*ctx, ev.multiply_relin(ca, cb), sk).coeffs),
+            ref.multiply(ref.power(a), ref.power(b)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Rings, BgvCyclotomic, ::testing::ValuesIn(cases()),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 

@@ -63,9 +63,10 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
 
   /// Odd m in [3, PowerfulNtt::kMaxM] (InvalidParameter otherwise); every prime ≡ 1 mod m, as
   /// RnsBasis requires, and with a transform of each of m's prime-power lengths mod it (the
-  /// planner's message otherwise). Builds the PowerfulNtt of every prime; `force` forces the
-  /// decomposition of every prime factor of m above 5 (PowerfulNtt::create: testing and
-  /// benchmarks, every choice gives the same words; automatic otherwise).
+  /// planner's message otherwise). Plans the PowerfulNtt of every prime (each builds its tables
+  /// on its first transform: PowerfulNtt, CyclicNttPlan); `force` forces the decomposition of
+  /// every prime factor of m above 5 (PowerfulNtt::create: testing and benchmarks, every choice
+  /// gives the same words; automatic otherwise).
   static std::shared_ptr<const RingContext> create_cyclotomic(
       std::size_t m, std::span<const std::uint64_t> primes,
       Decomposition force = Decomposition::automatic);

@@ -1,5 +1,6 @@
 // RLWE parameters in two phases (Lattigo's shape): a plain literal the caller fills in, then
-// checked, immutable Parameters that generate the primes and build every table once.
+// checked, immutable Parameters that generate the primes and build every table once (an odd m's
+// transform tables on their first use).
 #pragma once
 
 #include <cstddef>
@@ -66,7 +67,11 @@ struct ParametersLiteral {
 /// Immutable and shared through std::shared_ptr<const Parameters>; objects made under two
 /// Parameters objects never mix (MismatchedContext), even when their values agree.
 /// Threads: one Parameters object may be shared by any number of threads (its tables are built
-/// in create(); the CPU kernels its transforms build on first use are built under a lock).
+/// in create(); the CPU kernels its transforms build on first use, and an odd m's transform
+/// tables, are built under a lock).
+/// Cost: create() and load_parameters() plan an odd m's transforms (every check runs) but leave
+/// their O(φ(m)) tables per prime to the first transform, which then costs about one transform
+/// more (docs/perf.md §18): loading any admitted odd-m set takes well under a second.
 class Parameters {
  public:
   /// Validates the literal (InvalidParameter naming the value and the rule; InsecureParameters

@@ -19,19 +19,7 @@ class BluesteinPlan final : public CyclicNttPlan {
  public:
   BluesteinPlan(std::size_t n, u64 q, u64 omega, PlanPtr conv)
       : CyclicNttPlan(n, q, omega, Decomposition::bluestein, conv->n() + conv->scratch_size()),
-        conv_(std::move(conv)),
-        chirp_(n) {
-    const std::size_t m_len = conv_->n();
-    const u64 omega_inv = inverse_mod(omega, q);
-    std::vector<u64> h(m_len, 0);
-    std::size_t t = 0;  // T(m) mod n
-    for (std::size_t m = 0; m + 1 < 2 * n; ++m) {
-      h[m] = pow_mod(omega, t, q);
-      if (m < n) chirp_[m] = make_shoup<u64>(pow_mod(omega_inv, t, q), q);
-      t = (t + m) % n;
-    }
-    kernel_ = convolution_kernel(*conv_, std::move(h));
-  }
+        conv_(std::move(conv)) {}
 
   [[nodiscard]] std::string decomposition() const override {
     return "bluestein(" + std::to_string(n()) + " -> " + conv_->decomposition() + ")";
@@ -41,25 +29,51 @@ class BluesteinPlan final : public CyclicNttPlan {
     const std::size_t len = n();
     const std::size_t m_len = conv_->n();
     const u64 mod = q();
+    const Tables& t = tables();
     const std::span<u64> c = scratch.subspan(0, m_len);
     const std::span<u64> rest = scratch.subspan(m_len);
     for (std::size_t i = 0; i < len; ++i) {
-      c[i] = mul_shoup(a[len - 1 - i], chirp_[len - 1 - i], mod);
+      c[i] = mul_shoup(a[len - 1 - i], t.chirp[len - 1 - i], mod);
     }
     std::fill(c.begin() + static_cast<std::ptrdiff_t>(len), c.end(), 0);
     conv_->forward_with(c, rest);
-    mul_pointwise(c, kernel_, mod);
+    mul_pointwise(c, t.kernel, mod);
     conv_->forward_with(c, rest);
     // (a' * h)[i] = F(C)[(M − i) mod M]; M is a power of two.
     for (std::size_t k = 0; k < len; ++k) {
-      a[k] = mul_shoup(c[(m_len - (len - 1 + k)) & (m_len - 1)], chirp_[k], mod);
+      a[k] = mul_shoup(c[(m_len - (len - 1 + k)) & (m_len - 1)], t.chirp[k], mod);
     }
   }
 
  private:
+  struct Tables {
+    std::vector<ShoupOperand<u64>> chirp;   // ω^−T(j), j < n
+    std::vector<ShoupOperand<u64>> kernel;  // F(h)/M
+  };
+
+  // Built on the first transform (LazyTable): the kernel costs one transform of length M.
+  [[nodiscard]] const Tables& tables() const {
+    return tables_.get([this] {
+      const std::size_t len = n();
+      const u64 mod = q();
+      const std::vector<u64> w = powers_of(omega(), mod, len);  // ω^e, e < n
+      const ShoupQuotient<u64> quotient(mod);
+      Tables t;
+      t.chirp.resize(len);
+      std::vector<u64> h(conv_->n(), 0);
+      std::size_t e = 0;  // T(m) mod n
+      for (std::size_t m = 0; m + 1 < 2 * len; ++m) {
+        h[m] = w[e];
+        if (m < len) t.chirp[m] = quotient.operand(w[(len - e) % len]);  // ω^−T(m)
+        e = (e + m) % len;
+      }
+      t.kernel = convolution_kernel(*conv_, std::move(h));
+      return t;
+    });
+  }
+
   PlanPtr conv_;
-  std::vector<ShoupOperand<u64>> chirp_;  // ω^−T(j), j < n
-  std::vector<ShoupOperand<u64>> kernel_;
+  LazyTable<Tables> tables_;
 };
 
 }  // namespace

@@ -18,15 +18,7 @@ class CooleyTukeyPlan final : public CyclicNttPlan {
       : CyclicNttPlan(n, q, omega, Decomposition::cooley_tukey,
                       2 * n + std::max(p1->scratch_size(), p2->scratch_size())),
         p1_(std::move(p1)),
-        p2_(std::move(p2)),
-        twiddles_(n) {
-    const std::size_t n1 = p1_->n();
-    const std::size_t n2 = p2_->n();
-    for (std::size_t j2 = 0; j2 < n2; ++j2) {
-      const auto row = shoup_powers(pow_mod(omega, j2, q), q, n1);  // ω^(j2·k1), k1 < n1
-      std::copy(row.begin(), row.end(), twiddles_.begin() + static_cast<std::ptrdiff_t>(j2 * n1));
-    }
-  }
+        p2_(std::move(p2)) {}
 
   [[nodiscard]] std::string decomposition() const override {
     return "cooley_tukey(" + p1_->decomposition() + ", " + p2_->decomposition() + ")";
@@ -37,6 +29,7 @@ class CooleyTukeyPlan final : public CyclicNttPlan {
     const std::size_t n1 = p1_->n();
     const std::size_t n2 = p2_->n();
     const u64 mod = q();
+    const std::vector<ShoupOperand<u64>>& twiddles = this->twiddles();
     const std::span<u64> by_j2 = scratch.subspan(0, len);    // [j2][j1], then [j2][k1]
     const std::span<u64> by_k1 = scratch.subspan(len, len);  // [k1][j2], then [k1][k2]
     const std::span<u64> rest = scratch.subspan(2 * len);
@@ -47,7 +40,7 @@ class CooleyTukeyPlan final : public CyclicNttPlan {
     for (std::size_t j2 = 0; j2 < n2; ++j2) {
       for (std::size_t k1 = 0; k1 < n1; ++k1) {
         const std::size_t r = j2 * n1 + k1;
-        by_k1[k1 * n2 + j2] = mul_shoup(by_j2[r], twiddles_[r], mod);
+        by_k1[k1 * n2 + j2] = mul_shoup(by_j2[r], twiddles[r], mod);
       }
     }
     for (std::size_t k1 = 0; k1 < n1; ++k1) p2_->forward_with(by_k1.subspan(k1 * n2, n2), rest);
@@ -57,8 +50,24 @@ class CooleyTukeyPlan final : public CyclicNttPlan {
   }
 
  private:
+  // [j2·n1 + k1] = ω^(j2·k1): built on the first transform (LazyTable: n words per q).
+  [[nodiscard]] const std::vector<ShoupOperand<u64>>& twiddles() const {
+    return twiddles_.get([this] {
+      const std::size_t n1 = p1_->n();
+      const std::size_t n2 = p2_->n();
+      const u64 mod = q();
+      std::vector<ShoupOperand<u64>> out(n());
+      const ShoupQuotient<u64> quotient(mod);
+      const std::vector<u64> row_roots = powers_of(omega(), mod, n2);  // ω^j2
+      for (std::size_t j2 = 0; j2 < n2; ++j2) {
+        shoup_powers_into(std::span(out).subspan(j2 * n1, n1), row_roots[j2], quotient, mod);
+      }
+      return out;
+    });
+  }
+
   PlanPtr p1_, p2_;
-  std::vector<ShoupOperand<u64>> twiddles_;  // [j2·n1 + k1] = ω^(j2·k1)
+  LazyTable<std::vector<ShoupOperand<u64>>> twiddles_;
 };
 
 }  // namespace

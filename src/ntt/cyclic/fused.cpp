@@ -11,7 +11,11 @@
 namespace polyhe::cyclic {
 
 FusedTwiddle make_fused_twiddle(u64 w, u64 q) {
-  const ShoupOperand<u64> s = make_shoup<u64>(w, q);
+  return make_fused_twiddle(w, ShoupQuotient<u64>(q), q);
+}
+
+FusedTwiddle make_fused_twiddle(u64 w, const ShoupQuotient<u64>& quotient, u64 q) {
+  const ShoupOperand<u64> s = quotient.operand(w);
   const double centred = w > q / 2 ? -static_cast<double>(q - w) : static_cast<double>(w);
   return {
       s.w, s.w_shoup, s.w_shoup >> 32, s.w_shoup >> 12, centred, centred / static_cast<double>(q)};
@@ -20,25 +24,11 @@ FusedTwiddle make_fused_twiddle(u64 w, u64 q) {
 namespace {
 
 std::vector<FusedTwiddle> fused_powers(u64 omega, u64 q, std::size_t count) {
+  const ShoupQuotient<u64> quotient(q);
   std::vector<FusedTwiddle> out(count);
-  u64 w = 1 % q;
-  for (auto& t : out) {
-    t = make_fused_twiddle(w, q);
-    w = mul_mod_slow(w, omega, q);
-  }
+  const std::vector<u64> w = powers_of(omega, q, count);
+  for (std::size_t i = 0; i < count; ++i) out[i] = make_fused_twiddle(w[i], quotient, q);
   return out;
-}
-
-std::vector<std::uint32_t> bit_reversal(std::size_t len) {
-  int log_len = 0;
-  while ((std::size_t{1} << log_len) < len) ++log_len;
-  std::vector<std::uint32_t> rev(len);
-  for (std::size_t i = 0; i < len; ++i) {
-    std::size_t r = 0;
-    for (int b = 0; b < log_len; ++b) r |= ((i >> b) & 1) << (log_len - 1 - b);
-    rev[i] = static_cast<std::uint32_t>(r);
-  }
-  return rev;
 }
 
 /// Stage tables of the radix-2 transform of length len by ω: [h − 1 + i] = (ω^(len/2h))^i.
@@ -51,44 +41,108 @@ std::vector<FusedTwiddle> radix2_twiddles(std::size_t len, u64 omega, u64 q) {
   return out;
 }
 
+// How an axis of length len runs mod q: radix-2 for powers of two; Rader over a power-of-two
+// convolution for primes above 5 that have one (as the planner); any other odd length up to
+// kDirectMax as a symmetric direct DFT (prime powers and the primes whose Rader convolution the
+// planner would split further: 7, 11, 13, 9, 25, ...); none (false) otherwise. The one rule of
+// make_fused_axis and fused_applies.
+bool fused_axis_kind(std::size_t len, u64 q, FusedAxis::Kind& kind) {
+  constexpr std::size_t kDirectPrime = 5;  // as plan_automatic
+  constexpr std::size_t kDirectMax = 31;   // kMaxDirect of fused_kernels.hpp
+  if (is_power_of_two(len)) {
+    kind = FusedAxis::Kind::radix2;
+    return true;
+  }
+  const std::size_t L = len - 1;
+  if (len > kDirectPrime && is_prime(len) && is_power_of_two(L) && (q - 1) % L == 0) {
+    kind = FusedAxis::Kind::rader;
+    return true;
+  }
+  kind = FusedAxis::Kind::direct;
+  return len % 2 == 1 && len <= kDirectMax;
+}
+
+// n's prime-power factors, ascending by prime.
+std::vector<std::size_t> fused_factors(std::size_t n) {
+  std::vector<std::size_t> factors;
+  for (const u64 p : prime_factors(n)) {
+    std::size_t pe = 1;
+    while (n % (pe * p) == 0) pe *= static_cast<std::size_t>(p);
+    factors.push_back(pe);
+  }
+  return factors;
+}
+
+// The layout of FusedTables (fused.hpp) for these factors: the largest is the row axis (the most
+// words per row, the fewest padded lanes); r its index.
+struct FusedLayout {
+  std::size_t r, rows, padded_rows, pitch, work;
+  bool line_maps;
+};
+
+FusedLayout fused_layout(std::size_t n, const std::vector<std::size_t>& factors) {
+  constexpr std::size_t kW = FusedTables::kLanes;
+  FusedLayout l{};
+  l.r =
+      static_cast<std::size_t>(std::max_element(factors.begin(), factors.end()) - factors.begin());
+  const std::size_t nr = factors[l.r];
+  l.rows = n / nr;
+  l.padded_rows = (l.rows + kW - 1) / kW * kW;
+  // Long rows get room for the AVX-512 input map's runs that wrap past the row's end
+  // (permute_in there); short ones would waste too many lanes on it and keep the plain maps.
+  constexpr std::size_t kLineMapsFrom = 64;
+  l.line_maps = nr >= kLineMapsFrom;
+  l.pitch = (nr + (l.line_maps ? kW - 1 : 0) + kW - 1) / kW * kW;
+  // The last axis's transposed rows, then its work (no axis is longer than the row axis).
+  l.work = (l.pitch + nr) * kW;
+  return l;
+}
+
 }  // namespace
+
+bool fused_applies(std::size_t n, u64 q) {
+  const auto factors = fused_factors(n);
+  if (factors.size() < 2) return false;
+  FusedAxis::Kind kind{};
+  return std::all_of(factors.begin(), factors.end(),
+                     [&](std::size_t ni) { return fused_axis_kind(ni, q, kind); });
+}
+
+std::size_t fused_scratch_words(std::size_t n) {
+  const FusedLayout l = fused_layout(n, fused_factors(n));
+  return l.padded_rows * l.pitch + l.work + FusedTables::kLanes;
+}
 
 bool make_fused_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv) {
   ax.n = len;
-  if (is_power_of_two(len)) {
-    ax.kind = FusedAxis::Kind::radix2;
+  if (!fused_axis_kind(len, q, ax.kind)) return false;
+  if (ax.kind == FusedAxis::Kind::radix2) {
     ax.len = len;
     ax.order = bit_reversal(len);
     ax.twiddles = radix2_twiddles(len, omega, q);
     return true;
   }
-  // Rader over a power-of-two convolution for primes above 5 that have one (as the planner);
-  // any other odd length up to kDirectMax runs as a symmetric direct DFT (prime powers and the
-  // primes whose Rader convolution the planner would split further: 7, 11, 13, 9, 25, ...).
-  constexpr std::size_t kDirectPrime = 5;  // as plan_automatic
-  constexpr std::size_t kDirectMax = 31;   // kMaxDirect of fused_kernels.hpp
-  const std::size_t L = len - 1;
-  const bool rader = len > kDirectPrime && is_prime(len) && is_power_of_two(L) && (q - 1) % L == 0;
-  if (!rader) {
-    if (len % 2 == 0 || len > kDirectMax) return false;
+  const std::vector<u64> w = powers_of(omega, q, len);  // ω^k, k < len
+  if (ax.kind == FusedAxis::Kind::direct) {
     // The symmetric tables of direct_odd: (ω^(jk) ± ω^(−jk))/2 for j, k in [1, H].
-    ax.kind = FusedAxis::Kind::direct;
     const std::size_t half = (len - 1) / 2;
     const u64 two_inv = (q + 1) / 2;
+    const ShoupQuotient<u64> quotient(q);
     ax.powers.resize(2 * half * half);
     for (std::size_t j = 1; j <= half; ++j) {
       for (std::size_t k = 1; k <= half; ++k) {
-        const u64 plus = pow_mod(omega, j * k % len, q);
-        const u64 minus = pow_mod(omega, len - j * k % len, q);
+        const u64 plus = w[j * k % len];
+        const u64 minus = w[(len - j * k % len) % len];
         const std::size_t at = (j - 1) * half + (k - 1);
-        ax.powers[at] = make_fused_twiddle(mul_mod_slow((plus + minus) % q, two_inv, q), q);
+        ax.powers[at] =
+            make_fused_twiddle(mul_mod_slow((plus + minus) % q, two_inv, q), quotient, q);
         ax.powers[half * half + at] =
-            make_fused_twiddle(mul_mod_slow((plus + q - minus) % q, two_inv, q), q);
+            make_fused_twiddle(mul_mod_slow((plus + q - minus) % q, two_inv, q), quotient, q);
       }
     }
     return true;
   }
-  ax.kind = FusedAxis::Kind::rader;
+  const std::size_t L = len - 1;
   ax.len = L;
   const u64 g = multiplicative_generator(len);
   ax.order.resize(L);
@@ -100,27 +154,24 @@ bool make_fused_axis(FusedAxis& ax, std::size_t len, u64 q, u64 omega, u64 n_inv
   // b[l] = ω^(g^−l) = ω^(order[(L − l) mod L]); K = F(b)/L in bit-reversed order.
   const PlanPtr conv = plan_convolution(L, q, "rader");
   std::vector<u64> b(L);
-  for (std::size_t l = 0; l < L; ++l) b[l] = pow_mod(omega, ax.order[(L - l) % L], q);
+  for (std::size_t l = 0; l < L; ++l) b[l] = w[ax.order[(L - l) % L]];
   const auto kernel = convolution_kernel(*conv, std::move(b));
   ax.twiddles = radix2_twiddles(L, conv->omega(), q);
   const auto rev = bit_reversal(L);
+  const ShoupQuotient<u64> quotient(q);
+  const ShoupOperand<u64> scale = make_shoup<u64>(n_inv, q);
   ax.kernel.resize(L);
   ax.kernel_scaled.resize(L);
   for (std::size_t i = 0; i < L; ++i) {
     const u64 k = kernel[rev[i]].w;
-    ax.kernel[i] = make_fused_twiddle(k, q);
-    ax.kernel_scaled[i] = make_fused_twiddle(mul_mod_slow(k, n_inv, q), q);
+    ax.kernel[i] = make_fused_twiddle(k, quotient, q);
+    ax.kernel_scaled[i] = make_fused_twiddle(mul_shoup(k, scale, q), quotient, q);
   }
   return true;
 }
 
 std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 omega) {
-  std::vector<std::size_t> factors;
-  for (const u64 p : prime_factors(n)) {
-    std::size_t pe = 1;
-    while (n % (pe * p) == 0) pe *= static_cast<std::size_t>(p);
-    factors.push_back(pe);
-  }
+  const std::vector<std::size_t> factors = fused_factors(n);
   if (factors.size() < 2) return nullptr;
   const u64 n_inv = inverse_mod(n % q, q);
   auto tb = std::make_shared<FusedTables>();
@@ -136,20 +187,16 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 o
     idempotents[i] = rest * static_cast<std::size_t>(inverse_mod(rest % ni, ni)) % n;
     if (!make_fused_axis(axes[i], ni, q, pow_mod(omega, idempotents[i], q), n_inv)) return nullptr;
   }
-  // The row axis: the largest factor (the most words per row, the fewest padded lanes).
-  const auto r =
-      static_cast<std::size_t>(std::max_element(factors.begin(), factors.end()) - factors.begin());
   constexpr std::size_t kW = FusedTables::kLanes;
+  const FusedLayout layout = fused_layout(n, factors);
+  const std::size_t r = layout.r;
   const std::size_t nr = factors[r];
-  tb->rows = n / nr;
-  tb->padded_rows = (tb->rows + kW - 1) / kW * kW;
-  // Long rows get room for the AVX-512 input map's runs that wrap past the row's end
-  // (permute_in there); short ones would waste too many lanes on it and keep the plain maps.
-  constexpr std::size_t kLineMapsFrom = 64;
-  tb->line_maps = nr >= kLineMapsFrom;
-  tb->pitch = (nr + (tb->line_maps ? kW - 1 : 0) + kW - 1) / kW * kW;
+  tb->rows = layout.rows;
+  tb->padded_rows = layout.padded_rows;
+  tb->line_maps = layout.line_maps;
+  tb->pitch = layout.pitch;
+  tb->work = layout.work;
   const std::size_t M = tb->rows;
-  std::size_t longest = nr;
   for (std::size_t i = 0; i < factors.size(); ++i) {
     if (i == r) continue;
     // Row μ = j mod M; along axis i its digit μ mod n_i steps by ε_i (≡ 1 mod n_i, ≡ 0 mod
@@ -163,9 +210,7 @@ std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, u64 q, u64 o
         axes[i].rows.push_back(static_cast<std::uint32_t>((base + t * eps) % M));
       }
     }
-    longest = std::max(longest, ni);
   }
-  tb->work = (tb->pitch + longest) * kW;  // the last axis's transposed rows, then its work
   tb->last = std::move(axes[r]);
   axes.erase(axes.begin() + static_cast<std::ptrdiff_t>(r));
   tb->others = std::move(axes);

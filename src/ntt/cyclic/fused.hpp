@@ -31,6 +31,8 @@
 #include <span>
 #include <vector>
 
+#include "polyhe/arith/shoup.hpp"
+
 namespace polyhe::cyclic {
 
 /// A constant ω < q with ω' = ⌊ω·2^64/q⌋, ω' >> 32 (the AVX-512 products read both halves),
@@ -47,6 +49,9 @@ struct FusedTwiddle {
 };
 
 FusedTwiddle make_fused_twiddle(std::uint64_t w, std::uint64_t q);
+/// The same with the Shoup companion from `quotient` (of q): no division, for tables of many.
+FusedTwiddle make_fused_twiddle(std::uint64_t w, const ShoupQuotient<std::uint64_t>& quotient,
+                                std::uint64_t q);
 
 struct FusedAxis {
   enum class Kind { direct, radix2, rader };
@@ -94,6 +99,13 @@ bool make_fused_axis(FusedAxis& ax, std::size_t len, std::uint64_t q, std::uint6
 /// and rader(7 -> ...) alike); nullptr otherwise (the PFA tree then runs node by node).
 std::shared_ptr<const FusedTables> make_fused_tables(std::size_t n, std::uint64_t q,
                                                      std::uint64_t omega);
+
+/// Whether make_fused_tables(n, q, ω) gives tables (for any primitive n-th root ω), by the same
+/// rule and without building them: planning decides with it, and builds the tables on the first
+/// transform.
+bool fused_applies(std::size_t n, std::uint64_t q);
+/// scratch_words() of the tables of length n (when fused_applies), without building them.
+std::size_t fused_scratch_words(std::size_t n);
 
 /// Forward (inverse = false) or inverse transform of a (length n, values in [0, q)) in place,
 /// with scratch of at least tables.scratch_words() words. Dispatches on cpu_path(): ifma for

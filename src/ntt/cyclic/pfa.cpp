@@ -15,29 +15,30 @@
 #include "fused.hpp"
 #include "nodes.hpp"
 #include "polyhe/core/error.hpp"
+#include "shared_tables.hpp"
 
 namespace polyhe::cyclic {
 namespace {
 
 class PfaPlan final : public CyclicNttPlan {
  public:
-  PfaPlan(std::size_t n, u64 q, u64 omega, PlanPtr p1, PlanPtr p2, std::vector<std::uint32_t> perm,
-          std::shared_ptr<const FusedTables> fused)
+  PfaPlan(std::size_t n, u64 q, u64 omega, PlanPtr p1, PlanPtr p2,
+          std::shared_ptr<const std::vector<std::uint32_t>> perm, bool flattened)
       : CyclicNttPlan(n, q, omega, Decomposition::pfa,
-                      fused ? fused->scratch_words()
-                            : 2 * n + std::max(p1->scratch_size(), p2->scratch_size())),
+                      flattened ? fused_scratch_words(n)
+                                : 2 * n + std::max(p1->scratch_size(), p2->scratch_size())),
         p1_(std::move(p1)),
         p2_(std::move(p2)),
         perm_(std::move(perm)),
-        fused_(std::move(fused)) {}
+        flattened_(flattened) {}
 
   [[nodiscard]] std::string decomposition() const override {
     return "pfa(" + p1_->decomposition() + ", " + p2_->decomposition() + ")";
   }
 
   void forward_with(std::span<u64> a, std::span<u64> scratch) const override {
-    if (fused_) {
-      run_fused(*fused_, a, scratch, false);
+    if (flattened_) {
+      run_fused(fused(), a, scratch, false);
       return;
     }
     const std::size_t len = n();
@@ -58,19 +59,33 @@ class PfaPlan final : public CyclicNttPlan {
   }
 
   void inverse_with(std::span<u64> a, std::span<u64> scratch) const override {
-    if (fused_) {
-      run_fused(*fused_, a, scratch, true);
+    if (flattened_) {
+      run_fused(fused(), a, scratch, true);
     } else {
       CyclicNttPlan::inverse_with(a, scratch);
     }
   }
 
-  [[nodiscard]] bool flattened() const override { return fused_ != nullptr; }
+  [[nodiscard]] bool flattened() const override { return flattened_; }
 
  private:
-  PlanPtr p1_, p2_;                           // the tree; run node by node unless fused_
-  std::vector<std::uint32_t> perm_;           // perm[j1·n2 + j2] = CRT(j1, j2)
-  std::shared_ptr<const FusedTables> fused_;  // the whole subtree flattened, when it applies
+  // The whole subtree flattened (fused.hpp), built on the first transform (LazyTable): planning
+  // decided by fused_applies, the same rule make_fused_tables follows.
+  [[nodiscard]] const FusedTables& fused() const {
+    return *fused_.get([this] {
+      auto tables = make_fused_tables(n(), q(), omega());
+      if (!tables) {
+        throw Error("pfa: no flattened tables for n = " + std::to_string(n()) + ", q = " +
+                    std::to_string(q()) + " although fused_applies said so (internal error)");
+      }
+      return tables;
+    });
+  }
+
+  PlanPtr p1_, p2_;  // the tree; run node by node unless flattened_
+  SharedTable<std::uint32_t> perm_;  // [j1·n2 + j2] = CRT(j1, j2), every q (none if flattened)
+  bool flattened_;
+  LazyTable<std::shared_ptr<const FusedTables>> fused_;
 };
 
 }  // namespace
@@ -85,18 +100,26 @@ PlanPtr make_pfa(std::size_t n, u64 q, u64 omega, std::size_t n1, bool flatten) 
   const u64 u1 = inverse_mod(n1 % n2, n2);
   const std::size_t e1 = (n2 * u2) % n;  // CRT basis vector for (1, 0)
   const std::size_t e2 = (n1 * u1) % n;  // and for (0, 1)
-  std::vector<std::uint32_t> perm(n);
-  for (std::size_t j1 = 0; j1 < n1; ++j1) {
-    for (std::size_t j2 = 0; j2 < n2; ++j2) {
-      perm[j1 * n2 + j2] = static_cast<std::uint32_t>((j1 * e1 + j2 * e2) % n);
-    }
-  }
-  auto fused = flatten ? make_fused_tables(n, q, omega) : nullptr;
+  const bool flattened = flatten && fused_applies(n, q);
+  // The node-by-node route's map (none when flattened: the tables map in one step).
+  auto perm =
+      flattened ? nullptr : shared_table<std::uint32_t>(SharedTableKind::pfa_map, n, n1, [&] {
+        std::vector<std::uint32_t> out(n);
+        for (std::size_t j1 = 0; j1 < n1; ++j1) {
+          std::size_t j = j1 * e1 % n;  // CRT(j1, j2), stepped by e2 along the row
+          for (std::size_t j2 = 0; j2 < n2; ++j2) {
+            out[j1 * n2 + j2] = static_cast<std::uint32_t>(j);
+            j += e2;
+            if (j >= n) j -= n;
+          }
+        }
+        return out;
+      });
   // Under a flattened node the children only name the tree: not flattened again.
-  PlanPtr p1 = plan_automatic(n1, q, pow_mod(omega, e1, q), fused == nullptr);
-  PlanPtr p2 = plan_automatic(n2, q, pow_mod(omega, e2, q), fused == nullptr);
+  PlanPtr p1 = plan_automatic(n1, q, pow_mod(omega, e1, q), !flattened);
+  PlanPtr p2 = plan_automatic(n2, q, pow_mod(omega, e2, q), !flattened);
   return std::make_shared<const PfaPlan>(n, q, omega, std::move(p1), std::move(p2), std::move(perm),
-                                         std::move(fused));
+                                         flattened);
 }
 
 }  // namespace polyhe::cyclic

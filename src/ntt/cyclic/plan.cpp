@@ -187,24 +187,52 @@ PlanPtr plan_convolution(std::size_t L, u64 q, const char* who) {
   return plan_automatic(L, q, primitive_nth_root(q, L));
 }
 
-std::vector<ShoupOperand<u64>> shoup_powers(u64 omega, u64 q, std::size_t count) {
-  std::vector<ShoupOperand<u64>> out(count);
+std::vector<u64> powers_of(u64 omega, u64 q, std::size_t count) {
+  std::vector<u64> out(count);
+  const ShoupOperand<u64> step = make_shoup<u64>(omega, q);
   u64 w = 1 % q;
-  for (auto& o : out) {
-    o = make_shoup<u64>(w, q);
-    w = mul_mod_slow(w, omega, q);
+  for (u64& o : out) {
+    o = w;
+    w = mul_shoup(w, step, q);
   }
   return out;
 }
 
-std::vector<ShoupOperand<u64>> convolution_kernel(const CyclicNttPlan& conv, std::vector<u64> h) {
-  conv.forward(h);
-  const u64 q = conv.q();
-  const u64 l_inv = inverse_mod(conv.n() % q, q);
-  std::vector<ShoupOperand<u64>> out(h.size());
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    out[i] = make_shoup<u64>(mul_mod_slow(h[i], l_inv, q), q);
+void shoup_powers_into(std::span<ShoupOperand<u64>> out, u64 omega,
+                       const ShoupQuotient<u64>& quotient, u64 q) {
+  const ShoupOperand<u64> step = make_shoup<u64>(omega, q);
+  u64 w = 1 % q;
+  for (auto& o : out) {
+    o = quotient.operand(w);
+    w = mul_shoup(w, step, q);
   }
+}
+
+std::vector<ShoupOperand<u64>> shoup_powers(u64 omega, u64 q, std::size_t count) {
+  std::vector<ShoupOperand<u64>> out(count);
+  shoup_powers_into(out, omega, ShoupQuotient<u64>(q), q);
+  return out;
+}
+
+std::vector<std::uint32_t> bit_reversal(std::size_t len) {
+  int log_len = 0;
+  while ((std::size_t{1} << log_len) < len) ++log_len;
+  std::vector<std::uint32_t> rev(len, 0);
+  // rev(i) = rev(i/2)/2 with i's low bit on top.
+  for (std::size_t i = 1; i < len; ++i) {
+    rev[i] = (rev[i >> 1] >> 1) | static_cast<std::uint32_t>((i & 1) << (log_len - 1));
+  }
+  return rev;
+}
+
+std::vector<ShoupOperand<u64>> convolution_kernel(const CyclicNttPlan& conv, std::vector<u64> h) {
+  std::vector<u64> scratch(conv.scratch_size());
+  conv.forward_with(h, scratch);
+  const u64 q = conv.q();
+  const ShoupQuotient<u64> quotient(q);
+  const ShoupOperand<u64> l_inv = make_shoup<u64>(inverse_mod(conv.n() % q, q), q);
+  std::vector<ShoupOperand<u64>> out(h.size());
+  for (std::size_t i = 0; i < h.size(); ++i) out[i] = quotient.operand(mul_shoup(h[i], l_inv, q));
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "polyhe/core/wipe.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
 #include "powerful_fused.hpp"
+#include "shared_tables.hpp"
 
 namespace polyhe {
 
@@ -211,9 +212,14 @@ PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route)
     const u64 omega_i = pow_mod(omega_, m / mi, q);
     const bool forced = force != Decomposition::automatic && f.p == mi && mi > 5;
     f.plan = CyclicNttPlan::create(mi, q, omega_i, forced ? force : Decomposition::automatic);
-    for (std::size_t k = 1; k < mi; ++k) {
-      if (k % f.p != 0) f.primitive.push_back(k);
-    }
+    f.primitive = cyclic::shared_table<std::size_t>(cyclic::SharedTableKind::primitive, mi, 0, [&] {
+      std::vector<std::size_t> units;
+      units.reserve(f.phi);
+      for (std::size_t k = 1; k < mi; ++k) {
+        if (k % f.p != 0) units.push_back(k);
+      }
+      return units;
+    });
     f.m_inv = make_shoup<u64>(inverse_mod(mi % q, q), q);
     buffer_words_ = std::max(buffer_words_, mi);
     scratch_words_ = std::max(scratch_words_, f.plan->scratch_size());
@@ -221,24 +227,27 @@ PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route)
     factor_data_.push_back(std::move(f));
   }
   // Slot exponents: row-major over (k_1, …, k_r), k the CRT combination of the k_i.
-  slot_k_.assign(1, 0);
-  std::size_t modulus = 1;
-  for (const Factor& f : factor_data_) {
-    std::vector<std::size_t> next;
-    next.reserve(slot_k_.size() * f.phi);
-    // k ≡ k_prev mod `modulus`, k ≡ k_i mod f.m: k = k_prev + modulus·((k_i − k_prev)·modulus^−1
-    // mod f.m).
-    const u64 inv = modulus == 1 ? 0 : inverse_mod(modulus % f.m, f.m);
-    for (const std::size_t kp : slot_k_) {
-      for (const std::size_t ki : f.primitive) {
-        const u64 diff = (ki + f.m - kp % f.m) % f.m;
-        const u64 t = modulus == 1 ? ki : (diff * inv) % f.m;
-        next.push_back(modulus == 1 ? ki : kp + modulus * static_cast<std::size_t>(t));
+  slot_k_ = cyclic::shared_table<std::size_t>(cyclic::SharedTableKind::slot_exponents, m, 0, [&] {
+    std::vector<std::size_t> slots(1, 0);
+    std::size_t modulus = 1;
+    for (const Factor& f : factor_data_) {
+      std::vector<std::size_t> next;
+      next.reserve(slots.size() * f.phi);
+      // k ≡ k_prev mod `modulus`, k ≡ k_i mod f.m: k = k_prev + modulus·((k_i − k_prev)·
+      // modulus^−1 mod f.m).
+      const u64 inv = modulus == 1 ? 0 : inverse_mod(modulus % f.m, f.m);
+      for (const std::size_t kp : slots) {
+        for (const std::size_t ki : *f.primitive) {
+          const u64 diff = (ki + f.m - kp % f.m) % f.m;
+          const u64 t = modulus == 1 ? ki : (diff * inv) % f.m;
+          next.push_back(modulus == 1 ? ki : kp + modulus * static_cast<std::size_t>(t));
+        }
       }
+      slots = std::move(next);
+      modulus *= f.m;
     }
-    slot_k_ = std::move(next);
-    modulus *= f.m;
-  }
+    return slots;
+  });
   // The fused route: when forced (it must apply), or automatically where it applies (a forced
   // factor decomposition keeps the per-factor route, which is what it tests).
   if (route == Route::fused || (route == Route::automatic && force == Decomposition::automatic)) {
@@ -269,38 +278,51 @@ PowerfulNtt::PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route)
   route_ = route;
   if (route_ != Route::length_m) cyclic_.reset();
   if (route_ == Route::length_m) {
-    const auto e = powerful_exponents(m);
-    exponent_.assign(e.begin(), e.end());
+    exponent_ =
+        cyclic::shared_table<std::uint32_t>(cyclic::SharedTableKind::powerful_exponents, m, 0, [m] {
+          const auto e = powerful_exponents(m);
+          return std::vector<std::uint32_t>(e.begin(), e.end());
+        });
     const std::size_t r = factor_data_.size();
     grid_stride_.resize(r);
     std::size_t grid_step = m;
-    std::vector<u64> inv(r);
     for (std::size_t i = 0; i < r; ++i) {
-      const std::size_t mi = factor_data_[i].m;
-      grid_step /= mi;
+      grid_step /= factor_data_[i].m;
       grid_stride_[i] = grid_step;
-      inv[i] = r == 1 ? 1 : inverse_mod((m / mi) % mi, mi);
     }
-    cell_of_power_.resize(m);
-    for (std::size_t k = 0; k < m; ++k) {
-      std::size_t cell = 0;
-      for (std::size_t i = 0; i < r; ++i) {
-        const std::size_t mi = factor_data_[i].m;
-        cell += static_cast<std::size_t>((k % mi) * inv[i] % mi) * grid_stride_[i];
-      }
-      cell_of_power_[k] = static_cast<std::uint32_t>(cell);
-    }
-    cell_of_coordinate_.resize(degree_);
-    std::vector<std::size_t> digit(r, 0);
-    for (std::size_t j = 0; j < degree_; ++j) {
-      std::size_t cell = 0;
-      for (std::size_t i = 0; i < r; ++i) cell += digit[i] * grid_stride_[i];
-      cell_of_coordinate_[j] = static_cast<std::uint32_t>(cell);
-      for (std::size_t i = r; i-- > 0;) {
-        if (++digit[i] < factor_data_[i].phi) break;
-        digit[i] = 0;
-      }
-    }
+    cell_of_power_ =
+        cyclic::shared_table<std::uint32_t>(cyclic::SharedTableKind::cell_of_power, m, 0, [&] {
+          std::vector<u64> inv(r);
+          for (std::size_t i = 0; i < r; ++i) {
+            const std::size_t mi = factor_data_[i].m;
+            inv[i] = r == 1 ? 1 : inverse_mod((m / mi) % mi, mi);
+          }
+          std::vector<std::uint32_t> cells(m);
+          for (std::size_t k = 0; k < m; ++k) {
+            std::size_t cell = 0;
+            for (std::size_t i = 0; i < r; ++i) {
+              const std::size_t mi = factor_data_[i].m;
+              cell += static_cast<std::size_t>((k % mi) * inv[i] % mi) * grid_stride_[i];
+            }
+            cells[k] = static_cast<std::uint32_t>(cell);
+          }
+          return cells;
+        });
+    cell_of_coordinate_ =
+        cyclic::shared_table<std::uint32_t>(cyclic::SharedTableKind::cell_of_coordinate, m, 0, [&] {
+          std::vector<std::uint32_t> cells(degree_);
+          std::vector<std::size_t> digit(r, 0);
+          for (std::size_t j = 0; j < degree_; ++j) {
+            std::size_t cell = 0;
+            for (std::size_t i = 0; i < r; ++i) cell += digit[i] * grid_stride_[i];
+            cells[j] = static_cast<std::uint32_t>(cell);
+            for (std::size_t i = r; i-- > 0;) {
+              if (++digit[i] < factor_data_[i].phi) break;
+              digit[i] = 0;
+            }
+          }
+          return cells;
+        });
     buffer_words_ = std::max(buffer_words_, m);
     scratch_words_ = std::max(scratch_words_, cyclic_->scratch_size());
   }
@@ -310,9 +332,11 @@ void PowerfulNtt::forward_length_m(std::span<u64> a) const {
   const auto buf = thread_buffer(0, m_);
   const auto scratch = thread_buffer(1, scratch_words_);
   std::fill(buf.begin(), buf.end(), u64{0});
-  for (std::size_t j = 0; j < degree_; ++j) buf[exponent_[j]] = a[j];
+  const std::vector<std::uint32_t>& exponent = *exponent_;
+  const std::vector<std::size_t>& slot_k = *slot_k_;
+  for (std::size_t j = 0; j < degree_; ++j) buf[exponent[j]] = a[j];
   cyclic_->forward_with(buf, scratch);
-  for (std::size_t t = 0; t < degree_; ++t) a[t] = buf[slot_k_[t]];
+  for (std::size_t t = 0; t < degree_; ++t) a[t] = buf[slot_k[t]];
 }
 
 void PowerfulNtt::inverse_length_m(std::span<u64> a) const {
@@ -320,11 +344,13 @@ void PowerfulNtt::inverse_length_m(std::span<u64> a) const {
   const auto buf = thread_buffer(0, m_);
   const auto scratch = thread_buffer(1, scratch_words_);
   std::fill(buf.begin(), buf.end(), u64{0});
-  for (std::size_t t = 0; t < degree_; ++t) buf[slot_k_[t]] = a[t];
+  const std::vector<std::size_t>& slot_k = *slot_k_;
+  for (std::size_t t = 0; t < degree_; ++t) buf[slot_k[t]] = a[t];
   cyclic_->inverse_with(buf, scratch);  // C, degree < m, C ≡ a mod Φ_m
   // C's monomials on the CRT grid, then each dimension's top block folded down by Φ_(m_i).
   const auto grid = thread_buffer(2, m_);
-  for (std::size_t k = 0; k < m_; ++k) grid[cell_of_power_[k]] = buf[k];
+  const std::vector<std::uint32_t>& cell_of_power = *cell_of_power_;
+  for (std::size_t k = 0; k < m_; ++k) grid[cell_of_power[k]] = buf[k];
   for (std::size_t i = 0; i < factor_data_.size(); ++i) {
     const Factor& f = factor_data_[i];
     const std::size_t s = grid_stride_[i];
@@ -344,7 +370,8 @@ void PowerfulNtt::inverse_length_m(std::span<u64> a) const {
       }
     }
   }
-  for (std::size_t j = 0; j < degree_; ++j) a[j] = grid[cell_of_coordinate_[j]];
+  const std::vector<std::uint32_t>& cell_of_coordinate = *cell_of_coordinate_;
+  for (std::size_t j = 0; j < degree_; ++j) a[j] = grid[cell_of_coordinate[j]];
 }
 
 std::string PowerfulNtt::decomposition() const {
@@ -368,6 +395,7 @@ void PowerfulNtt::check_size(std::span<const u64> a, const char* op) const {
 // and its values at the primitive m_i-th roots written back in their place.
 void PowerfulNtt::forward_dimension(const Factor& f, std::span<u64> a, std::span<u64> buf,
                                     std::span<u64> scratch) const {
+  const std::vector<std::size_t>& primitive = *f.primitive;
   const std::size_t block = f.phi * f.stride;
   for (std::size_t outer = 0; outer < degree_; outer += block) {
     for (std::size_t r = 0; r < f.stride; ++r) {
@@ -375,7 +403,7 @@ void PowerfulNtt::forward_dimension(const Factor& f, std::span<u64> a, std::span
       for (std::size_t t = 0; t < f.phi; ++t) buf[t] = row[t * f.stride];
       std::fill(buf.begin() + static_cast<std::ptrdiff_t>(f.phi), buf.end(), u64{0});
       f.plan->forward_with(buf, scratch);
-      for (std::size_t t = 0; t < f.phi; ++t) row[t * f.stride] = buf[f.primitive[t]];
+      for (std::size_t t = 0; t < f.phi; ++t) row[t * f.stride] = buf[primitive[t]];
     }
   }
 }
@@ -386,6 +414,7 @@ void PowerfulNtt::forward_dimension(const Factor& f, std::span<u64> a, std::span
 void PowerfulNtt::inverse_dimension(const Factor& f, std::span<u64> a, std::span<u64> buf,
                                     std::span<u64> scratch) const {
   const u64 q = mod_.value();
+  const std::vector<std::size_t>& primitive = *f.primitive;
   const std::size_t block = f.phi * f.stride;
   const std::size_t big_p = f.m / f.p;
   for (std::size_t outer = 0; outer < degree_; outer += block) {
@@ -394,7 +423,7 @@ void PowerfulNtt::inverse_dimension(const Factor& f, std::span<u64> a, std::span
       std::fill(buf.begin(), buf.end(), u64{0});
       // buf'[k] = value at ω_i^(−k): forward by ω_i of the reversed input is the inverse.
       for (std::size_t t = 0; t < f.phi; ++t) {
-        const std::size_t k = f.primitive[t];
+        const std::size_t k = primitive[t];
         buf[(f.m - k) % f.m] = row[t * f.stride];
       }
       f.plan->forward_with(buf, scratch);
@@ -451,11 +480,12 @@ std::vector<std::uint32_t> PowerfulNtt::automorphism_table(std::uint64_t g) cons
                            " (X -> X^g is an automorphism of Z[X]/Phi_m only for gcd(g, m) = 1)");
   }
   std::vector<std::uint32_t> position(m_, 0);
-  for (std::size_t t = 0; t < degree_; ++t) position[slot_k_[t]] = static_cast<std::uint32_t>(t);
+  const std::vector<std::size_t>& slot_k = *slot_k_;
+  for (std::size_t t = 0; t < degree_; ++t) position[slot_k[t]] = static_cast<std::uint32_t>(t);
   std::vector<std::uint32_t> table(degree_);
   const u64 gm = g % m_;
   for (std::size_t t = 0; t < degree_; ++t) {
-    table[t] = position[(gm * slot_k_[t]) % m_];
+    table[t] = position[(gm * slot_k[t]) % m_];
   }
   return table;
 }

@@ -15,9 +15,23 @@
 #include "nodes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
+#include "shared_tables.hpp"
 
 namespace polyhe::cyclic {
 namespace {
+
+/// g^i mod p (or g^−i when `inverse`) for i < p − 1, g the smallest generator of (Z/p)^*.
+std::vector<std::uint32_t> generator_powers(std::size_t p, bool inverse) {
+  const u64 g = multiplicative_generator(p);
+  const u64 step = inverse ? inverse_mod(g, p) : g;
+  std::vector<std::uint32_t> out(p - 1);
+  u64 x = 1;
+  for (auto& o : out) {
+    o = static_cast<std::uint32_t>(x);
+    x = x * step % p;
+  }
+  return out;
+}
 
 class RaderPlan final : public CyclicNttPlan {
  public:
@@ -25,26 +39,10 @@ class RaderPlan final : public CyclicNttPlan {
       : CyclicNttPlan(p, q, omega, padded ? Decomposition::rader_padded : Decomposition::rader,
                       conv->n() + conv->scratch_size()),
         conv_(std::move(conv)),
-        gather_(p - 1),
-        scatter_(p - 1) {
-    const std::size_t L = p - 1;
-    const std::size_t lc = conv_->n();
-    const u64 g = multiplicative_generator(p);
-    const u64 g_inv = inverse_mod(g, p);
-    u64 gi = 1, gm = 1;
-    for (std::size_t i = 0; i < L; ++i) {
-      gather_[i] = static_cast<std::uint32_t>(gi);   // g^i
-      scatter_[i] = static_cast<std::uint32_t>(gm);  // g^−i
-      gi = gi * g % p;
-      gm = gm * g_inv % p;
-    }
-    std::vector<u64> h(lc, 0);
-    for (std::size_t l = 0; l < L; ++l) h[l] = pow_mod(omega, scatter_[l], q);  // b[l]
-    if (lc != L) {
-      for (std::size_t l = 1; l < L; ++l) h[lc - L + l] = h[l];  // h[lc − t] = b[L − t]
-    }
-    kernel_ = convolution_kernel(*conv_, std::move(h));
-  }
+        gather_(shared_table<std::uint32_t>(SharedTableKind::rader_gather, p, 0,
+                                            [p] { return generator_powers(p, false); })),
+        scatter_(shared_table<std::uint32_t>(SharedTableKind::rader_scatter, p, 0,
+                                             [p] { return generator_powers(p, true); })) {}
 
   [[nodiscard]] std::string decomposition() const override {
     return std::string(kind() == Decomposition::rader ? "rader(" : "rader_padded(") +
@@ -62,7 +60,7 @@ class RaderPlan final : public CyclicNttPlan {
     std::fill(c.begin() + static_cast<std::ptrdiff_t>(L), c.end(), 0);
     conv_->forward_with(c, rest);
     a[0] = add_mod(c[0], x0, mod);
-    mul_pointwise(c, kernel_, mod);
+    mul_pointwise(c, kernel(), mod);
     c[0] = add_mod(c[0], x0, mod);
     conv_->forward_with(c, rest);
     a[scatter_[0]] = c[0];
@@ -70,10 +68,27 @@ class RaderPlan final : public CyclicNttPlan {
   }
 
  private:
+  // B = F(b)/L, b[l] = ω^(g^−l) (wrapped around the end when padded): built on the first
+  // transform (LazyTable), as it costs one transform of the convolution's length.
+  [[nodiscard]] const std::vector<ShoupOperand<u64>>& kernel() const {
+    return kernel_.get([this] {
+      const std::size_t L = n() - 1;
+      const std::size_t lc = conv_->n();
+      const std::vector<u64> w = powers_of(omega(), q(), n());  // ω^k, k < p
+      std::vector<u64> h(lc, 0);
+      for (std::size_t l = 0; l < L; ++l) h[l] = w[scatter_[l]];  // b[l]
+      if (lc != L) {
+        for (std::size_t l = 1; l < L; ++l) h[lc - L + l] = h[l];  // h[lc − t] = b[L − t]
+      }
+      return convolution_kernel(*conv_, std::move(h));
+    });
+  }
+
   PlanPtr conv_;
-  std::vector<std::uint32_t> gather_;   // g^i mod p
-  std::vector<std::uint32_t> scatter_;  // g^−m mod p
-  std::vector<ShoupOperand<u64>> kernel_;
+  // g^i and g^−i mod p for i < p − 1: shared by every q (shared_tables.hpp).
+  SharedTable<std::uint32_t> gather_;
+  SharedTable<std::uint32_t> scatter_;
+  LazyTable<std::vector<ShoupOperand<u64>>> kernel_;
 };
 
 }  // namespace

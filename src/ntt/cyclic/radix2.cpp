@@ -13,6 +13,7 @@
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
 #include "polyhe/ntt/plan.hpp"
+#include "shared_tables.hpp"
 
 namespace polyhe::cyclic {
 namespace {
@@ -21,48 +22,9 @@ class Radix2Plan final : public CyclicNttPlan {
  public:
   Radix2Plan(std::size_t n, u64 q, u64 omega)
       : CyclicNttPlan(n, q, omega, Decomposition::radix2, 0),
-        rev_(n),
-        twiddles_(n > 1 ? n - 1 : 0) {
-    int log_n = 0;
-    while ((std::size_t{1} << log_n) < n) ++log_n;
-    for (std::size_t i = 0; i < n; ++i) {
-      std::size_t r = 0;
-      for (int b = 0; b < log_n; ++b) r |= ((i >> b) & 1) << (log_n - 1 - b);
-      rev_[i] = static_cast<std::uint32_t>(r);
-    }
-    // Stage with half-length h uses the powers of ω_{2h} = ω^(n/2h), stored at [h−1, 2h−1).
-    for (std::size_t h = 1; h < n; h <<= 1) {
-      const u64 w = pow_mod(omega, n / (2 * h), q);
-      const auto powers = shoup_powers(w, q, h);
-      std::copy(powers.begin(), powers.end(),
-                twiddles_.begin() + static_cast<std::ptrdiff_t>(h - 1));
-    }
-    constexpr std::size_t kMaxNegacyclic = std::size_t{1} << 17;  // NttPlan's limit
-    // Below this the two extra passes and the dispatch cost more than the scalar butterflies
-    // save (measured: see docs/perf.md section 6).
-    constexpr std::size_t kMinNegacyclic = 64;
-    if (n >= kMinNegacyclic && n <= kMaxNegacyclic && (q - 1) % (2 * n) == 0) {
-      // ψ: the odd power of a primitive 2n-th root whose square is ω (one exists: ω is a
-      // primitive n-th root, n a power of two).
-      const u64 root = primitive_nth_root(q, 2 * n);
-      const u64 root2 = mul_mod_slow(root, root, q);
-      u64 psi = root;
-      while (mul_mod_slow(psi, psi, q) != omega) psi = mul_mod_slow(psi, root2, q);
-      negacyclic_ = NttPlan<u64>::create(n, q, psi);
-      mod_ = std::make_unique<const Modulus<u64>>(q);
-      psi_powers_.resize(n);
-      psi_inv_powers_.resize(n);
-      const u64 psi_inv = inverse_mod(psi, q);
-      u64 w = 1;
-      u64 w_inv = 1;
-      for (std::size_t j = 0; j < n; ++j) {
-        psi_powers_[j] = w;
-        psi_inv_powers_[j] = w_inv;
-        w = mul_mod_slow(w, psi, q);
-        w_inv = mul_mod_slow(w_inv, psi_inv, q);
-      }
-    }
-  }
+        rev_(shared_table<std::uint32_t>(SharedTableKind::bit_reversal, n, 0,
+                                         [n] { return bit_reversal(n); })),
+        negacyclic_route_(n >= kMinNegacyclic && n <= kMaxNegacyclic && (q - 1) % (2 * n) == 0) {}
 
   [[nodiscard]] std::string decomposition() const override {
     return "radix2(" + std::to_string(n()) + ")";
@@ -71,9 +33,10 @@ class Radix2Plan final : public CyclicNttPlan {
   // After the bit-reversal, each stage merges pairs of length-h transforms: for block s and
   // i < h, (u, v) ← (u + ω_{2h}^i·v, u − ω_{2h}^i·v). In [0, q) → out [0, q).
   void forward_with(std::span<u64> a, std::span<u64> /*scratch*/) const override {
-    if (negacyclic_) {
-      vec::multiply(a, psi_inv_powers_, a, *mod_);
-      negacyclic_->forward(a);
+    const Tables& t = tables();
+    if (negacyclic_route_) {
+      vec::multiply(a, t.psi_inv_powers, a, *t.mod);
+      t.negacyclic->forward(a);
       bit_reverse(a);
       return;
     }
@@ -81,7 +44,7 @@ class Radix2Plan final : public CyclicNttPlan {
     const u64 mod = q();
     bit_reverse(a);
     for (std::size_t h = 1; h < len; h <<= 1) {
-      const ShoupOperand<u64>* tw = &twiddles_[h - 1];
+      const ShoupOperand<u64>* tw = &t.twiddles[h - 1];
       for (std::size_t s = 0; s < len; s += 2 * h) {
         u64* x = &a[s];
         u64* y = &a[s + h];
@@ -96,16 +59,65 @@ class Radix2Plan final : public CyclicNttPlan {
   }
 
   void inverse_with(std::span<u64> a, std::span<u64> scratch) const override {
-    if (!negacyclic_) {
+    if (!negacyclic_route_) {
       CyclicNttPlan::inverse_with(a, scratch);
       return;
     }
+    const Tables& t = tables();
     bit_reverse(a);
-    negacyclic_->inverse(a);
-    vec::multiply(a, psi_powers_, a, *mod_);
+    t.negacyclic->inverse(a);
+    vec::multiply(a, t.psi_powers, a, *t.mod);
   }
 
  private:
+  static constexpr std::size_t kMaxNegacyclic = std::size_t{1} << 17;  // NttPlan's limit
+  // Below this the two extra passes and the dispatch cost more than the scalar butterflies
+  // save (measured: see docs/perf.md section 6).
+  static constexpr std::size_t kMinNegacyclic = 64;
+
+  struct Tables {
+    std::vector<ShoupOperand<u64>> twiddles;  // the butterflies' route
+    // The negacyclic route, when q ≡ 1 mod 2n.
+    std::shared_ptr<const NttPlan<u64>> negacyclic;
+    std::unique_ptr<const Modulus<u64>> mod;
+    std::vector<u64> psi_powers;      // ψ^j
+    std::vector<u64> psi_inv_powers;  // ψ^−j
+  };
+
+  // The tables of the route taken, built on the first transform (LazyTable: O(n) words per q,
+  // which planning — parameter creation and loading — does not pay).
+  [[nodiscard]] const Tables& tables() const {
+    return tables_.get([this] {
+      const std::size_t len = n();
+      const u64 mod = q();
+      Tables t;
+      if (!negacyclic_route_) {
+        // Stage with half-length h uses the powers of ω_{2h} = ω^(n/2h), stored at [h−1, 2h−1).
+        t.twiddles.resize(len > 1 ? len - 1 : 0);
+        const ShoupQuotient<u64> quotient(mod);
+        for (std::size_t h = 1; h < len; h <<= 1) {
+          shoup_powers_into(std::span(t.twiddles).subspan(h - 1, h),
+                            pow_mod(omega(), len / (2 * h), mod), quotient, mod);
+        }
+        return t;
+      }
+      // ψ: the odd power of a primitive 2n-th root whose square is ω (one exists: ω is a
+      // primitive n-th root, n a power of two).
+      const u64 root = primitive_nth_root(mod, 2 * len);
+      const ShoupOperand<u64> root2 = make_shoup<u64>(mul_mod_slow(root, root, mod), mod);
+      const ShoupOperand<u64> root4 = make_shoup<u64>(mul_mod_slow(root2.w, root2.w, mod), mod);
+      u64 psi = root;
+      for (u64 square = root2.w; square != omega(); square = mul_shoup(square, root4, mod)) {
+        psi = mul_shoup(psi, root2, mod);  // ψ = root^(2k+1), ψ² = root^(4k+2)
+      }
+      t.negacyclic = NttPlan<u64>::create(len, mod, psi);
+      t.mod = std::make_unique<const Modulus<u64>>(mod);
+      t.psi_powers = powers_of(psi, mod, len);
+      t.psi_inv_powers = powers_of(inverse_mod(psi, mod), mod, len);
+      return t;
+    });
+  }
+
   void bit_reverse(std::span<u64> a) const {
     for (std::size_t i = 0; i < a.size(); ++i) {
       const std::size_t j = rev_[i];
@@ -113,13 +125,9 @@ class Radix2Plan final : public CyclicNttPlan {
     }
   }
 
-  std::vector<std::uint32_t> rev_;
-  std::vector<ShoupOperand<u64>> twiddles_;
-  // The negacyclic route, when q ≡ 1 mod 2n.
-  std::shared_ptr<const NttPlan<u64>> negacyclic_;
-  std::unique_ptr<const Modulus<u64>> mod_;
-  std::vector<u64> psi_powers_;      // ψ^j
-  std::vector<u64> psi_inv_powers_;  // ψ^−j
+  SharedTable<std::uint32_t> rev_;  // shared by every q
+  bool negacyclic_route_;
+  LazyTable<Tables> tables_;
 };
 
 }  // namespace

@@ -37,6 +37,13 @@ std::string_view to_string(Decomposition d);
 /// inverse, 1/n included. Immutable once created; share through std::shared_ptr<const …>;
 /// forward/inverse may run on several threads at once (per-thread scratch).
 ///
+/// create() validates and plans: it throws wherever the plan could ever fail, and builds no table
+/// that grows with n per prime. Those (the Rader and Bluestein kernels, which cost a transform
+/// each, the radix-2 and Cooley–Tukey twiddles, the flattened PFA's tables) are built by the
+/// first transform that needs them, once, under a lock; the index tables that depend on the
+/// lengths alone (permutations, Rader's generator powers) are shared by the plans of every q.
+/// So a ring of many primes plans quickly, and pays for its tables when it first transforms.
+///
 /// The default ω is g^((q−1)/n) for the smallest g ≥ 2 that makes it primitive
 /// (primitive_nth_root in ntt/cyclic/primes.hpp).
 class CyclicNttPlan {

@@ -79,7 +79,9 @@ std::vector<std::uint64_t> powerful_ntt_primes(std::uint64_t m, int bits, std::s
 /// products; σ_g: X → X^g moves slot k to slot g^−1·k (automorphism_table).
 ///
 /// Immutable once created; share through std::shared_ptr<const PowerfulNtt>. forward/inverse
-/// are thread-safe (per-thread scratch).
+/// are thread-safe (per-thread scratch). create() plans (CyclicNttPlan: tables on first use); the
+/// tables that depend on m alone (slot exponents, the length-m route's maps) are shared by the
+/// transforms of every q.
 class PowerfulNtt {
  public:
   using u64 = std::uint64_t;
@@ -117,7 +119,7 @@ class PowerfulNtt {
   /// The prime-power factors m_i, ascending.
   [[nodiscard]] std::span<const std::size_t> factors() const { return factors_; }
   /// The exponent k of every slot (evaluation-form position), a permutation of Z_m^*.
-  [[nodiscard]] std::span<const std::size_t> slot_exponents() const { return slot_k_; }
+  [[nodiscard]] std::span<const std::size_t> slot_exponents() const { return *slot_k_; }
   /// The factors' transforms, e.g. "5: direct(5) ⊗ 17: rader(17 -> radix2(16)) ⊗ …".
   [[nodiscard]] std::string decomposition() const;
 
@@ -138,8 +140,9 @@ class PowerfulNtt {
     std::size_t phi;     // φ(p^e) = (p − 1)·p^(e−1)
     std::size_t stride;  // s_i: distance between consecutive j_i in the row-major layout
     std::shared_ptr<const CyclicNttPlan> plan;  // length m, root ω^(M/m)
-    std::vector<std::size_t> primitive;         // k in [1, m) with p ∤ k, ascending
-    ShoupOperand<u64> m_inv;                    // m^−1 mod q
+    // k in [1, m) with p ∤ k, ascending (shared by every q: src/ntt/cyclic/shared_tables.hpp)
+    std::shared_ptr<const std::vector<std::size_t>> primitive;
+    ShoupOperand<u64> m_inv;  // m^−1 mod q
   };
 
   PowerfulNtt(std::size_t m, u64 q, Decomposition force, Route route);
@@ -157,16 +160,18 @@ class PowerfulNtt {
   u64 omega_;
   std::vector<Factor> factor_data_;
   std::vector<std::size_t> factors_;
-  std::vector<std::size_t> slot_k_;
+  // The tables that depend on m alone are shared by the transforms of every q
+  // (src/ntt/cyclic/shared_tables.hpp): a ring's primes hold one copy.
+  std::shared_ptr<const std::vector<std::size_t>> slot_k_;
   std::size_t buffer_words_ = 0;   // the largest m_i (m on the length-m route)
   std::size_t scratch_words_ = 0;  // the largest plan scratch
   Route route_ = Route::per_factor;
   // The length-m route: the plan, e_j = powerful_exponents(m), the grid cell of X^k (k < m), the
   // grid cell of coordinate j, and the grid's strides and factor primes.
   std::shared_ptr<const CyclicNttPlan> cyclic_;
-  std::vector<std::uint32_t> exponent_;
-  std::vector<std::uint32_t> cell_of_power_;
-  std::vector<std::uint32_t> cell_of_coordinate_;
+  std::shared_ptr<const std::vector<std::uint32_t>> exponent_;
+  std::shared_ptr<const std::vector<std::uint32_t>> cell_of_power_;
+  std::shared_ptr<const std::vector<std::uint32_t>> cell_of_coordinate_;
   std::vector<std::size_t> grid_stride_;
   // The fused route's tables.
   std::shared_ptr<const cyclic::PowerfulTables> fused_;
