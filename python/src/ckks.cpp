@@ -203,9 +203,9 @@ void bind_ckks(nb::module_& parent) {
           "from_matrix",
           [](const CkksContext& c, const Array2<const cplx>& matrix, bool transpose,
              std::size_t level, double scale, std::size_t baby_steps) {
-            const std::span<const cplx> m(matrix.data(), matrix.shape(0) * matrix.shape(1));
-            const auto d =
-                ckks::diagonals_of(m, matrix.shape(0), matrix.shape(1), c.ptr->slots(), transpose);
+            const std::span<const cplx> entries(matrix.data(), matrix.shape(0) * matrix.shape(1));
+            const auto d = ckks::diagonals_of(entries, matrix.shape(0), matrix.shape(1),
+                                              c.ptr->slots(), transpose);
             return LT(*c.ptr, d, level, scale, baby_steps);
           },
           nb::arg("context"), nb::arg("matrix"), nb::arg("transpose"), nb::arg("level"),
