@@ -37,6 +37,7 @@ __all__ = [
     "Ciphertext",
     "Plaintext",
     "LinearTransform",
+    "Bootstrapper",
     "ChebyshevSeries",
     "PowerSeries",
     "DEFAULT_Q_BITS",
@@ -50,6 +51,7 @@ DEFAULT_P_BITS = (50,)
 
 _native = _polyhe.ckks
 
+from polyhe._bootstrap import Bootstrapper  # noqa: E402  (re-exported)
 from polyhe._linear_transform import LinearTransform  # noqa: E402  (re-exported)
 from polyhe._polynomial import ChebyshevSeries, PowerSeries  # noqa: E402  (re-exported)
 
@@ -704,6 +706,37 @@ def _linear_transform(
 
 
 Context.linear_transform = _linear_transform  # type: ignore[attr-defined]
+
+
+def _bootstrapper(
+    self,
+    *,
+    coeff_to_slot_levels: int = 2,
+    slot_to_coeff_levels: int = 2,
+    k: float = 16,
+    eval_mod: str = "chebyshev",
+    sine_degree: int = 0,
+    double_angles: int = 3,
+    scale: Optional[float] = None,
+):
+    """A :class:`Bootstrapper` for this context: ciphertexts at the bottom of the chain come back
+    with ``levels_after`` levels. ``coeff_to_slot_levels`` / ``slot_to_coeff_levels``: the
+    levels (merged FFT stages) of the homomorphic decoding and encoding; ``k``: the bound K on
+    ModRaise's multiple of q_0 (about 6σ, σ ≈ √((h + 1)/12) for a secret of Hamming weight h:
+    use a sparse secret, ``hamming_weight=64`` to ``192``); ``eval_mod``: 'chebyshev' (a
+    Chebyshev series of the scaled sine, fewer levels) or 'double_angle' (a short cosine series
+    and ``double_angles`` doublings, fewer products); ``sine_degree`` (0: chosen);
+    ``scale``: the working scale (default: the top prime's size). Generate its keys with
+    ``ctx.add_galois_keys(b.rotations, conjugation=True)``."""
+    from polyhe import _bootstrap
+
+    return _bootstrap.make(
+        self, coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
+        double_angles, scale,
+    )
+
+
+Context.bootstrapper = _bootstrapper  # type: ignore[attr-defined]
 
 
 def sum_rotations(slots: int) -> list:

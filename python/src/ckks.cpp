@@ -1,5 +1,6 @@
 // polyhe._polyhe.ckks: the CKKS context (parameters, encoder, default scale), plaintexts,
 // encryption, decryption and the evaluator, over numpy float64 and complex128 arrays.
+#include <polyhe/ckks/bootstrap.hpp>
 #include <polyhe/ckks/ckks.hpp>
 #include <polyhe/ckks/context.hpp>
 #include <polyhe/ckks/linear_transform.hpp>
@@ -195,6 +196,40 @@ void bind_ckks(nb::module_& parent) {
       },
       nb::arg("coeffs"), nb::arg("baby_steps"));
   m.attr("max_degree") = ckks::kMaxDegree;
+
+  using B = ckks::Bootstrapper;
+  nb::class_<B>(m, "Bootstrapper",
+                "CKKS bootstrapping: ModRaise, CoeffToSlot, EvalMod, SlotToCoeff.")
+      .def(
+          "__init__",
+          [](B* self, const CkksContext& c, std::size_t coeff_to_slot_levels,
+             std::size_t slot_to_coeff_levels, double k, bool double_angle, std::size_t sine_degree,
+             int double_angles, double scale) {
+            ckks::BootstrapConfig config;
+            config.coeff_to_slot_levels = coeff_to_slot_levels;
+            config.slot_to_coeff_levels = slot_to_coeff_levels;
+            config.k = k;
+            config.eval_mod = double_angle ? ckks::EvalMod::double_angle : ckks::EvalMod::chebyshev;
+            config.sine_degree = sine_degree;
+            config.double_angles = double_angles;
+            config.scale = scale;
+            nb::gil_scoped_release release;
+            new (self) B(*c.ptr, config);
+          },
+          nb::arg("context"), nb::arg("coeff_to_slot_levels"), nb::arg("slot_to_coeff_levels"),
+          nb::arg("k"), nb::arg("double_angle"), nb::arg("sine_degree"), nb::arg("double_angles"),
+          nb::arg("scale"))
+      .def_prop_ro("rotations", &B::rotations)
+      .def_prop_ro("depth", &B::depth)
+      .def_prop_ro("levels_after", &B::levels_after)
+      .def_prop_ro("scale", &B::scale)
+      .def("bootstrap", &B::bootstrap, nb::arg("evaluator"), nb::arg("ciphertext"),
+           nb::call_guard<Release>())
+      .def(
+          "to_device", [](const B& b, const DeviceHandle* d) { return b.to_device(device_of(d)); },
+          nb::arg("device").none(), nb::call_guard<Release>());
+  m.def("mod_raise", &ckks::mod_raise, nb::arg("evaluator"), nb::arg("ciphertext"),
+        nb::call_guard<Release>());
 
   using LT = ckks::LinearTransform;
   nb::class_<LT>(m, "LinearTransform",

@@ -281,14 +281,18 @@ ChebyshevSeries ChebyshevSeries::fit(const std::function<double(double)>& f, dou
       throw InvalidParameter("ChebyshevSeries::fit: f(" + std::to_string(x) + ") is not finite");
     }
   }
+  // In long double: the sums of m terms keep their error near one double ulp of the result.
   ChebyshevSeries s{a, b, std::vector<double>(m)};
   for (std::size_t i = 0; i < m; ++i) {
-    double sum = 0;
+    long double sum = 0;
     for (std::size_t j = 0; j < m; ++j) {
-      sum += values[j] * std::cos(std::numbers::pi * static_cast<double>(i) *
-                                  (static_cast<double>(j) + 0.5) / static_cast<double>(m));
+      // cos(π·i·(j + ½)/m) with the angle reduced mod 2π exactly (i·(2j + 1) mod 4m).
+      const std::size_t e = (i * (2 * j + 1)) % (4 * m);
+      sum += static_cast<long double>(values[j]) *
+             std::cos(std::numbers::pi_v<long double> * static_cast<long double>(e) /
+                      static_cast<long double>(2 * m));
     }
-    s.coeffs[i] = (i == 0 ? 1.0 : 2.0) * sum / static_cast<double>(m);
+    s.coeffs[i] = static_cast<double>((i == 0 ? 1.0L : 2.0L) * sum / static_cast<long double>(m));
   }
   return s;
 }

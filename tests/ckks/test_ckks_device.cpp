@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ckks/ckks_cases.hpp"
+#include "polyhe/ckks/bootstrap.hpp"
 #include "polyhe/ckks/context.hpp"
 #include "polyhe/ckks/linear_transform.hpp"
 #include "polyhe/ckks/polynomial.hpp"
@@ -348,6 +349,42 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{13, {60, 40, 40, 40, 40, 40}, {60, 60, 60}, 2, 40},
                       Case{13, {50, 40, 40, 40, 40, 40}, {60, 60, 60, 60, 60}, 1, 40}),
     case_name);
+
+// A whole bootstrap on the device (ModRaise's lift in host memory, then CoeffToSlot, the
+// conjugation split, EvalMod with double angles, SlotToCoeff): the CPU's words, at N = 2^9.
+TEST(CkksDeviceBootstrap, GivesTheCpuWords) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  rlwe::ParametersLiteral lit;
+  lit.log_n = 9;
+  lit.q_bits = {60, 40};
+  for (int i = 0; i < 13; ++i) lit.q_bits.push_back(58);
+  lit.p_bits = {60, 60, 60};
+  lit.hamming_weight = 64;
+  lit.security = rlwe::SecurityLevel::insecure_none;
+  const rlwe::ParametersPtr params = rlwe::Parameters::create(lit);
+  const ContextPtr ctx = Context::create(params, std::ldexp(1.0, 40));
+  BootstrapConfig config;
+  config.eval_mod = EvalMod::double_angle;
+  const Bootstrapper host_boot(*ctx, config);
+  const Bootstrapper device_boot = host_boot.to_device(dev);
+  rlwe::KeyGenerator keygen(params, test::make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
+  const rlwe::GaloisKeys gks = keygen.rotation_keys(sk, host_boot.rotations(), true);
+  const Evaluator he(params, rlwe::share(rlk), rlwe::share(gks));
+  const Evaluator de(params, rlwe::share(rlk.to_device(dev)), rlwe::share(gks.to_device(dev)));
+  const Seed seed = test::make_seed(rng);
+  rlwe::Encryptor h_enc(sk, seed), d_enc(sk.to_device(dev), seed);
+  const Vec x = test::random_values(rng, ctx->slots());
+  const Plaintext px = ctx->encode(x, std::size_t{0});
+  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  const Ciphertext hb = host_boot.bootstrap(he, hx);
+  const Ciphertext db = device_boot.bootstrap(de, dx);
+  EXPECT_EQ(db.device(), dev);
+  expect_same(hb, db, "bootstrap");
+  EXPECT_GT(test::precision_bits(x, ctx->decode(decrypt(hb, sk))), 14.0);
+}
 
 TEST(CkksDevicePlacement, MixedPlacementsAreRefused) {
   POLYHE_DEVICE_OR_SKIP(dev);

@@ -1,0 +1,91 @@
+// CKKS bootstrapping (Cheon–Han–Kim–Kim–Song 2018; the full-RNS, full-slot form of
+// Chen–Chillotti–Song 2019 and Bossuat–Mouchet–Troncoso-Pastoriza–Hubaux 2021): a ciphertext at
+// the bottom of the modulus chain becomes one of the same message with levels to spend again.
+//
+//   ModRaise      c at level 0 (mod q_0), its coefficients lifted centred to Q_L: it decrypts
+//                 to t = m + q_0·I, I a small integer polynomial (|I| ≲ K; K about 6σ of
+//                 (c_0 + c_1·s)/q_0, σ ≈ √((h + 1)/12) for a secret of Hamming weight h).
+//   CoeffToSlot   the encoding's inverse, homomorphically (the special FFT's inverse stages, in
+//                 `coeff_to_slot_levels` merged linear transforms): slots hold the coefficients
+//                 t_k/(2·q_0·K) as complex pairs; a conjugation splits them into two ciphertexts
+//                 of real slots t_k/(q_0·K) ∈ [−1, 1] (bit-reversed order, which SlotToCoeff
+//                 undoes).
+//   EvalMod       t/q_0 mod 1 = m/q_0 (m ≪ q_0), as sin(2π·K·u)/(2π) of u = t/(q_0·K): a
+//                 Chebyshev series on [−1, 1] (EvalMod::chebyshev), or cos(2π(K·u − 1/4)/2^r)
+//                 followed by r double angles (EvalMod::double_angle); both slot by slot.
+//   SlotToCoeff   the encoding itself (the special FFT's stages, `slot_to_coeff_levels` merged
+//                 transforms) on the recombined m/q_0, folded with q_0/Δ': the message again.
+//
+// Everything runs at one working scale Δ' (default: the top prime's size; every transform and the
+// series land on it exactly); the ciphertext returned carries the input's scale and decrypts to
+// the input's slots. The levels it consumes are depth(); the keys it needs, rotations() and the
+// conjugation key. Written over the evaluator's operations, so it runs wherever the ciphertext
+// lives (ModRaise's lift is made in host memory).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "polyhe/ckks/ckks.hpp"
+#include "polyhe/ckks/context.hpp"
+#include "polyhe/ckks/linear_transform.hpp"
+#include "polyhe/ckks/polynomial.hpp"
+
+namespace polyhe::ckks {
+
+/// c (any level: dropped to 0 first) with its level-0 coefficients lifted, centred, to every
+/// prime of Q_L: a ciphertext at the top level decrypting to t = m + q_0·I. Scale and device
+/// kept. InvalidParameter for a ciphertext of size 3.
+[[nodiscard]] Ciphertext mod_raise(const Evaluator& ev, const Ciphertext& ct);
+
+enum class EvalMod { chebyshev, double_angle };
+
+struct BootstrapConfig {
+  std::size_t coeff_to_slot_levels = 2;  ///< merged CoeffToSlot transforms (1 … log2(N/2))
+  std::size_t slot_to_coeff_levels = 2;  ///< merged SlotToCoeff transforms (1 … log2(N/2))
+  double k = 16;                         ///< the bound K on |I| (EvalMod's interval [−K, K])
+  EvalMod eval_mod = EvalMod::chebyshev;
+  std::size_t sine_degree = 0;  ///< EvalMod's Chebyshev degree (0: chosen for K and the method)
+  int double_angles = 3;        ///< r, for EvalMod::double_angle
+  double scale = 0;             ///< the working scale Δ' (0: 2^round(log2 q_L))
+};
+
+class Bootstrapper {
+ public:
+  /// Prepares every transform and series for ctx's parameters (N ≥ 8). InvalidParameter: a
+  /// level budget outside [1, log2(N/2)], K not in [1, 2^20], a bad degree or double-angle count,
+  /// or fewer levels than depth() + 1 (at least one level must be left for the user).
+  Bootstrapper(const Context& ctx, const BootstrapConfig& config = {});
+
+  /// The slot rotations whose Galois keys bootstrap() needs (it also needs the conjugation key
+  /// and the relinearisation key).
+  [[nodiscard]] std::vector<std::int64_t> rotations() const;
+  /// The levels bootstrap() consumes: the result is at L − depth().
+  [[nodiscard]] std::size_t depth() const { return depth_; }
+  [[nodiscard]] std::size_t levels_after() const { return params_->max_level() - depth_; }
+  [[nodiscard]] const BootstrapConfig& config() const { return config_; }
+  [[nodiscard]] double scale() const { return scale_; }
+
+  /// ct refreshed: the same slots (to the precision the parameters give) at level levels_after(),
+  /// with ct's scale. ct at any level (dropped to 0), size 2; its message must be small against
+  /// q_0 (|m| ≤ q_0/2^10 or so: the input scale and values well below q_0).
+  [[nodiscard]] Ciphertext bootstrap(const Evaluator& ev, const Ciphertext& ct) const;
+
+  /// A copy whose transforms live on `device` (null: host memory).
+  [[nodiscard]] Bootstrapper to_device(const std::shared_ptr<Device>& device) const;
+
+ private:
+  Ciphertext eval_mod(const Evaluator& ev, const Ciphertext& u) const;
+
+  ParametersPtr params_;
+  BootstrapConfig config_;
+  double scale_ = 0;
+  std::size_t depth_ = 0;
+  std::vector<LinearTransform> coeff_to_slot_;
+  std::vector<LinearTransform> slot_to_coeff_;
+  ChebyshevSeries series_;
+};
+
+}  // namespace polyhe::ckks
