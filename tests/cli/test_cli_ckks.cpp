@@ -119,6 +119,42 @@ TEST(CliBenchCkks, RotateManyOnlyWhenNamed) {
   for (const auto& m : json_lines(all.out)) EXPECT_NE(m["op"], "rotate_many");
 }
 
+// bootstrap runs only when named, with a sparse secret; its JSON line says the level the result
+// is at, the slots and the precision against the input.
+TEST(CliBenchCkks, BootstrapOnlyWhenNamed) {
+  std::string primes = "60,40";
+  for (int i = 0; i < 13; ++i) primes += ",58";
+  const std::vector<std::string> base = {
+      "bench",     "ckks",     "--log-n",    "8",          "--primes",     primes,
+      "--special", "60,60,60", "--security", "none",       "--min-time",   "0.002",
+      "--json",    "--ops",    "bootstrap",  "--eval-mod", "double_angle", "--bootstrap-levels",
+      "2,2"};
+  auto args = base;
+  args.insert(args.end(), {"--hamming-weight", "64"});
+  const auto r = run_cli(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto ms = json_lines(r.out);
+  ASSERT_EQ(ms.size(), 1U) << r.out;
+  EXPECT_EQ(ms[0]["op"], "bootstrap");
+  EXPECT_EQ(ms[0]["level"], 0);
+  EXPECT_EQ(ms[0]["levels_after"], 1);  // L = 14: 2 + 9 (double angles) + 2 consumed
+  EXPECT_EQ(ms[0]["slots"], 128);
+  EXPECT_EQ(ms[0]["hamming_weight"], 64);
+  EXPECT_GT(ms[0]["precision_bits"].get<double>(), 12.0);
+  // A dense secret is refused before any key is made, naming the option.
+  const auto dense = run_cli(base);
+  EXPECT_EQ(dense.status, 2);
+  EXPECT_NE(dense.err.find("--ops bootstrap needs a sparse secret: --hamming-weight"),
+            std::string::npos)
+      << dense.err;
+  auto bad = base;
+  bad.insert(bad.end(), {"--hamming-weight", "64", "--bootstrap-levels", "3"});
+  EXPECT_EQ(run_cli(bad).status, 2);
+  const auto all = run_small({"--json"});
+  ASSERT_EQ(all.status, 0) << all.err;
+  for (const auto& m : json_lines(all.out)) EXPECT_NE(m["op"], "bootstrap");
+}
+
 TEST(CliBenchCkks, TableModeWithParametersAndPrecision) {
   const auto r = run_small({});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -8,7 +8,9 @@
 #include <numbers>
 #include <sstream>
 
+#include "polyhe/ckks/bootstrap.hpp"
 #include "polyhe/ckks/ckks.hpp"
+#include "polyhe/ckks/context.hpp"
 #include "polyhe/ckks/encoder.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/thread_pool.hpp"
@@ -51,7 +53,8 @@ std::vector<CkksOp> parse_ops(const std::string& spec, bool on_device) {
     if (it == kAllCkksOps.end()) {
       throw UsageError("--ops: unknown op '" + name +
                        "'; use encode, encrypt, add, multiply_relin, rescale, rotate, "
-                       "rotate_many, decrypt, decode, batch_add, batch_multiply (a comma list)");
+                       "rotate_many, decrypt, decode, batch_add, batch_multiply, bootstrap (a "
+                       "comma list)");
     }
     if (is_batch_op(*it) && !on_device) {
       throw UsageError("--ops " + name +
@@ -90,6 +93,7 @@ std::string_view to_string(CkksOp op) {
     case CkksOp::decode: return "decode";
     case CkksOp::batch_add: return "batch_add";
     case CkksOp::batch_multiply: return "batch_multiply";
+    case CkksOp::bootstrap: return "bootstrap";
   }
   return "?";
 }
@@ -148,6 +152,26 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
   c.rotate_step = args.rotate_step;
   c.threads = checked_threads(args.threads);
   c.timing = timing_for(args.min_time_s);
+  c.literal.hamming_weight = args.hamming_weight;
+  const std::vector<int> levels =
+      parse_int_sequence(args.bootstrap_levels, "--bootstrap-levels", 1, args.log_n - 1, 2);
+  if (levels.size() != 2) {
+    throw UsageError("--bootstrap-levels " + args.bootstrap_levels +
+                     ": give the CoeffToSlot and SlotToCoeff levels, e.g. 3,3");
+  }
+  c.coeff_to_slot_levels = static_cast<std::size_t>(levels[0]);
+  c.slot_to_coeff_levels = static_cast<std::size_t>(levels[1]);
+  if (args.eval_mod != "chebyshev" && args.eval_mod != "double_angle") {
+    throw UsageError("--eval-mod " + args.eval_mod + ": use chebyshev or double_angle");
+  }
+  c.double_angle = args.eval_mod == "double_angle";
+  const bool boots = std::find(c.ops.begin(), c.ops.end(), CkksOp::bootstrap) != c.ops.end();
+  if (boots && (args.hamming_weight == 0 || args.hamming_weight > 256)) {
+    throw UsageError(
+        "--ops bootstrap needs a sparse secret: --hamming-weight in [1, 256] (64 "
+        "keeps ModRaise's multiple of q_0 within K = 16; it is " +
+        std::to_string(args.hamming_weight) + ")");
+  }
   c.backend = make_bench_backend(args.backend, args.log_n);
   return c;
 }
@@ -188,7 +212,16 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   const rlwe::SecretKey sk = host_sk.to_device(device);
   const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
   std::shared_ptr<const rlwe::KeySwitchKey> rlk;
-  if (wants(CkksOp::multiply_relin) || wants(CkksOp::batch_multiply)) {
+  std::optional<ckks::Bootstrapper> boot;
+  if (wants(CkksOp::bootstrap)) {
+    ckks::BootstrapConfig bc;
+    bc.coeff_to_slot_levels = config.coeff_to_slot_levels;
+    bc.slot_to_coeff_levels = config.slot_to_coeff_levels;
+    bc.eval_mod = config.double_angle ? ckks::EvalMod::double_angle : ckks::EvalMod::chebyshev;
+    boot.emplace(*ckks::Context::create(params, scale), bc);
+    if (device) boot = boot->to_device(device);
+  }
+  if (wants(CkksOp::multiply_relin) || wants(CkksOp::batch_multiply) || wants(CkksOp::bootstrap)) {
     rlk = rlwe::share(keygen.relinearization_key(host_sk).to_device(device));
   }
   std::shared_ptr<const rlwe::GaloisKeys> galois;
@@ -196,10 +229,14 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   if (wants(CkksOp::rotate_many)) {
     for (std::int64_t s = 1; s <= kHoistedRotations; ++s) hoisted_steps.push_back(s);
   }
-  if (wants(CkksOp::rotate) || wants(CkksOp::rotate_many)) {
+  if (wants(CkksOp::rotate) || wants(CkksOp::rotate_many) || boot) {
     std::vector<std::int64_t> steps = hoisted_steps;
     if (wants(CkksOp::rotate)) steps.push_back(config.rotate_step);
-    galois = rlwe::share(keygen.rotation_keys(host_sk, steps).to_device(device));
+    if (boot) {
+      for (const std::int64_t s : boot->rotations()) steps.push_back(s);
+    }
+    galois = rlwe::share(
+        keygen.rotation_keys(host_sk, steps, /*conjugation=*/boot.has_value()).to_device(device));
   }
   const ckks::Evaluator ev(params, rlk, galois);
   rlwe::Encryptor encryptor(pk);
@@ -281,6 +318,22 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         break;
       case CkksOp::decrypt: timed(cm.m, [&] { (void)ckks::decrypt(ct_x, sk); }); break;
       case CkksOp::decode: timed(cm.m, [&] { (void)ckks::decode(encoder, pt_decoded); }); break;
+      case CkksOp::bootstrap: {
+        // A level-0 ciphertext of x at Δ, refreshed; precision against x, all N/2 slots.
+        const ckks::Ciphertext low =
+            ckks::encrypt(encryptor, ckks::encode(encoder, params, x, scale, 0));
+        timed(cm.m, [&] { (void)boot->bootstrap(ev, low); });
+        cm.level = 0;
+        const ckks::Ciphertext fresh = boot->bootstrap(ev, low);
+        cm.levels_after = fresh.level();
+        const auto z = ckks::decode(encoder, ckks::decrypt(fresh, sk));
+        double max_error = 0;
+        for (std::size_t j = 0; j < x.size(); ++j)
+          max_error = std::max(max_error, std::abs(z[j] - x[j]));
+        if (!(max_error >= 0x1p-64)) max_error = std::isnan(max_error) ? 1e300 : 0x1p-64;
+        cm.precision_bits = -std::log2(max_error);
+        break;
+      }
       case CkksOp::batch_add:
       case CkksOp::batch_multiply: {
         // kBatchItems host ciphertexts through the device, one operand resident there; per item.
@@ -322,6 +375,11 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
   j["log_qp"] = params.log_qp();
   j["level"] = cm.level;
   if (cm.m.op == to_string(CkksOp::rotate_many)) j["rotations"] = kHoistedRotations;
+  if (cm.levels_after) {
+    j["levels_after"] = *cm.levels_after;
+    j["slots"] = params.n() / 2;
+    j["hamming_weight"] = params.hamming_weight();
+  }
   if (cm.precision_bits) j["precision_bits"] = std::round(*cm.precision_bits * 100) / 100;
   if (cm.floor_ns) {
     j["items"] = kBatchItems;
@@ -354,6 +412,12 @@ std::string ckks_table_notes(const std::vector<CkksMeasurement>& ms) {
       "results.\n";
   for (const CkksMeasurement& cm : ms) {
     if (!cm.precision_bits) continue;
+    if (cm.levels_after) {
+      notes += "\nbootstrap (only when named): a level-0 ciphertext refreshed to level " +
+               std::to_string(*cm.levels_after) + "; precision " + fixed(*cm.precision_bits, 2) +
+               " bits (−log2 of the largest slot error of the refreshed ciphertext against x).\n";
+      continue;
+    }
     notes += "\nPrecision of multiply_relin: " + fixed(*cm.precision_bits, 2) +
              " bits (−log2 of the largest slot error of decode(decrypt(rescale(multiply_relin(x, "
              "y)))) against x⊙y in double).\n";

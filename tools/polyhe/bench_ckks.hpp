@@ -32,22 +32,25 @@ enum class CkksOp {
   decode,
   batch_add,       // device backends: host ciphertexts through add (rlwe::map_on_device)
   batch_multiply,  // device backends: host ciphertexts through multiply_relin + rescale
+  bootstrap,       // ckks::Bootstrapper::bootstrap of a level-0 ciphertext (named only)
 };
 
-inline constexpr std::array<CkksOp, 11> kAllCkksOps = {
-    CkksOp::encode,  CkksOp::encrypt,   CkksOp::add,           CkksOp::multiply_relin,
-    CkksOp::rescale, CkksOp::rotate,    CkksOp::rotate_many,   CkksOp::decrypt,
-    CkksOp::decode,  CkksOp::batch_add, CkksOp::batch_multiply};
+inline constexpr std::array<CkksOp, 12> kAllCkksOps = {
+    CkksOp::encode,         CkksOp::encrypt,        CkksOp::add,
+    CkksOp::multiply_relin, CkksOp::rescale,        CkksOp::rotate,
+    CkksOp::rotate_many,    CkksOp::decrypt,        CkksOp::decode,
+    CkksOp::batch_add,      CkksOp::batch_multiply, CkksOp::bootstrap};
 
 /// Whether op runs only on a device backend (the batch API).
 inline bool is_batch_op(CkksOp op) {
   return op == CkksOp::batch_add || op == CkksOp::batch_multiply;
 }
 
-/// Whether op runs without --ops naming it: all but the batch ops (a device's, named) and
-/// rotate_many (named: it generates kHoistedRotations Galois keys).
+/// Whether op runs without --ops naming it: all but the batch ops (a device's, named),
+/// rotate_many (named: it generates kHoistedRotations Galois keys) and bootstrap (named: it needs
+/// a bootstrappable parameter set and a sparse secret).
 inline bool is_default_op(CkksOp op, bool on_device) {
-  return op != CkksOp::rotate_many && (on_device || !is_batch_op(op));
+  return op != CkksOp::rotate_many && op != CkksOp::bootstrap && (on_device || !is_batch_op(op));
 }
 
 /// The rotations of one rotate_many call: steps 1, 2, …, kHoistedRotations.
@@ -66,7 +69,10 @@ struct BenchCkksConfig {
   std::int64_t rotate_step = 1;
   unsigned threads = 1;
   TimingOptions timing;
-  BenchBackend backend;  // where the ciphertexts live and the ops run
+  BenchBackend backend;                  // where the ciphertexts live and the ops run
+  std::size_t coeff_to_slot_levels = 3;  // bootstrap only
+  std::size_t slot_to_coeff_levels = 3;
+  bool double_angle = false;  // EvalMod by double angles instead of the Chebyshev sine
 };
 
 /// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];
@@ -94,6 +100,8 @@ struct CkksMeasurement {
   std::optional<double> floor_ns;
   double h2d_bytes_per_s = 0;
   double d2h_bytes_per_s = 0;
+  /// bootstrap only: the level the result is at, and the slots (all N/2).
+  std::optional<std::size_t> levels_after;
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with

@@ -153,8 +153,21 @@ void declare_bench_ckks(Commands& c, Options& o) {
   c.bench_ckks
       ->add_option("--ops", k.ops,
                    "Comma list of encode, encrypt, add, multiply_relin, rescale, rotate, "
-                   "rotate_many, decrypt, decode (default: all but rotate_many)")
+                   "rotate_many, decrypt, decode, bootstrap (default: all but rotate_many and "
+                   "bootstrap)")
       ->check(kNonEmpty);
+  add_integer_option(c.bench_ckks, "--hamming-weight", k.hamming_weight,
+                     "Nonzero coefficients of the secret (0: dense); --ops bootstrap needs a "
+                     "sparse one, e.g. 64")
+      ->capture_default_str();
+  c.bench_ckks
+      ->add_option("--bootstrap-levels", k.bootstrap_levels,
+                   "With --ops bootstrap: the CoeffToSlot and SlotToCoeff levels, C,S")
+      ->capture_default_str();
+  c.bench_ckks
+      ->add_option("--eval-mod", k.eval_mod,
+                   "With --ops bootstrap: chebyshev (the scaled sine's series) or double_angle")
+      ->capture_default_str();
   add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
                      "Slots to rotate by (left; < 0: right)")
       ->capture_default_str();

@@ -80,6 +80,11 @@ struct BenchCkksArgs {
   double min_time_s = 0.3;
   bool json = false;
   std::string backend = "cpu";  // cpu, cuda or cuda-emulated
+  /// The secret's Hamming weight (0: dense); bootstrap needs a sparse one.
+  std::size_t hamming_weight = 0;
+  /// bootstrap: the CoeffToSlot and SlotToCoeff levels, and EvalMod (chebyshev, double_angle).
+  std::string bootstrap_levels = "3,3";
+  std::string eval_mod = "chebyshev";
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 
