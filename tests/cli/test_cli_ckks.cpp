@@ -220,7 +220,7 @@ TEST(CliBenchCkks, BadArgumentsAreOneLineErrors) {
       {{"--dnum", "3"}, "--dnum: 3 is outside [0, 2]"},
       {{"--dnum", "-1"}, "--dnum: -1 is outside"},
       {{"--security", "80"}, "--security: '80' is not 128, 192, 256 or none"},
-      {{"--ops", "add,bootstrap"}, "unknown op 'bootstrap'"},
+      {{"--ops", "add,sqrt"}, "unknown op 'sqrt'"},
       {{"--rotate-step", "0"}, "--rotate-step: 0"},
       {{"--rotate-step", "2048"}, "|step| < N/2 = 2048"},
       {{"--threads", "0"}, "--threads: 0 is outside"},
