@@ -727,13 +727,22 @@ def _bootstrapper(
     Chebyshev series of the scaled sine, fewer levels) or 'double_angle' (a short cosine series
     and ``double_angles`` doublings, fewer products); ``sine_degree`` (0: chosen);
     ``scale``: the working scale (default: the top prime's size). Generate its keys with
-    ``ctx.add_galois_keys(b.rotations, conjugation=True)``."""
+    ``ctx.add_galois_keys(b.rotations, conjugation=True)``. Made once per context and
+    configuration: a second call returns the same object."""
     from polyhe import _bootstrap
 
-    return _bootstrap.make(
-        self, coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
-        double_angles, scale,
-    )
+    key = ("bootstrapper", coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
+           double_angles, scale)
+    with self._lock:
+        made = self._cache.get(key)
+    if made is None:
+        made = _bootstrap.make(
+            self, coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
+            double_angles, scale,
+        )
+        with self._lock:
+            made = self._cache.setdefault(key, made)
+    return made
 
 
 Context.bootstrapper = _bootstrapper  # type: ignore[attr-defined]

@@ -52,3 +52,16 @@ def test_bootstrapper_refusals(ctx):
         b.bootstrap(fresh_keys.encrypt([0.5], level=0))
     with pytest.raises(TypeError, match="expected a ckks.Ciphertext"):
         b.bootstrap([0.5])
+
+
+def test_the_logistic_regression_example_trains_past_the_chain():
+    """python/examples/bootstrapped_logistic_regression.py, in this process: three iterations on
+    a chain that allows one (two rounds of bootstraps), the model numpy's within 1e-3."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "bootstrapped_logistic_regression.py"
+    spec = importlib.util.spec_from_file_location("bootstrapped_logistic_regression", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(["--iterations", "3", "--deterministic"]) == 0

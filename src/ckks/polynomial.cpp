@@ -17,6 +17,8 @@ namespace polyhe::ckks {
 namespace {
 
 constexpr std::size_t kNoLevel = std::numeric_limits<std::size_t>::max();  // a constant: no ct
+// The smallest scale a power may have: below it the message has fewer bits than the noise.
+constexpr double kMinPowerScale = 0x1p20;
 
 enum class Basis { chebyshev, power };
 
@@ -156,6 +158,16 @@ class Evaluation {
     const std::size_t level = std::min(ta.level(), tb.level());
     Ciphertext p =
         ev_.rescale(ev_.multiply_relin(ev_.drop_to_level(ta, level), ev_.drop_to_level(tb, level)));
+    if (p.scale() < kMinPowerScale) {
+      // s_a·s_b/q: an input whose scale is far below its primes loses its message in the powers.
+      throw InvalidParameter(
+          "evaluate: the power " + std::to_string(i) + " came out at scale 2^" +
+          std::to_string(std::log2(p.scale())) + ", from an input at scale 2^" +
+          std::to_string(std::log2(powers_.at(1).scale())) + " over primes of about 2^" +
+          std::to_string(std::log2(prime(level))) +
+          " (a product's scale is s_a·s_b/q): bring the ciphertext to a scale near its primes "
+          "first (rescale it, or encrypt it at the levels whose primes match its scale)");
+    }
     if (basis_ == Basis::chebyshev) {
       p = ev_.multiply_integer(p, 2);
       if (a == b) {

@@ -194,6 +194,27 @@ TEST(Polynomial, ConstantsCostNoLevel) {
   for (const double v : f.decrypt(z)) EXPECT_NEAR(v, 0.0, 1e-6);
 }
 
+// An input whose scale is far below its primes: its powers' scales s²/q collapse, and the
+// evaluation says so instead of returning noise.
+TEST(Polynomial, AnInputScaleFarBelowItsPrimesIsRefused) {
+  POLYHE_SEEDED_RNG(rng);
+  const rlwe::ParametersPtr params = test::make_params({6, {60, 58, 58, 58, 58}, {60}, 0, 30});
+  const ContextPtr ctx = Context::create(params, std::ldexp(1.0, 30));
+  rlwe::KeyGenerator keygen(params, test::make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const Evaluator ev(params, rlwe::share(keygen.relinearization_key(sk)));
+  rlwe::Encryptor enc(sk, test::make_seed(rng));
+  const Ciphertext ct = ckks::encrypt(enc, ctx->encode(uniform(rng, ctx->slots(), -1, 1)));
+  try {
+    (void)evaluate(ev, ct, PowerSeries{{0, 0, 0, 1}});
+    ADD_FAILURE() << "evaluated";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("the power 2 came out at scale 2^2"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW((void)evaluate(ev, ct, PowerSeries{{0, 0.5}}));  // degree 1: no power
+}
+
 TEST(Polynomial, BadInputIsRefusedNamingTheRule) {
   POLYHE_SEEDED_RNG(rng);
   Fixture f(rng);
