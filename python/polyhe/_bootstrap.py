@@ -100,6 +100,7 @@ def make(
     sine_degree: int,
     double_angles: int,
     scale: Optional[float],
+    eval_mod_baby_steps: int = 0,
 ) -> Bootstrapper:
     """The body of Context.bootstrapper (arguments as documented there)."""
     if eval_mod not in ("chebyshev", "double_angle"):
@@ -115,7 +116,8 @@ def make(
     except (TypeError, ValueError):
         raise TypeError(f"bootstrapper: k: expected a number, got {type(k).__name__}") from None
     sc = 0.0 if scale is None else float(scale)
+    bs = index("eval_mod_baby_steps", eval_mod_baby_steps, 0, int(_polyhe.ckks.max_degree))
     native = _polyhe.ckks.Bootstrapper(
-        ctx._native, cts, stc, kk, eval_mod == "double_angle", deg, angles, sc
+        ctx._native, cts, stc, kk, eval_mod == "double_angle", deg, angles, sc, bs
     )
     return Bootstrapper(native, ctx)

@@ -718,6 +718,7 @@ def _bootstrapper(
     sine_degree: int = 0,
     double_angles: int = 3,
     scale: Optional[float] = None,
+    eval_mod_baby_steps: int = 0,
 ):
     """A :class:`Bootstrapper` for this context: ciphertexts at the bottom of the chain come back
     with ``levels_after`` levels. ``coeff_to_slot_levels`` / ``slot_to_coeff_levels``: the
@@ -726,19 +727,21 @@ def _bootstrapper(
     use a sparse secret, ``hamming_weight=64`` to ``192``); ``eval_mod``: 'chebyshev' (a
     Chebyshev series of the scaled sine, fewer levels) or 'double_angle' (a short cosine series
     and ``double_angles`` doublings, fewer products); ``sine_degree`` (0: chosen);
-    ``scale``: the working scale (default: the top prime's size). Generate its keys with
+    ``scale``: the working scale (default: the top prime's size); ``eval_mod_baby_steps``: the
+    series' baby steps (0: its optimal depth; a larger power of two does far fewer ciphertext
+    products for one more level). Generate its keys with
     ``ctx.add_galois_keys(b.rotations, conjugation=True)``. Made once per context and
     configuration: a second call returns the same object."""
     from polyhe import _bootstrap
 
     key = ("bootstrapper", coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
-           double_angles, scale)
+           double_angles, scale, eval_mod_baby_steps)
     with self._lock:
         made = self._cache.get(key)
     if made is None:
         made = _bootstrap.make(
             self, coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
-            double_angles, scale,
+            double_angles, scale, eval_mod_baby_steps,
         )
         with self._lock:
             made = self._cache.setdefault(key, made)

@@ -204,7 +204,7 @@ void bind_ckks(nb::module_& parent) {
           "__init__",
           [](B* self, const CkksContext& c, std::size_t coeff_to_slot_levels,
              std::size_t slot_to_coeff_levels, double k, bool double_angle, std::size_t sine_degree,
-             int double_angles, double scale) {
+             int double_angles, double scale, std::size_t eval_mod_baby_steps) {
             ckks::BootstrapConfig config;
             config.coeff_to_slot_levels = coeff_to_slot_levels;
             config.slot_to_coeff_levels = slot_to_coeff_levels;
@@ -213,12 +213,13 @@ void bind_ckks(nb::module_& parent) {
             config.sine_degree = sine_degree;
             config.double_angles = double_angles;
             config.scale = scale;
+            config.eval_mod_baby_steps = eval_mod_baby_steps;
             nb::gil_scoped_release release;
             new (self) B(*c.ptr, config);
           },
           nb::arg("context"), nb::arg("coeff_to_slot_levels"), nb::arg("slot_to_coeff_levels"),
           nb::arg("k"), nb::arg("double_angle"), nb::arg("sine_degree"), nb::arg("double_angles"),
-          nb::arg("scale"))
+          nb::arg("scale"), nb::arg("eval_mod_baby_steps"))
       .def_prop_ro("rotations", &B::rotations)
       .def_prop_ro("depth", &B::depth)
       .def_prop_ro("levels_after", &B::levels_after)

@@ -116,10 +116,11 @@ Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
                            " is not a finite number >= 1");
   }
   series_ = sine_series(config);
+  const PolynomialOptions series_options{0, config.eval_mod_baby_steps};
   const std::size_t mod_depth =
-      ckks::depth(series_) + (config.eval_mod == EvalMod::double_angle
-                                  ? static_cast<std::size_t>(config.double_angles)
-                                  : 0);
+      ckks::depth(series_, series_options) + (config.eval_mod == EvalMod::double_angle
+                                                  ? static_cast<std::size_t>(config.double_angles)
+                                                  : 0);
   depth_ = config.coeff_to_slot_levels + mod_depth + config.slot_to_coeff_levels;
   if (depth_ + 1 > top) {
     throw InvalidParameter(
@@ -168,18 +169,19 @@ Bootstrapper Bootstrapper::to_device(const std::shared_ptr<Device>& device) cons
 }
 
 Ciphertext Bootstrapper::eval_mod(const Evaluator& ev, const Ciphertext& u) const {
-  if (config_.eval_mod == EvalMod::chebyshev) return evaluate(ev, u, series_, {scale_, 0});
+  const std::size_t k = config_.eval_mod_baby_steps;
+  if (config_.eval_mod == EvalMod::chebyshev) return evaluate(ev, u, series_, {scale_, k});
   // cos(2θ) = 2·cos²θ − 1, r times; each square's input at the scale that lands its output on
   // the next one's (the last on Δ'): s_i = √(s_{i+1}·q_ℓ), ℓ the level it is squared at.
   const int r = config_.double_angles;
-  const std::size_t first = u.level() - ckks::depth(series_);  // the cosine's level
+  const std::size_t first = u.level() - ckks::depth(series_, {0, k});  // the cosine's level
   std::vector<double> target(static_cast<std::size_t>(r) + 1);
   target[static_cast<std::size_t>(r)] = scale_;
   for (int i = r - 1; i >= 0; --i) {
     const double q = static_cast<double>(params_->q_primes()[first - static_cast<std::size_t>(i)]);
     target[static_cast<std::size_t>(i)] = std::sqrt(target[static_cast<std::size_t>(i) + 1] * q);
   }
-  Ciphertext c = evaluate(ev, u, series_, {target[0], 0});
+  Ciphertext c = evaluate(ev, u, series_, {target[0], k});
   for (int i = 0; i < r; ++i) {
     c = ev.rescale(ev.multiply_relin(c, c));
     c.set_scale(target[static_cast<std::size_t>(i) + 1]);  // to within the ulps of the product

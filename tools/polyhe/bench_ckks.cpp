@@ -165,6 +165,7 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
     throw UsageError("--eval-mod " + args.eval_mod + ": use chebyshev or double_angle");
   }
   c.double_angle = args.eval_mod == "double_angle";
+  c.eval_mod_baby_steps = args.eval_mod_baby_steps;
   const bool boots = std::find(c.ops.begin(), c.ops.end(), CkksOp::bootstrap) != c.ops.end();
   if (boots && (args.hamming_weight == 0 || args.hamming_weight > 256)) {
     throw UsageError(
@@ -218,6 +219,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     bc.coeff_to_slot_levels = config.coeff_to_slot_levels;
     bc.slot_to_coeff_levels = config.slot_to_coeff_levels;
     bc.eval_mod = config.double_angle ? ckks::EvalMod::double_angle : ckks::EvalMod::chebyshev;
+    bc.eval_mod_baby_steps = config.eval_mod_baby_steps;
     boot.emplace(*ckks::Context::create(params, scale), bc);
     if (device) boot = boot->to_device(device);
   }

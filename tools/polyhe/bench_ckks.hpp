@@ -73,6 +73,7 @@ struct BenchCkksConfig {
   std::size_t coeff_to_slot_levels = 3;  // bootstrap only
   std::size_t slot_to_coeff_levels = 3;
   bool double_angle = false;  // EvalMod by double angles instead of the Chebyshev sine
+  std::size_t eval_mod_baby_steps = 0;
 };
 
 /// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];

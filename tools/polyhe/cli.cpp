@@ -168,6 +168,10 @@ void declare_bench_ckks(Commands& c, Options& o) {
       ->add_option("--eval-mod", k.eval_mod,
                    "With --ops bootstrap: chebyshev (the scaled sine's series) or double_angle")
       ->capture_default_str();
+  add_integer_option(c.bench_ckks, "--eval-mod-baby-steps", k.eval_mod_baby_steps,
+                     "With --ops bootstrap: EvalMod's baby steps (0: its optimal depth; a larger "
+                     "power of two: fewer products, one more level)")
+      ->capture_default_str();
   add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
                      "Slots to rotate by (left; < 0: right)")
       ->capture_default_str();

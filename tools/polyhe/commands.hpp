@@ -85,6 +85,7 @@ struct BenchCkksArgs {
   /// bootstrap: the CoeffToSlot and SlotToCoeff levels, and EvalMod (chebyshev, double_angle).
   std::string bootstrap_levels = "3,3";
   std::string eval_mod = "chebyshev";
+  std::size_t eval_mod_baby_steps = 0;  // EvalMod's series: 0 (2) for its optimal depth
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 

@@ -49,7 +49,10 @@ struct BootstrapConfig {
   EvalMod eval_mod = EvalMod::chebyshev;
   std::size_t sine_degree = 0;  ///< EvalMod's Chebyshev degree (0: chosen for K and the method)
   int double_angles = 3;        ///< r, for EvalMod::double_angle
-  double scale = 0;             ///< the working scale Δ' (0: 2^round(log2 q_L))
+  /// The series' baby steps (ckks::PolynomialOptions): 0 or 2 for its optimal depth; a larger
+  /// power of two does far fewer products for one more level.
+  std::size_t eval_mod_baby_steps = 0;
+  double scale = 0;  ///< the working scale Δ' (0: 2^round(log2 q_L))
 };
 
 class Bootstrapper {
