@@ -127,7 +127,10 @@ class Evaluation {
     const std::size_t d = last_nonzero(c);
     if (d < k_) return leaf(c, target);
     const std::size_t n = giant_for(d, k_);
-    const auto [q, r] = divide(c, n, basis_);
+    // Named, not structured bindings: Clang before 16 refuses to capture those in the lambda.
+    const auto quotient_remainder = divide(c, n, basis_);
+    const std::vector<double>& q = quotient_remainder.first;
+    const std::vector<double>& r = quotient_remainder.second;
     const Ciphertext& tn = power(n);
     Ciphertext product = [&] {
       const std::size_t dq = Plan(k_, basis_).depth(q);
