@@ -232,7 +232,7 @@ TEST(CliReport, MarkdownToStdoutAndFile) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   }
   std::remove(path.c_str());
-  const auto plain = run_cli({"report", "--min-time", "0.001"});
+  const auto plain = run_cli({"report", "--quick", "--min-time", "0.001"});
   EXPECT_EQ(plain.status, 0) << plain.err;
   EXPECT_EQ(plain.out.rfind("# polyhe report\n", 0), 0U);
   expect_bad_input(run_cli({"report", "--output", "/nonexistent-dir/report.md"}), "--output");

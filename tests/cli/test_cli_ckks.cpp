@@ -244,14 +244,16 @@ TEST(CliBenchCkks, HelpStatesWhatIsTimedAndThePrecision) {
   }
 }
 
-TEST(CliReport, QuickReportHasTheCkksBfvAndBgvSections) {
+TEST(CliReport, QuickReportHasTheCkksBootstrappingBfvAndBgvSections) {
   const auto r = run_cli({"report", "--quick", "--min-time", "0.001"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* s :
        {"## CKKS", "N = 2^12, Q = 36,30 bits", "| multiply_relin | 1 | ", "| rotate | 1 | ",
-        "Precision of multiply_relin: ", "## BFV", "BFV: N = 2^12, Q = 36,36 bits",
-        "Invariant noise budget: ", "## BGV", "BGV: N = 2^12, Q = 36,36 bits",
-        "| mod_switch | 1 | ", "\nNoise budget: ", "bits after a following mod_switch to L − 1"}) {
+        "Precision of multiply_relin: ", "## CKKS bootstrapping", "N = 2^10, Q = 60,40,40,40,58,",
+        "| bootstrap | 0 | ", "refreshed to level 3 of L = 18", "## BFV",
+        "BFV: N = 2^12, Q = 36,36 bits", "Invariant noise budget: ", "## BGV",
+        "BGV: N = 2^12, Q = 36,36 bits", "| mod_switch | 1 | ",
+        "\nNoise budget: ", "bits after a following mod_switch to L − 1"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   }
 }

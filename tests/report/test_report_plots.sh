@@ -30,6 +30,8 @@ grep -vq '^{"op":"[a-z_]*","backend":"[a-z-]*",.*"median_ns":[0-9.]*,' "$tmp/dat
 for op in ntt_forward ntt_inverse polymul polymul_fused; do
   grep -q "^{\"op\":\"$op\"," "$tmp/data.jsonl" || fail "no $op line"
 done
+grep -q '^{"op":"bootstrap",.*"levels_after":3,.*"precision_bits":' "$tmp/data.jsonl" ||
+  fail "no bootstrap line with its levels_after and precision_bits"
 for scheme in ckks bfv bgv; do
   grep -q "\"scheme\":\"$scheme\"" "$tmp/data.jsonl" || fail "no $scheme line"
 done

@@ -1,6 +1,7 @@
-// `polyhe report`: the self-test, the NTT benchmark and the CKKS, BFV and BGV benchmarks on this
-// machine, as one markdown document, and with --data every measurement as a JSON line (what the
-// bench commands print with --json; scripts/plot_report.py draws the report's plots from it).
+// `polyhe report`: the self-test, the NTT benchmark and the CKKS (with a bootstrap), BFV and BGV
+// benchmarks on this machine, as one markdown document, and with --data every measurement as a JSON
+// line (what the bench commands print with --json; scripts/plot_report.py draws the report's plots
+// from it).
 #include <ostream>
 #include <sstream>
 
@@ -77,6 +78,30 @@ BenchCkksArgs report_ckks_args(const ReportOptions& opt, double min_time_s) {
   return args;
 }
 
+/// The bootstrapping section's set, a toy ring below any security level: a 128-bit
+/// bootstrappable set needs N = 2^16, whose keys (gigabytes) and bootstraps (a minute or more on
+/// one core) do not suit a report (docs/perf.md has that cost). N = 2^11 (--quick:
+/// 2^10); q_0 of 60 bits, three 40-bit user levels and 15 levels of 58 bits for the bootstrap
+/// (CoeffToSlot 3, EvalMod's sine series at 16 baby steps 9, SlotToCoeff 3); P = 3 × 60 bits;
+/// h = 64; Δ = 2^40. Each bootstrap costs 0.2–1 s, so 5 samples (--quick: 3) whatever
+/// --min-time says.
+BenchCkksConfig report_bootstrap_config(const ReportOptions& opt, double min_time_s) {
+  BenchCkksArgs args;
+  args.log_n = opt.quick ? 10 : 11;
+  args.primes = "60,40,40,40";
+  for (int i = 0; i < 15; ++i) args.primes += ",58";
+  args.special = "60,60,60";
+  args.security = "none";
+  args.hamming_weight = 64;
+  args.ops = "bootstrap";
+  args.bootstrap_levels = "3,3";
+  args.eval_mod_baby_steps = 16;
+  args.min_time_s = min_time_s;
+  BenchCkksConfig config = make_bench_ckks_config(args);
+  config.timing.min_samples = opt.quick ? 3 : 5;
+  return config;
+}
+
 /// "CPU, 1 thread, path ifma" or the device's name.
 std::string where(const Measurement& m) {
   if (m.backend != "cpu") return m.device + " (backend " + m.backend + "), host work on 1 thread";
@@ -90,6 +115,28 @@ void write_ckks(std::ostream& md, const rlwe::Parameters& params, int scale_bits
   md << scheme_table_header();
   for (const CkksMeasurement& cm : ms) md << scheme_table_row(cm.m, cm.level);
   md << '\n' << ckks_table_notes(ms);
+}
+
+void write_bootstrap(std::ostream& md, const BenchCkksConfig& config,
+                     const rlwe::Parameters& params, const std::vector<CkksMeasurement>& ms) {
+  md << (ms.empty() ? std::string("?") : where(ms.front().m)) << ": "
+     << ckks_parameters_line(params, config.scale_bits) << ", a secret of Hamming weight "
+     << config.literal.hamming_weight << "; CoeffToSlot in " << config.coeff_to_slot_levels
+     << " levels, EvalMod by the sine's Chebyshev series at " << config.eval_mod_baby_steps
+     << " baby steps, SlotToCoeff in " << config.slot_to_coeff_levels << " levels.\n\n";
+  md << scheme_table_header();
+  for (const CkksMeasurement& cm : ms) md << scheme_table_row(cm.m, cm.level);
+  md << '\n';
+  for (const CkksMeasurement& cm : ms) {
+    if (!cm.levels_after || !cm.precision_bits) continue;
+    md << "A level-0 ciphertext of random slots in the complex unit disc (all N/2 = "
+       << params.n() / 2 << ") refreshed to level " << *cm.levels_after
+       << " of L = " << params.max_level() << ", key generation excluded; precision "
+       << fixed(*cm.precision_bits, 2)
+       << " bits (−log2 of the largest slot error against the input). The ring is a toy one, "
+          "below any security level, so that the section takes seconds; bootstraps at N = 2^16 "
+          "are measured in docs/perf.md (`polyhe bench ckks --ops bootstrap` runs them).\n";
+  }
 }
 
 /// The BFV and BGV parameter set of the report: the anchor set (SEAL's default at N = 2^14: Q =
@@ -162,6 +209,7 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   args.min_time_s = opt.min_time_s ? *opt.min_time_s : opt.quick ? kQuickMinTime : kDefaultMinTime;
   const BenchNttConfig config = make_bench_ntt_config(args);
   const BenchCkksConfig ckks = make_bench_ckks_config(report_ckks_args(opt, args.min_time_s));
+  const BenchCkksConfig boot_config = report_bootstrap_config(opt, args.min_time_s);
   const BenchIntegerConfig bfv_config =
       report_integer_config(opt, args.min_time_s, IntegerScheme::bfv);
   const BenchIntegerConfig bgv_config =
@@ -187,6 +235,14 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
       ckks, ckks_params, [&](const CkksMeasurement& cm) { ckks_ms.push_back(cm); },
       [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
 
+  err << "polyhe report: CKKS bootstrapping (N = 2^" << boot_config.literal.log_n << ", "
+      << boot_config.timing.min_samples << " samples)...\n";
+  const rlwe::ParametersPtr boot_params = make_ckks_parameters(boot_config);
+  std::vector<CkksMeasurement> boot_ms;
+  run_bench_ckks(
+      boot_config, boot_params, [&](const CkksMeasurement& cm) { boot_ms.push_back(cm); },
+      [&](const std::string& line) { err << "polyhe report: " << one_line(line) << '\n'; });
+
   const IntegerSection bfv_section = run_integer(bfv_config, err);
   const IntegerSection bgv_section = run_integer(bgv_config, err);
 
@@ -195,6 +251,9 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   for (const Measurement& m : ms) data << measurement_json(m) << '\n';
   for (const CkksMeasurement& cm : ckks_ms) {
     data << ckks_json(*ckks_params, ckks.scale_bits, cm) << '\n';
+  }
+  for (const CkksMeasurement& cm : boot_ms) {
+    data << ckks_json(*boot_params, boot_config.scale_bits, cm) << '\n';
   }
   write_integer_data(data, bfv_section);
   write_integer_data(data, bgv_section);
@@ -251,6 +310,8 @@ int cmd_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   write_ratios(md, ms);
   md << "\n## CKKS\n\n";
   write_ckks(md, *ckks_params, ckks.scale_bits, ckks_ms);
+  md << "\n## CKKS bootstrapping\n\n";
+  write_bootstrap(md, boot_config, *boot_params, boot_ms);
   write_integer(md, bfv_section);
   write_integer(md, bgv_section);
   md << gpu_md.str();
