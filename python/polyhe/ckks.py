@@ -724,7 +724,8 @@ def _bootstrapper(
     with ``levels_after`` levels. ``coeff_to_slot_levels`` / ``slot_to_coeff_levels``: the
     levels (merged FFT stages) of the homomorphic decoding and encoding; ``k``: the bound K on
     ModRaise's multiple of q_0 (about 6σ, σ ≈ √((h + 1)/12) for a secret of Hamming weight h:
-    use a sparse secret, ``hamming_weight=64`` to ``192``); ``eval_mod``: 'chebyshev' (a
+    use a sparse secret, ``hamming_weight=64`` to ``192``, which claims no security level:
+    ``security='none'``); ``eval_mod``: 'chebyshev' (a
     Chebyshev series of the scaled sine, fewer levels) or 'double_angle' (a short cosine series
     and ``double_angles`` doublings, fewer products); ``sine_degree`` (0: chosen);
     ``scale``: the working scale (default: the top prime's size); ``eval_mod_baby_steps``: the

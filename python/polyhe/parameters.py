@@ -33,7 +33,9 @@ class Parameters:
 
     Primes are given as bit sizes (``q_bits``, ``p_bits``: generated, ≡ 1 mod 2N) or explicitly
     (``q``, ``p``). ``security`` is 128, 192, 256, or ``"none"`` to opt out of the check by name;
-    a set weaker than asked raises :class:`polyhe.InsecureParameters` saying by how much.
+    a set weaker than asked raises :class:`polyhe.InsecureParameters` saying by how much. The
+    table is for uniform ternary secrets: a sparse one (``hamming_weight`` > 0) needs
+    ``security="none"``.
     Building the tables takes milliseconds to a second (N = 2^17); the object is immutable and
     may be shared by any number of threads.
 

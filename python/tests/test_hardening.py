@@ -202,3 +202,17 @@ def test_version_2_ciphertexts_load_with_a_warning(gctx):
     assert np.array_equal(
         gctx.decrypt(gctx.load_ciphertext(back.serialize()))[:2], [7, 8]
     )
+
+
+def test_a_sparse_secret_claims_no_security_level():
+    # The HE standard's table is for uniform ternary secrets: log2(QP) = 160 at N = 2^16 is far
+    # inside its 128-bit row, yet a sparse secret gets no level unless the caller opts out.
+    sparse = dict(log_n=16, q_bits=[60, 40], p_bits=[60], hamming_weight=192)
+    with pytest.raises(polyhe.InsecureParameters,
+                       match=r"hamming_weight = 192 at 128-bit security: .*uniform ternary secrets "
+                             r"only.*pass security='none' to opt out by name") as e:
+        polyhe.Parameters(**sparse)
+    assert "::" not in str(e.value)
+    with pytest.raises(polyhe.InsecureParameters, match="hamming_weight = 192"):
+        ckks.Context(**sparse)
+    assert polyhe.Parameters(**sparse, security="none").hamming_weight == 192

@@ -84,6 +84,18 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
     throw InvalidParameter("hamming_weight = " + std::to_string(lit.hamming_weight) +
                            " exceeds N = " + std::to_string(n));
   }
+  // The table bounds log2(QP) for uniform ternary secrets. A sparse secret falls to hybrid
+  // (guessing + lattice) attacks at sizes the table allows, and no table covers it: claim no
+  // security level for one unless the caller opts out by name.
+  if (lit.hamming_weight != 0 && lit.security != SecurityLevel::insecure_none) {
+    throw InsecureParameters(
+        "hamming_weight = " + std::to_string(lit.hamming_weight) + " at " +
+        to_string(lit.security) +
+        " security: the HomomorphicEncryption.org table bounds log2(QP) for uniform ternary "
+        "secrets only, and a sparse secret is weaker at the same sizes, so no security level is "
+        "claimed for it; use hamming_weight = 0 (a uniform ternary secret), or set security = "
+        "SecurityLevel::insecure_none to opt out by name");
+  }
   // Cheap checks first: the counts bound everything built below (prime search, tables).
   const std::size_t q_count = lit.q_bits.empty() ? lit.q.size() : lit.q_bits.size();
   const std::size_t p_count = lit.p_bits.empty() ? lit.p.size() : lit.p_bits.size();

@@ -90,6 +90,37 @@ TEST(RlweParameters, GeneratesChainsAndChecksSecurity) {
   EXPECT_THROW((void)Parameters::create(tiny), InsecureParameters);
 }
 
+// The table is for uniform ternary secrets: a sparse one gets no security level, whatever its
+// log2(QP), unless the caller opts out by name.
+TEST(RlweParameters, SparseSecretsClaimNoSecurityLevel) {
+  ParametersLiteral lit;
+  lit.log_n = 16;
+  lit.q_bits = {60, 40};  // log2(QP) = 160, far inside the 1747 bits of the 128-bit row
+  lit.p_bits = {60};
+  lit.hamming_weight = 192;
+  for (const SecurityLevel level :
+       {SecurityLevel::bits128, SecurityLevel::bits192, SecurityLevel::bits256}) {
+    lit.security = level;
+    try {
+      (void)Parameters::create(lit);
+      ADD_FAILURE() << "a sparse secret accepted at " << to_string(level);
+    } catch (const InsecureParameters& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("hamming_weight = 192 at " + std::string(to_string(level))),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("uniform ternary secrets only"), std::string::npos) << what;
+      EXPECT_NE(what.find("SecurityLevel::insecure_none to opt out by name"), std::string::npos)
+          << what;
+    }
+  }
+  lit.security = SecurityLevel::insecure_none;
+  EXPECT_EQ(Parameters::create(lit)->hamming_weight(), 192u);
+  lit.security = SecurityLevel::bits128;
+  lit.hamming_weight = 0;
+  EXPECT_NO_THROW((void)Parameters::create(lit));
+}
+
 TEST(RlweParameters, TableValues) {
   const int k128[] = {27, 54, 109, 218, 438, 881, 1747, 3523};
   const int k192[] = {19, 37, 75, 152, 305, 611};

@@ -48,7 +48,9 @@ struct ParametersLiteral {
   /// Digits the ciphertext modulus is split into for key switching, 1 ≤ dnum ≤ L + 1.
   /// 0 = ⌈(L+1)/k⌉ (digits of k primes, so each digit is about as wide as P).
   std::size_t dnum = 0;
-  /// 0: uniform ternary secret; h > 0: ternary with exactly h nonzero coefficients (h ≤ N).
+  /// 0: uniform ternary secret; h > 0: ternary with exactly h nonzero coefficients (h ≤ N). The
+  /// security table covers uniform ternary secrets only: a sparse secret needs security =
+  /// insecure_none (InsecureParameters otherwise).
   std::size_t hamming_weight = 0;
   /// Checked against the HomomorphicEncryption.org table; insecure_none opts out by name. For odd
   /// m the row of the largest power of two ≤ φ(m) bounds log2(QP) (docs/cyclotomic.md).
