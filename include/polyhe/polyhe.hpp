@@ -14,6 +14,7 @@
 #include "polyhe/bgv/encoder.hpp"
 #include "polyhe/bgv/serial.hpp"
 #include "polyhe/ckks/bootstrap.hpp"
+#include "polyhe/ckks/bootstrap_presets.hpp"
 #include "polyhe/ckks/ckks.hpp"
 #include "polyhe/ckks/context.hpp"
 #include "polyhe/ckks/encoder.hpp"

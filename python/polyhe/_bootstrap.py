@@ -16,16 +16,105 @@ __all__ = ["Bootstrapper"]
 
 class Bootstrapper:
     """Refreshes CKKS ciphertexts of one context. Made by
-    :meth:`polyhe.ckks.Context.bootstrapper`; immutable, safe to share between threads. Needs the
+    :meth:`polyhe.ckks.Context.bootstrapper`; safe to share between threads. Needs the
     relinearisation key, the conjugation key and the rotation keys named by :attr:`rotations`
-    (``ctx.add_galois_keys(b.rotations, conjugation=True)``)."""
+    (``ctx.add_galois_keys(b.rotations, conjugation=True)``), and with sparse-secret
+    encapsulation its two encapsulation keys: :meth:`generate_keys` makes all of them."""
 
-    __slots__ = ("_native", "_ctx", "_device_copy", "_lock")
+    __slots__ = ("_native", "_ctx", "_device_copy", "_lock", "_keys", "_device_keys")
 
     def __init__(self, native, ctx) -> None:
         self._native, self._ctx = native, ctx
         self._device_copy = None
         self._lock = threading.Lock()
+        self._keys = None  # (to_sparse, to_dense), native KeySwitchKeys in host memory
+        self._device_keys = None
+
+    @property
+    def encapsulates(self) -> bool:
+        """Whether ModRaise runs under an ephemeral sparse secret (``encapsulation_weight``)."""
+        return self._native.encapsulation_parameters is not None
+
+    def generate_keys(self) -> "Bootstrapper":
+        """Makes every key bootstrapping needs from the context's secret key: the Galois keys of
+        :attr:`rotations` and the conjugation (added to the context) and, with encapsulation, the
+        two encapsulation keys (kept here; :meth:`save_encapsulation_keys` sends them). Returns
+        self."""
+        ctx = self._ctx
+        if ctx._sk is None:
+            raise _polyhe.InvalidParameter(
+                "generate_keys: this context holds no secret key (bootstrapping keys are made by "
+                "the secret key's holder)"
+            )
+        ctx.add_galois_keys(self.rotations, conjugation=True)
+        if self.encapsulates:
+            keygen = _polyhe.KeyGenerator(ctx._params._native)
+            pair = self._native.encapsulation_keys(keygen, ctx._sk)
+            with self._lock:
+                self._keys, self._device_keys = tuple(pair), None
+        return self
+
+    def save_encapsulation_keys(self) -> bytes:
+        """The two encapsulation keys as bytes (each a serialised key switching key, length
+        prefixed), for :meth:`load_encapsulation_keys` on a bootstrapper of the same context and
+        configuration elsewhere."""
+        keys = self._require_keys("save_encapsulation_keys")
+        out = bytearray()
+        for key in keys:
+            data = bytes(key.serialize())
+            out += len(data).to_bytes(8, "little") + data
+        return bytes(out)
+
+    def load_encapsulation_keys(self, data) -> "Bootstrapper":
+        """Loads the keys :meth:`save_encapsulation_keys` wrote (CorruptData for bytes that are
+        not two such keys of this bootstrapper's parameters). Returns self."""
+        from polyhe._checks import byteslike
+
+        raw = bytes(byteslike("data", data))
+        if not self.encapsulates:
+            raise _polyhe.InvalidParameter(
+                "load_encapsulation_keys: this bootstrapper does not encapsulate "
+                "(encapsulation_weight = 0)"
+            )
+        blobs, at = [], 0
+        for _ in range(2):
+            if at + 8 > len(raw):
+                raise _polyhe.CorruptData("encapsulation keys: truncated before a key's length")
+            size = int.from_bytes(raw[at : at + 8], "little")
+            at += 8
+            if size > len(raw) - at:
+                raise _polyhe.CorruptData(
+                    f"encapsulation keys: a key of {size} bytes, {len(raw) - at} left"
+                )
+            blobs.append(raw[at : at + size])
+            at += size
+        if at != len(raw):
+            raise _polyhe.CorruptData(f"encapsulation keys: {len(raw) - at} bytes after the keys")
+        to_sparse = _polyhe.KeySwitchKey.load(blobs[0], self._native.encapsulation_parameters)
+        to_dense = _polyhe.KeySwitchKey.load(blobs[1], self._ctx._params._native)
+        with self._lock:
+            self._keys, self._device_keys = (to_sparse, to_dense), None
+        return self
+
+    def _require_keys(self, op: str):
+        with self._lock:
+            keys = self._keys
+        if keys is None:
+            raise _polyhe.InvalidParameter(
+                f"{op}: this bootstrapper encapsulates and holds no encapsulation keys; call "
+                "b.generate_keys() (with the secret key) or b.load_encapsulation_keys(data)"
+            )
+        return keys
+
+    def _placed_keys(self):
+        keys = self._require_keys("bootstrap")
+        dev = self._ctx._device
+        if dev is None:
+            return keys
+        with self._lock:
+            if self._device_keys is None:
+                self._device_keys = (keys[0], keys[1].to_device(dev))
+            return self._device_keys
 
     @property
     def rotations(self) -> list:
@@ -70,6 +159,7 @@ class Bootstrapper:
             raise _polyhe.InvalidParameter(
                 f"bootstrap: the ciphertext has size {ciphertext.size}: relinearise first"
             )
+        keys = self._placed_keys() if self.encapsulates else None
         ctx._require("relinearisation key", "_relin", "bootstrap")
         galois = ctx._require("Galois keys", "_galois", "bootstrap")
         require_rotation_keys(galois, int(ctx._params.n), "bootstrap", self.rotations)
@@ -79,7 +169,12 @@ class Bootstrapper:
                 "bootstrap: no Galois key for conjugation; "
                 "ctx.add_galois_keys(bootstrapper.rotations, conjugation=True)"
             )
-        out = self._placed().bootstrap(ctx._evaluator(), ctx._place(ciphertext._ct))
+        if keys is not None:
+            out = self._placed().bootstrap_encapsulated(
+                ctx._evaluator(), ctx._place(ciphertext._ct), keys[0], keys[1]
+            )
+        else:
+            out = self._placed().bootstrap(ctx._evaluator(), ctx._place(ciphertext._ct))
         return ciphertext._new(out)
 
     __call__ = bootstrap
@@ -87,7 +182,7 @@ class Bootstrapper:
     def __repr__(self) -> str:
         return (
             f"polyhe.ckks.Bootstrapper(depth={self.depth}, levels_after={self.levels_after}, "
-            f"rotations={len(self.rotations)})"
+            f"rotations={len(self.rotations)}, encapsulates={self.encapsulates})"
         )
 
 
@@ -101,6 +196,7 @@ def make(
     double_angles: int,
     scale: Optional[float],
     eval_mod_baby_steps: int = 0,
+    encapsulation_weight: int = 0,
 ) -> Bootstrapper:
     """The body of Context.bootstrapper (arguments as documented there)."""
     if eval_mod not in ("chebyshev", "double_angle"):
@@ -117,7 +213,8 @@ def make(
         raise TypeError(f"bootstrapper: k: expected a number, got {type(k).__name__}") from None
     sc = 0.0 if scale is None else float(scale)
     bs = index("eval_mod_baby_steps", eval_mod_baby_steps, 0, int(_polyhe.ckks.max_degree))
+    ew = index("encapsulation_weight", encapsulation_weight, 0, 1 << 17)
     native = _polyhe.ckks.Bootstrapper(
-        ctx._native, cts, stc, kk, eval_mod == "double_angle", deg, angles, sc, bs
+        ctx._native, cts, stc, kk, eval_mod == "double_angle", deg, angles, sc, bs, ew
     )
     return Bootstrapper(native, ctx)

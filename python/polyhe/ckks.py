@@ -38,6 +38,7 @@ __all__ = [
     "Plaintext",
     "LinearTransform",
     "Bootstrapper",
+    "max_bootstrappable_levels",
     "ChebyshevSeries",
     "PowerSeries",
     "DEFAULT_Q_BITS",
@@ -708,41 +709,64 @@ def _linear_transform(
 Context.linear_transform = _linear_transform  # type: ignore[attr-defined]
 
 
+_BOOTSTRAP_DEFAULTS = dict(
+    coeff_to_slot_levels=2, slot_to_coeff_levels=2, k=16, eval_mod="chebyshev",
+    encapsulation_weight=0,
+)
+
+
 def _bootstrapper(
     self,
     *,
-    coeff_to_slot_levels: int = 2,
-    slot_to_coeff_levels: int = 2,
-    k: float = 16,
-    eval_mod: str = "chebyshev",
+    coeff_to_slot_levels: Optional[int] = None,
+    slot_to_coeff_levels: Optional[int] = None,
+    k: Optional[float] = None,
+    eval_mod: Optional[str] = None,
     sine_degree: int = 0,
     double_angles: int = 3,
     scale: Optional[float] = None,
     eval_mod_baby_steps: int = 0,
+    encapsulation_weight: Optional[int] = None,
 ):
     """A :class:`Bootstrapper` for this context: ciphertexts at the bottom of the chain come back
     with ``levels_after`` levels. ``coeff_to_slot_levels`` / ``slot_to_coeff_levels``: the
     levels (merged FFT stages) of the homomorphic decoding and encoding; ``k``: the bound K on
-    ModRaise's multiple of q_0 (about 6σ, σ ≈ √((h + 1)/12) for a secret of Hamming weight h:
-    use a sparse secret, ``hamming_weight=64`` to ``192``, which claims no security level:
-    ``security='none'``); ``eval_mod``: 'chebyshev' (a
+    ModRaise's multiple of q_0 (at least 6σ, σ = √((h + 1)/12) for the secret raised, of Hamming
+    weight h: the ephemeral one with ``encapsulation_weight``, else the context's: a sparse
+    ``hamming_weight=64``, which claims no security level, ``security='none'``); ``eval_mod``:
+    'chebyshev' (a
     Chebyshev series of the scaled sine, fewer levels) or 'double_angle' (a short cosine series
     and ``double_angles`` doublings, fewer products); ``sine_degree`` (0: chosen);
     ``scale``: the working scale (default: the top prime's size); ``eval_mod_baby_steps``: the
     series' baby steps (0: its optimal depth; a larger power of two does far fewer ciphertext
-    products for one more level). Generate its keys with
-    ``ctx.add_galois_keys(b.rotations, conjugation=True)``. Made once per context and
-    configuration: a second call returns the same object."""
+    products for one more level); ``encapsulation_weight``: sparse-secret encapsulation, ModRaise
+    under an ephemeral secret of that many nonzero coefficients (32), so that the context's secret
+    may be dense and claim 128 bits. Generate its keys with ``b.generate_keys()`` (or, without
+    encapsulation, ``ctx.add_galois_keys(b.rotations, conjugation=True)``). Made once per context
+    and configuration: a second call returns the same object. Arguments left out (None) take
+    the preset's values for a context made by :meth:`Context.bootstrappable`, else 2, 2, 16,
+    'chebyshev' and 0."""
     from polyhe import _bootstrap
 
+    given = dict(
+        coeff_to_slot_levels=coeff_to_slot_levels, slot_to_coeff_levels=slot_to_coeff_levels,
+        k=k, eval_mod=eval_mod, encapsulation_weight=encapsulation_weight,
+    )
+    defaults = getattr(self, "_bootstrap_preset", None) or _BOOTSTRAP_DEFAULTS
+    chosen = {name: defaults[name] if v is None else v for name, v in given.items()}
+    coeff_to_slot_levels = chosen["coeff_to_slot_levels"]
+    slot_to_coeff_levels = chosen["slot_to_coeff_levels"]
+    k, eval_mod = chosen["k"], chosen["eval_mod"]
+    encapsulation_weight = chosen["encapsulation_weight"]
+
     key = ("bootstrapper", coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
-           double_angles, scale, eval_mod_baby_steps)
+           double_angles, scale, eval_mod_baby_steps, encapsulation_weight)
     with self._lock:
         made = self._cache.get(key)
     if made is None:
         made = _bootstrap.make(
             self, coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
-            double_angles, scale, eval_mod_baby_steps,
+            double_angles, scale, eval_mod_baby_steps, encapsulation_weight,
         )
         with self._lock:
             made = self._cache.setdefault(key, made)
@@ -750,6 +774,31 @@ def _bootstrapper(
 
 
 Context.bootstrapper = _bootstrapper  # type: ignore[attr-defined]
+
+
+def _bootstrappable(cls, log_n: int, levels: int, *, device: DeviceArg = None) -> "Context":
+    """A context of a 128-bit bootstrappable preset (C++ ``ckks::bootstrappable_parameters``):
+    N = 2^``log_n`` (15 or 16) with ``levels`` levels for the user (at most
+    :func:`max_bootstrappable_levels`), a uniform ternary secret, Δ = 2^40 (2^35 for N = 2^15); its
+    :meth:`bootstrapper` takes the preset's configuration (sparse-secret encapsulation included)
+    and returns ciphertexts at level ``levels``. docs/ckks-bootstrapping.md lists the chains."""
+    preset = _polyhe.ckks.bootstrappable_parameters(
+        index("log_n", log_n, 1, 17), index("levels", levels, 0, 64)
+    )
+    ctx = cls(
+        log_n=log_n, q_bits=list(preset["q_bits"]), p_bits=list(preset["p_bits"]),
+        scale=float(preset["scale"]), device=device,
+    )
+    ctx._bootstrap_preset = dict(preset["bootstrapper"])
+    return ctx
+
+
+Context.bootstrappable = classmethod(_bootstrappable)  # type: ignore[attr-defined]
+
+
+def max_bootstrappable_levels(log_n: int) -> int:
+    """The most user levels :meth:`Context.bootstrappable` gives for N = 2^log_n at 128 bits."""
+    return int(_polyhe.ckks.max_bootstrappable_levels(index("log_n", log_n, 1, 17)))
 
 
 def sum_rotations(slots: int) -> list:

@@ -1,6 +1,7 @@
 // polyhe._polyhe.ckks: the CKKS context (parameters, encoder, default scale), plaintexts,
 // encryption, decryption and the evaluator, over numpy float64 and complex128 arrays.
 #include <polyhe/ckks/bootstrap.hpp>
+#include <polyhe/ckks/bootstrap_presets.hpp>
 #include <polyhe/ckks/ckks.hpp>
 #include <polyhe/ckks/context.hpp>
 #include <polyhe/ckks/linear_transform.hpp>
@@ -9,12 +10,15 @@
 #include <polyhe/core/error.hpp>
 
 #include <nanobind/stl/complex.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "objects.hpp"
@@ -204,7 +208,8 @@ void bind_ckks(nb::module_& parent) {
           "__init__",
           [](B* self, const CkksContext& c, std::size_t coeff_to_slot_levels,
              std::size_t slot_to_coeff_levels, double k, bool double_angle, std::size_t sine_degree,
-             int double_angles, double scale, std::size_t eval_mod_baby_steps) {
+             int double_angles, double scale, std::size_t eval_mod_baby_steps,
+             std::size_t encapsulation_weight) {
             ckks::BootstrapConfig config;
             config.coeff_to_slot_levels = coeff_to_slot_levels;
             config.slot_to_coeff_levels = slot_to_coeff_levels;
@@ -214,21 +219,67 @@ void bind_ckks(nb::module_& parent) {
             config.double_angles = double_angles;
             config.scale = scale;
             config.eval_mod_baby_steps = eval_mod_baby_steps;
+            config.encapsulation_weight = encapsulation_weight;
             nb::gil_scoped_release release;
             new (self) B(*c.ptr, config);
           },
           nb::arg("context"), nb::arg("coeff_to_slot_levels"), nb::arg("slot_to_coeff_levels"),
           nb::arg("k"), nb::arg("double_angle"), nb::arg("sine_degree"), nb::arg("double_angles"),
-          nb::arg("scale"), nb::arg("eval_mod_baby_steps"))
+          nb::arg("scale"), nb::arg("eval_mod_baby_steps"), nb::arg("encapsulation_weight"))
       .def_prop_ro("rotations", &B::rotations)
+      .def_prop_ro("encapsulation_parameters",
+                   [](const B& b) -> std::optional<Params> {
+                     if (!b.encapsulation_parameters()) return std::nullopt;
+                     return Params{b.encapsulation_parameters()};
+                   })
+      .def(
+          "encapsulation_keys",
+          [](const B& b, rlwe::KeyGenerator& g, const SecretKey& sk) {
+            ckks::EncapsulationKeys k = b.encapsulation_keys(g, *sk.ptr);
+            return std::make_pair(KeySwitchKey{rlwe::share(std::move(k.to_sparse))},
+                                  KeySwitchKey{rlwe::share(std::move(k.to_dense))});
+          },
+          nb::arg("keygen"), nb::arg("secret_key"), nb::call_guard<Release>())
+      .def(
+          "bootstrap_encapsulated",
+          [](const B& b, const ckks::Evaluator& ev, const ckks::Ciphertext& ct,
+             const KeySwitchKey& to_sparse, const KeySwitchKey& to_dense) {
+            return b.bootstrap(ev, ct, *to_sparse.ptr, *to_dense.ptr);
+          },
+          nb::arg("evaluator"), nb::arg("ciphertext"), nb::arg("to_sparse"), nb::arg("to_dense"),
+          nb::call_guard<Release>())
       .def_prop_ro("depth", &B::depth)
       .def_prop_ro("levels_after", &B::levels_after)
       .def_prop_ro("scale", &B::scale)
-      .def("bootstrap", &B::bootstrap, nb::arg("evaluator"), nb::arg("ciphertext"),
-           nb::call_guard<Release>())
+      .def(
+          "bootstrap",
+          [](const B& b, const ckks::Evaluator& ev, const ckks::Ciphertext& ct) {
+            return b.bootstrap(ev, ct);
+          },
+          nb::arg("evaluator"), nb::arg("ciphertext"), nb::call_guard<Release>())
       .def(
           "to_device", [](const B& b, const DeviceHandle* d) { return b.to_device(device_of(d)); },
           nb::arg("device").none(), nb::call_guard<Release>());
+  m.def("max_bootstrappable_levels", &ckks::max_bootstrappable_levels, nb::arg("log_n"));
+  m.def(
+      "bootstrappable_parameters",
+      [](int log_n, std::size_t levels) {
+        const ckks::BootstrappableParameters p = ckks::bootstrappable_parameters(log_n, levels);
+        nb::dict boot;
+        boot["coeff_to_slot_levels"] = p.config.coeff_to_slot_levels;
+        boot["slot_to_coeff_levels"] = p.config.slot_to_coeff_levels;
+        boot["k"] = p.config.k;
+        boot["eval_mod"] =
+            p.config.eval_mod == ckks::EvalMod::double_angle ? "double_angle" : "chebyshev";
+        boot["encapsulation_weight"] = p.config.encapsulation_weight;
+        nb::dict out;
+        out["q_bits"] = p.literal.q_bits;
+        out["p_bits"] = p.literal.p_bits;
+        out["scale"] = p.scale;
+        out["bootstrapper"] = boot;
+        return out;
+      },
+      nb::arg("log_n"), nb::arg("levels"));
   m.def("mod_raise", &ckks::mod_raise, nb::arg("evaluator"), nb::arg("ciphertext"),
         nb::call_guard<Release>());
 

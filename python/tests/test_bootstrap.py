@@ -54,6 +54,38 @@ def test_bootstrapper_refusals(ctx):
         b.bootstrap([0.5])
 
 
+def test_sparse_secret_encapsulation_bootstraps_under_a_dense_secret():
+    """A uniform ternary secret (no hamming_weight): the plain bootstrapper is refused by the K
+    rule; with encapsulation_weight=32 ModRaise runs under an ephemeral sparse secret, and the
+    keys it needs are made by generate_keys, saved and loaded."""
+    dense = dict(BOOT)
+    del dense["hamming_weight"]
+    ctx = ckks.Context(**dense).generate_keys()
+    with pytest.raises(polyhe.InvalidParameter, match="set encapsulation_weight"):
+        ctx.bootstrapper(eval_mod="double_angle")
+    b = ctx.bootstrapper(eval_mod="double_angle", encapsulation_weight=32)
+    assert b.encapsulates and "encapsulates=True" in repr(b)
+    x = np.random.default_rng(5).uniform(-1, 1, ctx.slots)
+    low = ctx.encrypt(x, level=0)
+    with pytest.raises(polyhe.InvalidParameter, match="holds no encapsulation keys"):
+        b.bootstrap(low)
+    b.generate_keys()
+    fresh = b.bootstrap(low)
+    assert fresh.level == b.levels_after
+    assert np.max(np.abs(ctx.decrypt(fresh) - x)) < 2.0**-14
+    data = b.save_encapsulation_keys()
+    b.load_encapsulation_keys(data)
+    again = b.bootstrap(low)
+    np.testing.assert_array_equal(ctx.decrypt(again), ctx.decrypt(fresh))
+    with pytest.raises(polyhe.CorruptData, match="truncated"):
+        b.load_encapsulation_keys(data[:4])
+    with pytest.raises(polyhe.CorruptData, match="bytes after the keys"):
+        b.load_encapsulation_keys(data + b"x")
+    plain = ckks.Context(**BOOT).generate_keys().bootstrapper()
+    with pytest.raises(polyhe.InvalidParameter, match="does not encapsulate"):
+        plain.load_encapsulation_keys(data)
+
+
 def test_the_logistic_regression_example_trains_past_the_chain():
     """python/examples/bootstrapped_logistic_regression.py, in this process: three iterations on
     a chain that allows one (two rounds of bootstraps), the model numpy's within 1e-3."""
@@ -65,3 +97,18 @@ def test_the_logistic_regression_example_trains_past_the_chain():
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     assert example.main(["--iterations", "3", "--deterministic"]) == 0
+
+
+def test_the_128_bit_presets_are_one_call():
+    """Context.bootstrappable: a dense-secret 128-bit context whose bootstrapper() takes the
+    preset's configuration (built here only at N = 2^15's level count; the bootstrap itself is the
+    C++ slow suite's)."""
+    ctx = ckks.Context.bootstrappable(log_n=16, levels=10)
+    assert ctx.params.security == "128" and ctx.params.hamming_weight == 0
+    assert ctx.max_level == 10 + 16  # the user's levels, then 4 + 9 + 3 for the bootstrap
+    assert ctx._bootstrap_preset["encapsulation_weight"] == 32
+    assert ckks.max_bootstrappable_levels(16) == 12 and ckks.max_bootstrappable_levels(15) == 2
+    with pytest.raises(polyhe.InvalidParameter, match=r"levels = 13 is outside \[1, 12\]"):
+        ckks.Context.bootstrappable(log_n=16, levels=13)
+    with pytest.raises(polyhe.InvalidParameter, match="log_n = 14 has no 128-bit"):
+        ckks.Context.bootstrappable(log_n=14, levels=1)

@@ -11,6 +11,7 @@
 
 #include "fft_stages.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/rlwe/key_switch.hpp"
 
 namespace polyhe::ckks {
 
@@ -59,33 +60,78 @@ ChebyshevSeries sine_series(const BootstrapConfig& c) {
                          "; lower K or use more double angles");
 }
 
-}  // namespace
-
-Ciphertext mod_raise(const Evaluator& ev, const Ciphertext& ct) {
-  const ParametersPtr& params = ev.params();
-  rlwe::check_same_params(ct.params(), params, "mod_raise");
-  if (ct.size() != 2) {
-    throw InvalidParameter("mod_raise: relinearise the ciphertext first (size " +
-                           std::to_string(ct.size()) + ")");
-  }
-  const Ciphertext low = (ct.level() == 0 ? ct : ev.drop_to_level(ct, 0)).to_host();
+// The ciphertext (c_0, c_1), given by its coefficients modulo q_0, lifted centred to every prime
+// of Q_L (host memory).
+Ciphertext raise(const ParametersPtr& params, std::span<const std::uint64_t> c0,
+                 std::span<const std::uint64_t> c1, double scale) {
   const RingContext& ring = *params->ring();
   const std::size_t top = params->max_level();
   const std::uint64_t q0 = params->q_primes()[0];
-  Ciphertext out(params, top, 2, ct.scale());
-  std::vector<std::uint64_t> coeffs(params->n());
+  Ciphertext out(params, top, 2, scale);
   for (std::size_t part = 0; part < 2; ++part) {
-    ring.inverse(0, low[part].limb(0), coeffs);  // c_part mod q_0, coefficient form
     RnsPoly& target = out[part];
-    for (std::size_t i = 0; i <= top; ++i) ring.forward_lifted(i, coeffs, q0, target.limb(i));
+    for (std::size_t i = 0; i <= top; ++i) {
+      ring.forward_lifted(i, part == 0 ? c0 : c1, q0, target.limb(i));
+    }
   }
-  return out.to_device(ct.device());
+  return out;
 }
 
-Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
-    : params_(ctx.params()), config_(config) {
+Ciphertext at_level_zero(const Evaluator& ev, const Ciphertext& ct, const char* op) {
+  rlwe::check_same_params(ct.params(), ev.params(), op);
+  if (ct.size() != 2) {
+    throw InvalidParameter(std::string(op) + ": relinearise the ciphertext first (size " +
+                           std::to_string(ct.size()) + ")");
+  }
+  return (ct.level() == 0 ? ct : ev.drop_to_level(ct, 0)).to_host();
+}
+
+// The parameters of the key s → s': N, Q = {q_0}, the fewest leading special primes P' with
+// q_0's width (key switching's digit rule), the ephemeral weight h'. They claim nothing
+// themselves: the Bootstrapper's constructor decides whether the set as a whole may.
+ParametersPtr encapsulation_parameters_for(const rlwe::Parameters& p, std::size_t weight) {
+  const std::uint64_t q0 = p.q_primes()[0];
+  const double q0_bits = std::log2(static_cast<double>(q0));
+  rlwe::ParametersLiteral lit;
+  lit.log_n = std::countr_zero(p.n());
+  lit.q = {q0};
+  double bits = 0;
+  for (const std::uint64_t prime : p.p_primes()) {
+    lit.p.push_back(prime);
+    bits += std::log2(static_cast<double>(prime));
+    if (bits + 1 >= q0_bits) break;
+  }
+  lit.dnum = 1;
+  lit.hamming_weight = weight;
+  lit.security = rlwe::SecurityLevel::insecure_none;
+  return rlwe::Parameters::create(lit);
+}
+
+// log2(q_0·P') bounds under which an ephemeral secret of weight h' ≥ 32 keeps 128 bits: the
+// largest of Bossuat, Troncoso-Pastoriza and Hubaux's 128-bit sets (eprint 2022/024, Lattigo's
+// defaults), by ring degree; 0 where they give none.
+int encapsulation_bound(std::size_t n) {
+  if (n == std::size_t{1} << 15) return 152;
+  if (n == std::size_t{1} << 16) return 426;
+  return 0;
+}
+
+constexpr std::size_t kMinClaimedWeight = 32;
+
+// Every check of the constructor and the quantities they give, without the transforms.
+struct Plan {
+  double scale = 0;
+  ChebyshevSeries series;
+  std::size_t mod_depth = 0;
+  std::size_t depth = 0;
+  ParametersPtr encapsulation;
+};
+
+Plan plan_for(const ParametersPtr& params, const BootstrapConfig& config) {
+  if (!params) throw InvalidParameter("Bootstrapper: null parameters");
+  Plan out;
   const char* const op = "Bootstrapper";
-  const std::size_t n = ctx.slots();
+  const std::size_t n = params->n() / 2;
   if (n < 4)
     throw InvalidParameter(std::string(op) + ": N = " + std::to_string(2 * n) + " is below 8");
   const std::size_t log_n = static_cast<std::size_t>(std::countr_zero(n));
@@ -106,30 +152,101 @@ Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
     throw InvalidParameter(std::string(op) + ": double_angles = " +
                            std::to_string(config.double_angles) + " is outside [1, 10]");
   }
-  const std::size_t top = params_->max_level();
-  scale_ = config.scale != 0
-               ? config.scale
-               : std::ldexp(1.0, static_cast<int>(std::lround(
-                                     std::log2(static_cast<double>(params_->q_primes()[top])))));
-  if (!(scale_ >= 1.0) || !std::isfinite(scale_)) {
-    throw InvalidParameter(std::string(op) + ": scale " + std::to_string(scale_) +
+  const std::size_t top = params->max_level();
+  out.scale = config.scale != 0
+                  ? config.scale
+                  : std::ldexp(1.0, static_cast<int>(std::lround(
+                                        std::log2(static_cast<double>(params->q_primes()[top])))));
+  if (!(out.scale >= 1.0) || !std::isfinite(out.scale)) {
+    throw InvalidParameter(std::string(op) + ": scale " + std::to_string(out.scale) +
                            " is not a finite number >= 1");
   }
-  series_ = sine_series(config);
+  out.series = sine_series(config);
   const PolynomialOptions series_options{0, config.eval_mod_baby_steps};
-  const std::size_t mod_depth =
-      ckks::depth(series_, series_options) + (config.eval_mod == EvalMod::double_angle
-                                                  ? static_cast<std::size_t>(config.double_angles)
-                                                  : 0);
-  depth_ = config.coeff_to_slot_levels + mod_depth + config.slot_to_coeff_levels;
-  if (depth_ + 1 > top) {
+  out.mod_depth =
+      ckks::depth(out.series, series_options) +
+      (config.eval_mod == EvalMod::double_angle ? static_cast<std::size_t>(config.double_angles)
+                                                : 0);
+  out.depth = config.coeff_to_slot_levels + out.mod_depth + config.slot_to_coeff_levels;
+  if (out.depth + 1 > top) {
+    throw InvalidParameter(std::string(op) + ": bootstrapping takes " + std::to_string(out.depth) +
+                           " levels (CoeffToSlot " + std::to_string(config.coeff_to_slot_levels) +
+                           ", EvalMod " + std::to_string(out.mod_depth) + ", SlotToCoeff " +
+                           std::to_string(config.slot_to_coeff_levels) +
+                           ") and the parameters have L = " + std::to_string(top) +
+                           ": at least one must be left");
+  }
+  // K against ModRaise's I: σ = √((h + 1)/12) for the secret it is raised under.
+  const std::size_t n_ring = params->n();
+  if (config.encapsulation_weight > n_ring) {
+    throw InvalidParameter(std::string(op) + ": encapsulation_weight = " +
+                           std::to_string(config.encapsulation_weight) +
+                           " is above N = " + std::to_string(n_ring));
+  }
+  const std::size_t weight = config.encapsulation_weight != 0 ? config.encapsulation_weight
+                             : params->hamming_weight() != 0  ? params->hamming_weight()
+                                                              : 2 * n_ring / 3;
+  const double sigma = std::sqrt((static_cast<double>(weight) + 1.0) / 12.0);
+  if (config.k < 6.0 * sigma) {
     throw InvalidParameter(
-        std::string(op) + ": bootstrapping takes " + std::to_string(depth_) +
-        " levels (CoeffToSlot " + std::to_string(config.coeff_to_slot_levels) + ", EvalMod " +
-        std::to_string(mod_depth) + ", SlotToCoeff " + std::to_string(config.slot_to_coeff_levels) +
-        ") and the parameters have L = " + std::to_string(top) + ": at least one must be left");
+        std::string(op) + ": K = " + std::to_string(config.k) +
+        " is below 6σ = " + std::to_string(6.0 * sigma) +
+        " of ModRaise's multiple of q_0 for a secret of weight " + std::to_string(weight) +
+        (config.encapsulation_weight == 0 && params->hamming_weight() == 0
+             ? " (a uniform ternary secret, about 2N/3): set encapsulation_weight (e.g. 32)"
+             : "") +
+        "; raise K or lower the weight");
+  }
+  if (config.encapsulation_weight != 0) {
+    out.encapsulation = encapsulation_parameters_for(*params, config.encapsulation_weight);
+    if (params->security() != rlwe::SecurityLevel::insecure_none) {
+      const int bound = encapsulation_bound(n_ring);
+      const bool covered = params->security() == rlwe::SecurityLevel::bits128 && bound != 0 &&
+                           config.encapsulation_weight >= kMinClaimedWeight &&
+                           out.encapsulation->log_qp() <= bound;
+      if (!covered) {
+        throw InsecureParameters(
+            std::string(op) +
+            ": the encapsulation key is an RLWE sample under a sparse secret "
+            "(h' = " +
+            std::to_string(config.encapsulation_weight) + ") at log2(q_0·P') = " +
+            std::to_string(out.encapsulation->log_qp()) + " bits, N = " + std::to_string(n_ring) +
+            ", and the parameters claim " + rlwe::to_string(params->security()) +
+            ": estimates cover 128 bits only, h' >= 32 and log2(q_0·P') <= 152 (N = 2^15) or "
+            "426 (N = 2^16); use security = insecure_none for other sets");
+      }
+    }
   }
 
+  return out;
+}
+
+}  // namespace
+
+Ciphertext mod_raise(const Evaluator& ev, const Ciphertext& ct) {
+  const ParametersPtr& params = ev.params();
+  const Ciphertext low = at_level_zero(ev, ct, "mod_raise");
+  const RingContext& ring = *params->ring();
+  std::vector<std::uint64_t> c0(params->n()), c1(params->n());
+  ring.inverse(0, low[0].limb(0), c0);  // coefficient form, mod q_0
+  ring.inverse(0, low[1].limb(0), c1);
+  return raise(params, c0, c1, ct.scale()).to_device(ct.device());
+}
+
+EncapsulationKeys EncapsulationKeys::to_device(const std::shared_ptr<Device>& device) const {
+  return EncapsulationKeys{to_sparse, to_dense.to_device(device)};
+}
+
+Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
+    : params_(ctx.params()), config_(config) {
+  Plan plan = plan_for(params_, config);
+  scale_ = plan.scale;
+  series_ = std::move(plan.series);
+  depth_ = plan.depth;
+  encap_params_ = std::move(plan.encapsulation);
+  const std::size_t mod_depth = plan.mod_depth;
+  const std::size_t n = ctx.slots();
+  const std::size_t top = params_->max_level();
   const double q0 = static_cast<double>(params_->q_primes()[0]);
   // CoeffToSlot: n·BR(w_t)/Δ' → BR(w_t)/(2·q_0·K), the constant spread over the groups.
   std::vector<Diagonals> cts = detail::fft_groups(n, config.coeff_to_slot_levels, true);
@@ -150,6 +267,10 @@ Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
   }
 }
 
+std::size_t Bootstrapper::depth_for(const ParametersPtr& params, const BootstrapConfig& config) {
+  return plan_for(params, config).depth;
+}
+
 std::vector<std::int64_t> Bootstrapper::rotations() const {
   std::set<std::int64_t> steps;
   for (const auto* group : {&coeff_to_slot_, &slot_to_coeff_}) {
@@ -166,6 +287,40 @@ Bootstrapper Bootstrapper::to_device(const std::shared_ptr<Device>& device) cons
     for (LinearTransform& t : *group) t = t.to_device(device);
   }
   return b;
+}
+
+Ciphertext Bootstrapper::encapsulated_raise(const Evaluator& ev, const Ciphertext& ct,
+                                            const rlwe::KeySwitchKey& to_sparse,
+                                            const rlwe::KeySwitchKey& to_dense) const {
+  const Ciphertext low = at_level_zero(ev, ct, "bootstrap");
+  const RingContext& ring = *params_->ring();
+  const auto& small = encap_params_->ring();
+  const std::size_t n = params_->n();
+  const std::uint64_t q0 = params_->q_primes()[0];
+  std::vector<std::uint64_t> c0(n), c1(n), t(n);
+  ring.inverse(0, low[0].limb(0), c0);
+  ring.inverse(0, low[1].limb(0), c1);
+  // s → s' modulo q_0 (host memory): (c_0 + u_0, u_1), (u_0, u_1) = KeySwitch(c_1).
+  RnsPoly d(small, 1, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+  small->forward_lifted(0, c1, q0, d.limb(0));
+  RnsPoly u0(small, 1, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+  RnsPoly u1(small, 1, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+  rlwe::key_switch(d, to_sparse, u0, u1);
+  small->inverse(0, u0.limb(0), t);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint64_t sum = c0[j] + t[j];
+    c0[j] = sum >= q0 ? sum - q0 : sum;
+  }
+  small->inverse(0, u1.limb(0), c1);
+  // ModRaise under s', then s' → s at the top level, where the ciphertext lives.
+  Ciphertext x = raise(params_, c0, c1, ct.scale()).to_device(ct.device());
+  const std::size_t limbs = x[1].limbs();
+  RnsPoly v0(params_->ring(), limbs, PolyForm::kEvaluation, RnsPoly::kForOverwrite, ct.device());
+  RnsPoly v1(params_->ring(), limbs, PolyForm::kEvaluation, RnsPoly::kForOverwrite, ct.device());
+  rlwe::key_switch(x[1], to_dense, v0, v1);
+  x[0].add(v0);
+  x[1] = std::move(v1);
+  return x;
 }
 
 Ciphertext Bootstrapper::eval_mod(const Evaluator& ev, const Ciphertext& u) const {
@@ -190,13 +345,73 @@ Ciphertext Bootstrapper::eval_mod(const Evaluator& ev, const Ciphertext& u) cons
   return c;
 }
 
+BootstrapKeys Bootstrapper::generate_keys(rlwe::KeyGenerator& keygen,
+                                          const rlwe::SecretKey& sk) const {
+  rlwe::check_same_params(sk.params, params_, "Bootstrapper::generate_keys");
+  BootstrapKeys out{keygen.rotation_keys(sk, rotations(), /*conjugation=*/true), std::nullopt};
+  if (encap_params_) out.encapsulation = encapsulation_keys(keygen, sk);
+  return out;
+}
+
+EncapsulationKeys Bootstrapper::encapsulation_keys(rlwe::KeyGenerator& keygen,
+                                                   const rlwe::SecretKey& sk) const {
+  rlwe::check_same_params(sk.params, params_, "Bootstrapper::encapsulation_keys");
+  if (!encap_params_) {
+    throw InvalidParameter(
+        "Bootstrapper::encapsulation_keys: this Bootstrapper does not encapsulate "
+        "(encapsulation_weight = 0)");
+  }
+  rlwe::KeyGenerator ephemeral = keygen.for_parameters(encap_params_);
+  const rlwe::SecretKey sparse = ephemeral.secret_key();  // exactly h' nonzero coefficients
+  const rlwe::SecretKey dense_there = rlwe::rebase_secret(sk, encap_params_);
+  const rlwe::SecretKey sparse_here = rlwe::rebase_secret(sparse, params_);
+  return EncapsulationKeys{ephemeral.switching_key(sparse, dense_there.s),
+                           keygen.switching_key(sk, sparse_here.s)};
+}
+
 Ciphertext Bootstrapper::bootstrap(const Evaluator& ev, const Ciphertext& ct) const {
+  return refresh(ev, ct, nullptr, nullptr);
+}
+
+Ciphertext Bootstrapper::bootstrap(const Evaluator& ev, const Ciphertext& ct,
+                                   const EncapsulationKeys& keys) const {
+  return refresh(ev, ct, &keys.to_sparse, &keys.to_dense);
+}
+
+Ciphertext Bootstrapper::bootstrap(const Evaluator& ev, const Ciphertext& ct,
+                                   const rlwe::KeySwitchKey& to_sparse,
+                                   const rlwe::KeySwitchKey& to_dense) const {
+  return refresh(ev, ct, &to_sparse, &to_dense);
+}
+
+Ciphertext Bootstrapper::refresh(const Evaluator& ev, const Ciphertext& ct,
+                                 const rlwe::KeySwitchKey* to_sparse,
+                                 const rlwe::KeySwitchKey* to_dense) const {
+  const bool keys = to_sparse != nullptr;
   const char* const op = "bootstrap";
   rlwe::check_same_params(ev.params(), params_, op);
   rlwe::check_same_params(ct.params(), params_, op);
   if (ct.size() != 2) {
     throw InvalidParameter(std::string(op) + ": relinearise the ciphertext first (size " +
                            std::to_string(ct.size()) + ")");
+  }
+  if (encap_params_ && !keys) {
+    throw InvalidParameter(std::string(op) + ": this Bootstrapper encapsulates (h' = " +
+                           std::to_string(config_.encapsulation_weight) +
+                           "): pass its EncapsulationKeys (Bootstrapper::generate_keys)");
+  }
+  if (!encap_params_ && keys) {
+    throw InvalidParameter(std::string(op) +
+                           ": encapsulation keys given to a Bootstrapper without encapsulation "
+                           "(encapsulation_weight = 0)");
+  }
+  if (keys) {
+    rlwe::check_same_params(to_sparse->params, encap_params_, "bootstrap (key s -> s')");
+    rlwe::check_same_params(to_dense->params, params_, "bootstrap (key s' -> s)");
+    if (to_sparse->galois_element != 0 || to_dense->galois_element != 0) {
+      throw InvalidParameter(std::string(op) +
+                             ": a Galois key given as an encapsulation key (generate_keys)");
+    }
   }
   for (const std::int64_t s : rotations()) {
     if (!ev.can_rotate(s)) {
@@ -207,7 +422,7 @@ Ciphertext Bootstrapper::bootstrap(const Evaluator& ev, const Ciphertext& ct) co
   }
   // ModRaise; the raised message t = m + q_0·I read at the working scale (CoeffToSlot's
   // constant assumes Δ').
-  Ciphertext x = mod_raise(ev, ct);
+  Ciphertext x = keys ? encapsulated_raise(ev, ct, *to_sparse, *to_dense) : mod_raise(ev, ct);
   x.set_scale(scale_);
   for (const LinearTransform& t : coeff_to_slot_) {
     x = ev.rescale(t.apply(ev, x));

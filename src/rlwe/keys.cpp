@@ -208,6 +208,41 @@ KeySwitchKey KeyGenerator::switching_key(const SecretKey& sk, const RnsPoly& fro
   return key;
 }
 
+KeyGenerator KeyGenerator::for_parameters(ParametersPtr other) {
+  if (!other) throw InvalidParameter("KeyGenerator::for_parameters: null parameters");
+  return KeyGenerator(std::move(other), next_seed());
+}
+
+SecretKey rebase_secret(const SecretKey& sk, ParametersPtr target) {
+  if (!target || !sk.params) throw InvalidParameter("rebase_secret: null parameters");
+  if (target->n() != sk.params->n() || !target->power_of_two() || !sk.params->power_of_two()) {
+    throw InvalidParameter(
+        "rebase_secret: the target ring (N = " + std::to_string(target->n()) +
+        ") must be x^N + 1 of the key's degree N = " + std::to_string(sk.params->n()));
+  }
+  if (sk.s.on_device()) {
+    throw InvalidParameter("rebase_secret: the secret key lives on a device; pass the host key");
+  }
+  const polyhe::detail::SecretScope secret;  // the transforms' scratch wiped (core/wipe.hpp)
+  const RingContext& from = *sk.params->ring();
+  const auto& ring = target->ring();
+  // s's coefficients modulo q_0 (the ternary values, centred by forward_lifted), wiped on every
+  // way out.
+  std::vector<std::uint64_t> coeffs(sk.params->n());
+  struct Wipe {
+    std::vector<std::uint64_t>& v;
+    ~Wipe() { secure_zero(std::span<std::uint64_t>(v)); }
+  } const wipe_coeffs{coeffs};
+  from.inverse(0, sk.s.limb(0), coeffs);
+  RnsPoly s(ring, ring->max_limbs(), PolyForm::kEvaluation, RnsPoly::kForOverwrite);
+  const internal::WipeGuard guard{&s};
+  const std::uint64_t q0 = sk.params->q_primes()[0];
+  for (std::size_t i = 0; i < ring->max_limbs(); ++i)
+    ring->forward_lifted(i, coeffs, q0, s.limb(i));
+  SecretKey out{std::move(target), std::move(s)};
+  return out;
+}
+
 KeySwitchKey KeyGenerator::relinearization_key(const SecretKey& sk) {
   check(sk);
   RnsPoly s2 = sk.s;

@@ -16,6 +16,7 @@
 #include "ckks/ckks_cases.hpp"
 #include "ckks/fft_stages.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/rlwe/serial.hpp"
 
 namespace polyhe::ckks {
 namespace {
@@ -88,22 +89,23 @@ struct Fixture {
   rlwe::SecretKey sk;
   rlwe::Encryptor encryptor;
 
-  explicit Fixture(polyhe::test::TestRng& rng, std::size_t boot_levels)
-      : params(make(boot_levels)),
+  explicit Fixture(polyhe::test::TestRng& rng, std::size_t boot_levels, std::size_t weight = 64)
+      : params(make(boot_levels, weight)),
         ctx(Context::create(params, std::ldexp(1.0, 40))),
         keygen(params, test::make_seed(rng)),
         sk(keygen.secret_key()),
         encryptor(sk, test::make_seed(rng)) {}
 
   // q_0 of 60 bits, two user levels of 40, then the bootstrapping levels of 58 bits (the working
-  // scale: the message, 2^40 against q_0·K, keeps ~24 bits above CoeffToSlot's noise); h = 64.
-  static rlwe::ParametersPtr make(std::size_t boot_levels) {
+  // scale: the message, 2^40 against q_0·K, keeps ~24 bits above CoeffToSlot's noise); h = 64
+  // unless said (0: a uniform ternary secret).
+  static rlwe::ParametersPtr make(std::size_t boot_levels, std::size_t weight) {
     rlwe::ParametersLiteral lit;
     lit.log_n = 10;
     lit.q_bits = {60, 40, 40};
     for (std::size_t i = 0; i < boot_levels; ++i) lit.q_bits.push_back(58);
     lit.p_bits = {60, 60, 60};
-    lit.hamming_weight = 64;
+    lit.hamming_weight = weight;
     lit.security = rlwe::SecurityLevel::insecure_none;
     return rlwe::Parameters::create(lit);
   }
@@ -224,6 +226,136 @@ TEST(BootstrapParts, BadConfigurationsAreRefusedNamingTheRule) {
   c.eval_mod = EvalMod::double_angle;
   c.double_angles = 0;
   refused(c, "double_angles = 0 is outside [1, 10]");
+}
+
+// A uniform ternary secret: ModRaise's I has σ ≈ 7.5 at N = 2^10, beyond K = 16, so the plain
+// bootstrapper is refused; with an ephemeral secret of weight 32 the ciphertext is raised under it
+// and comes back under the dense secret with the slots it had.
+TEST(BootstrapEncapsulation, RefreshesUnderADenseSecret) {
+  POLYHE_SEEDED_RNG(rng);
+  Fixture f(rng, 13, /*weight=*/0);
+  BootstrapConfig config;
+  config.eval_mod = EvalMod::double_angle;
+  try {
+    (void)Bootstrapper(*f.ctx, config);
+    ADD_FAILURE() << "a dense secret without encapsulation was accepted";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("is below 6σ = 45.2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("set encapsulation_weight"), std::string::npos)
+        << e.what();
+  }
+  config.encapsulation_weight = 32;
+  const Bootstrapper boot(*f.ctx, config);
+  ASSERT_NE(boot.encapsulation_parameters(), nullptr);
+  const rlwe::Parameters& small = *boot.encapsulation_parameters();
+  EXPECT_EQ(small.q_primes(), std::vector<std::uint64_t>{f.params->q_primes()[0]});
+  EXPECT_EQ(small.p_primes().size(), 1u);  // one 60-bit special prime covers the 60-bit q_0
+  EXPECT_EQ(small.hamming_weight(), 32u);
+  BootstrapKeys keys = boot.generate_keys(f.keygen, f.sk);
+  ASSERT_TRUE(keys.encapsulation.has_value());
+  const Evaluator ev(f.params, rlwe::share(f.keygen.relinearization_key(f.sk)),
+                     rlwe::share(std::move(keys.galois)));
+  const Vec x = test::random_values(rng, f.ctx->slots());
+  const Ciphertext low =
+      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
+  const Ciphertext fresh = boot.bootstrap(ev, low, *keys.encapsulation);
+  EXPECT_EQ(fresh.level(), boot.levels_after());
+  EXPECT_EQ(fresh.scale(), low.scale());
+  const double bits = test::precision_bits(x, f.decrypt(fresh));
+  EXPECT_GT(bits, 14.0) << "precision " << bits << " bits";
+  // The keys serialise like every key and the loaded ones give the same words.
+  const EncapsulationKeys loaded{
+      rlwe::load_key_switch_key(rlwe::serialize(keys.encapsulation->to_sparse),
+                                boot.encapsulation_parameters()),
+      rlwe::load_key_switch_key(rlwe::serialize(keys.encapsulation->to_dense), f.params)};
+  const Ciphertext again = boot.bootstrap(ev, low, loaded);
+  for (std::size_t part = 0; part < 2; ++part) {
+    EXPECT_TRUE(std::equal(again[part].data().begin(), again[part].data().end(),
+                           fresh[part].data().begin()))
+        << "part " << part;
+  }
+  // Without its keys, or keys for a bootstrapper that does not encapsulate: refused by name.
+  try {
+    (void)boot.bootstrap(ev, low);
+    ADD_FAILURE() << "bootstrap without the encapsulation keys was accepted";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("pass its EncapsulationKeys"), std::string::npos)
+        << e.what();
+  }
+  // Keys of another set are refused.
+  Fixture other(rng, 13, 0);
+  const Bootstrapper other_boot(*other.ctx, config);
+  const EncapsulationKeys foreign = other_boot.encapsulation_keys(other.keygen, other.sk);
+  EXPECT_THROW((void)boot.bootstrap(ev, low, foreign), MismatchedContext);
+}
+
+TEST(BootstrapEncapsulation, KeysForABootstrapperWithoutItAreRefused) {
+  POLYHE_SEEDED_RNG(rng);
+  Fixture f(rng, 13);
+  BootstrapConfig config;
+  config.eval_mod = EvalMod::double_angle;
+  const Bootstrapper plain(*f.ctx, config);
+  EXPECT_EQ(plain.encapsulation_parameters(), nullptr);
+  EXPECT_THROW((void)plain.encapsulation_keys(f.keygen, f.sk), InvalidParameter);
+  config.encapsulation_weight = 32;
+  const Bootstrapper boot(*f.ctx, config);
+  const EncapsulationKeys keys = boot.encapsulation_keys(f.keygen, f.sk);
+  const Evaluator ev(f.params);
+  const Ciphertext low = ckks::encrypt(
+      f.encryptor, f.ctx->encode(test::random_values(rng, f.ctx->slots()), std::size_t{0}));
+  try {
+    (void)plain.bootstrap(ev, low, keys);
+    ADD_FAILURE() << "encapsulation keys were accepted by a plain bootstrapper";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("without encapsulation"), std::string::npos) << e.what();
+  }
+}
+
+// The rule K ≥ 6σ, and the security claims encapsulation may make: 128 bits where Bossuat et
+// al.'s estimates cover the sparse key at q_0·P' (N = 2^15 and 2^16, h' ≥ 32, bounded modulus).
+TEST(BootstrapEncapsulation, ClaimsAndBoundsAreCheckedNamingTheRule) {
+  POLYHE_SEEDED_RNG(rng);
+  Fixture f(rng, 13);
+  BootstrapConfig c;
+  c.k = 10;  // h = 64: 6σ ≈ 14.0
+  try {
+    (void)Bootstrapper(*f.ctx, c);
+    ADD_FAILURE() << "K below 6σ was accepted";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("K = 10.000000 is below 6σ = 13.96"), std::string::npos)
+        << e.what();
+  }
+  c = {};
+  c.encapsulation_weight = 4096;
+  EXPECT_THROW((void)Bootstrapper(*f.ctx, c), InvalidParameter);  // above N
+  auto claimed = [](int log_n, std::vector<int> q_bits, std::vector<int> p_bits) {
+    rlwe::ParametersLiteral lit;
+    lit.log_n = log_n;
+    lit.q_bits = std::move(q_bits);
+    lit.p_bits = std::move(p_bits);
+    return Context::create(rlwe::Parameters::create(lit), std::ldexp(1.0, 40));
+  };
+  auto insecure = [](const ContextPtr& ctx, std::size_t weight, const std::string& needle) {
+    BootstrapConfig config;
+    config.encapsulation_weight = weight;
+    try {
+      (void)Bootstrapper(*ctx, config);
+      ADD_FAILURE() << "accepted; expected '" << needle << "'";
+    } catch (const InsecureParameters& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  // Thirteen levels above q_0 (the default bootstrap takes twelve), within the table's bound.
+  auto chain = [](int bits) {
+    std::vector<int> q(14, bits);
+    q[0] = 60;
+    return q;
+  };
+  // N = 2^14 at 128 bits (log2(QP) = 60 + 13·24 + 60 <= 438): no estimate for the sparse key.
+  insecure(claimed(14, chain(24), {60}), 32, "N = 16384, and the parameters claim 128");
+  // N = 2^15: a weight below 32, and q_0·P' of 60 + 2·50 bits above the 152-bit bound.
+  insecure(claimed(15, chain(40), {60}), 16, "h' = 16");
+  insecure(claimed(15, chain(40), {50, 50}), 32, "log2(q_0·P') = 160 bits");
 }
 
 }  // namespace

@@ -386,6 +386,45 @@ TEST(CkksDeviceBootstrap, GivesTheCpuWords) {
   EXPECT_GT(test::precision_bits(x, ctx->decode(decrypt(hb, sk))), 14.0);
 }
 
+// The same with a uniform ternary secret and sparse-secret encapsulation (h' = 32): the switch
+// to the ephemeral secret at q_0 in host memory, the switch back on the device at the top level.
+TEST(CkksDeviceBootstrap, WithEncapsulationGivesTheCpuWords) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  rlwe::ParametersLiteral lit;
+  lit.log_n = 9;
+  lit.q_bits = {60, 40};
+  for (int i = 0; i < 13; ++i) lit.q_bits.push_back(58);
+  lit.p_bits = {60, 60, 60};
+  lit.security = rlwe::SecurityLevel::insecure_none;
+  const rlwe::ParametersPtr params = rlwe::Parameters::create(lit);
+  const ContextPtr ctx = Context::create(params, std::ldexp(1.0, 40));
+  BootstrapConfig config;
+  config.eval_mod = EvalMod::double_angle;
+  config.encapsulation_weight = 32;
+  const Bootstrapper host_boot(*ctx, config);
+  const Bootstrapper device_boot = host_boot.to_device(dev);
+  rlwe::KeyGenerator keygen(params, test::make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
+  const BootstrapKeys keys = host_boot.generate_keys(keygen, sk);
+  ASSERT_TRUE(keys.encapsulation.has_value());
+  const EncapsulationKeys device_keys = keys.encapsulation->to_device(dev);
+  const Evaluator he(params, rlwe::share(rlk), rlwe::share(keys.galois));
+  const Evaluator de(params, rlwe::share(rlk.to_device(dev)),
+                     rlwe::share(keys.galois.to_device(dev)));
+  const Seed seed = test::make_seed(rng);
+  rlwe::Encryptor h_enc(sk, seed), d_enc(sk.to_device(dev), seed);
+  const Vec x = test::random_values(rng, ctx->slots());
+  const Plaintext px = ctx->encode(x, std::size_t{0});
+  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  const Ciphertext hb = host_boot.bootstrap(he, hx, *keys.encapsulation);
+  const Ciphertext db = device_boot.bootstrap(de, dx, device_keys);
+  EXPECT_EQ(db.device(), dev);
+  expect_same(hb, db, "bootstrap with encapsulation");
+  EXPECT_GT(test::precision_bits(x, ctx->decode(decrypt(hb, sk))), 14.0);
+}
+
 TEST(CkksDevicePlacement, MixedPlacementsAreRefused) {
   POLYHE_DEVICE_OR_SKIP(dev);
   POLYHE_SEEDED_RNG(rng);

@@ -140,13 +140,26 @@ TEST(CliBenchCkks, BootstrapOnlyWhenNamed) {
   EXPECT_EQ(ms[0]["levels_after"], 1);  // L = 14: 2 + 9 (double angles) + 2 consumed
   EXPECT_EQ(ms[0]["slots"], 128);
   EXPECT_EQ(ms[0]["hamming_weight"], 64);
+  EXPECT_EQ(ms[0]["encapsulation_weight"], 0);
   EXPECT_GT(ms[0]["precision_bits"].get<double>(), 12.0);
   // A dense secret is refused before any key is made, naming the option.
   const auto dense = run_cli(base);
   EXPECT_EQ(dense.status, 2);
-  EXPECT_NE(dense.err.find("--ops bootstrap needs a sparse secret: --hamming-weight"),
+  EXPECT_NE(dense.err.find("--ops bootstrap needs a sparse secret for ModRaise: "
+                           "--encapsulation-weight 32"),
             std::string::npos)
       << dense.err;
+  // With encapsulation the secret may be dense.
+  auto encapsulated = base;
+  encapsulated.insert(encapsulated.end(), {"--encapsulation-weight", "32"});
+  const auto e = run_cli(encapsulated);
+  ASSERT_EQ(e.status, 0) << e.err;
+  const auto es = json_lines(e.out);
+  ASSERT_EQ(es.size(), 1U) << e.out;
+  EXPECT_EQ(es[0]["hamming_weight"], 0);
+  EXPECT_EQ(es[0]["encapsulation_weight"], 32);
+  EXPECT_EQ(es[0]["levels_after"], 1);
+  EXPECT_GT(es[0]["precision_bits"].get<double>(), 12.0);
   auto bad = base;
   bad.insert(bad.end(), {"--hamming-weight", "64", "--bootstrap-levels", "3"});
   EXPECT_EQ(run_cli(bad).status, 2);

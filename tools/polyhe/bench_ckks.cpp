@@ -166,11 +166,14 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
   }
   c.double_angle = args.eval_mod == "double_angle";
   c.eval_mod_baby_steps = args.eval_mod_baby_steps;
+  c.encapsulation_weight = args.encapsulation_weight;
   const bool boots = std::find(c.ops.begin(), c.ops.end(), CkksOp::bootstrap) != c.ops.end();
-  if (boots && (args.hamming_weight == 0 || args.hamming_weight > 256)) {
+  if (boots && args.encapsulation_weight == 0 &&
+      (args.hamming_weight == 0 || args.hamming_weight > 256)) {
     throw UsageError(
-        "--ops bootstrap needs a sparse secret: --hamming-weight in [1, 256] (64 "
-        "keeps ModRaise's multiple of q_0 within K = 16; it is " +
+        "--ops bootstrap needs a sparse secret for ModRaise: --encapsulation-weight 32 (an "
+        "ephemeral one, the secret dense) or --hamming-weight in [1, 256] (64 keeps ModRaise's "
+        "multiple of q_0 within K = 16; it is " +
         std::to_string(args.hamming_weight) + ")");
   }
   c.backend = make_bench_backend(args.backend, args.log_n);
@@ -214,13 +217,18 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
   std::shared_ptr<const rlwe::KeySwitchKey> rlk;
   std::optional<ckks::Bootstrapper> boot;
+  std::optional<ckks::EncapsulationKeys> encapsulation;
   if (wants(CkksOp::bootstrap)) {
     ckks::BootstrapConfig bc;
     bc.coeff_to_slot_levels = config.coeff_to_slot_levels;
     bc.slot_to_coeff_levels = config.slot_to_coeff_levels;
     bc.eval_mod = config.double_angle ? ckks::EvalMod::double_angle : ckks::EvalMod::chebyshev;
     bc.eval_mod_baby_steps = config.eval_mod_baby_steps;
+    bc.encapsulation_weight = config.encapsulation_weight;
     boot.emplace(*ckks::Context::create(params, scale), bc);
+    if (boot->encapsulation_parameters()) {
+      encapsulation = boot->encapsulation_keys(keygen, host_sk).to_device(device);
+    }
     if (device) boot = boot->to_device(device);
   }
   if (wants(CkksOp::multiply_relin) || wants(CkksOp::batch_multiply) || wants(CkksOp::bootstrap)) {
@@ -324,10 +332,15 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         // A level-0 ciphertext of x at Δ, refreshed; precision against x, all N/2 slots.
         const ckks::Ciphertext low =
             ckks::encrypt(encryptor, ckks::encode(encoder, params, x, scale, 0));
-        timed(cm.m, [&] { (void)boot->bootstrap(ev, low); });
+        const auto refresh = [&] {
+          return encapsulation ? boot->bootstrap(ev, low, *encapsulation)
+                               : boot->bootstrap(ev, low);
+        };
+        timed(cm.m, [&] { (void)refresh(); });
         cm.level = 0;
-        const ckks::Ciphertext fresh = boot->bootstrap(ev, low);
+        const ckks::Ciphertext fresh = refresh();
         cm.levels_after = fresh.level();
+        cm.encapsulation_weight = config.encapsulation_weight;
         const auto z = ckks::decode(encoder, ckks::decrypt(fresh, sk));
         double max_error = 0;
         for (std::size_t j = 0; j < x.size(); ++j)
@@ -381,6 +394,7 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
     j["levels_after"] = *cm.levels_after;
     j["slots"] = params.n() / 2;
     j["hamming_weight"] = params.hamming_weight();
+    j["encapsulation_weight"] = cm.encapsulation_weight;
   }
   if (cm.precision_bits) j["precision_bits"] = std::round(*cm.precision_bits * 100) / 100;
   if (cm.floor_ns) {

@@ -74,6 +74,7 @@ struct BenchCkksConfig {
   std::size_t slot_to_coeff_levels = 3;
   bool double_angle = false;  // EvalMod by double angles instead of the Chebyshev sine
   std::size_t eval_mod_baby_steps = 0;
+  std::size_t encapsulation_weight = 0;  // sparse-secret encapsulation's h' (0: none)
 };
 
 /// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];
@@ -103,6 +104,7 @@ struct CkksMeasurement {
   double d2h_bytes_per_s = 0;
   /// bootstrap only: the level the result is at, and the slots (all N/2).
   std::optional<std::size_t> levels_after;
+  std::size_t encapsulation_weight = 0;  // bootstrap only: h' of sparse-secret encapsulation
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with

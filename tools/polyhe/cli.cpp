@@ -158,7 +158,7 @@ void declare_bench_ckks(Commands& c, Options& o) {
       ->check(kNonEmpty);
   add_integer_option(c.bench_ckks, "--hamming-weight", k.hamming_weight,
                      "Nonzero coefficients of the secret (0: dense); --ops bootstrap needs a "
-                     "sparse one, e.g. 64")
+                     "sparse one, e.g. 64, or --encapsulation-weight")
       ->capture_default_str();
   c.bench_ckks
       ->add_option("--bootstrap-levels", k.bootstrap_levels,
@@ -171,6 +171,10 @@ void declare_bench_ckks(Commands& c, Options& o) {
   add_integer_option(c.bench_ckks, "--eval-mod-baby-steps", k.eval_mod_baby_steps,
                      "With --ops bootstrap: EvalMod's baby steps (0: its optimal depth; a larger "
                      "power of two: fewer products, one more level)")
+      ->capture_default_str();
+  add_integer_option(c.bench_ckks, "--encapsulation-weight", k.encapsulation_weight,
+                     "With --ops bootstrap: sparse-secret encapsulation, an ephemeral secret of "
+                     "this weight for ModRaise (32; 0: none), so that the secret may be dense")
       ->capture_default_str();
   add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
                      "Slots to rotate by (left; < 0: right)")

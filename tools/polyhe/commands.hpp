@@ -80,12 +80,13 @@ struct BenchCkksArgs {
   double min_time_s = 0.3;
   bool json = false;
   std::string backend = "cpu";  // cpu, cuda or cuda-emulated
-  /// The secret's Hamming weight (0: dense); bootstrap needs a sparse one.
+  /// The secret's Hamming weight (0: dense); bootstrap needs a sparse one or encapsulation.
   std::size_t hamming_weight = 0;
   /// bootstrap: the CoeffToSlot and SlotToCoeff levels, and EvalMod (chebyshev, double_angle).
   std::string bootstrap_levels = "3,3";
   std::string eval_mod = "chebyshev";
-  std::size_t eval_mod_baby_steps = 0;  // EvalMod's series: 0 (2) for its optimal depth
+  std::size_t eval_mod_baby_steps = 0;   // EvalMod's series: 0 (2) for its optimal depth
+  std::size_t encapsulation_weight = 0;  // sparse-secret encapsulation's h' (0: none)
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 

@@ -16,6 +16,14 @@
 //   SlotToCoeff   the encoding itself (the special FFT's stages, `slot_to_coeff_levels` merged
 //                 transforms) on the recombined m/q_0, folded with q_0/Δ': the message again.
 //
+// Sparse-secret encapsulation (Bossuat–Troncoso-Pastoriza–Hubaux 2022): with
+// `encapsulation_weight` h' > 0 the ciphertext is switched, at level 0, from the user's secret s
+// (dense: the secret the HE standard's table is for) to an ephemeral secret s' of exactly h'
+// nonzero coefficients, raised under s', and switched back to s at the top level. K then bounds
+// ModRaise's I for h' (σ ≈ 1.7 for h' = 32) whatever s is. The key s → s' lives only at the
+// modulus q_0·P' (P' the fewest special primes at least as wide as q_0): an RLWE sample under the
+// sparse s' at a modulus of a few hundred bits; the key s' → s is an ordinary key under s.
+//
 // Everything runs at one working scale Δ' (default: the top prime's size; every transform and the
 // series land on it exactly); the ciphertext returned carries the input's scale and decrypts to
 // the input's slots. The levels it consumes are depth(); the keys it needs, rotations() and the
@@ -26,12 +34,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "polyhe/ckks/ckks.hpp"
 #include "polyhe/ckks/context.hpp"
 #include "polyhe/ckks/linear_transform.hpp"
 #include "polyhe/ckks/polynomial.hpp"
+#include "polyhe/rlwe/keys.hpp"
 
 namespace polyhe::ckks {
 
@@ -53,18 +63,61 @@ struct BootstrapConfig {
   /// power of two does far fewer products for one more level.
   std::size_t eval_mod_baby_steps = 0;
   double scale = 0;  ///< the working scale Δ' (0: 2^round(log2 q_L))
+  /// h' > 0: sparse-secret encapsulation with an ephemeral secret of exactly h' nonzero
+  /// coefficients (32 is the usual choice); 0: ModRaise under the user's secret.
+  std::size_t encapsulation_weight = 0;
+};
+
+/// The two keys of sparse-secret encapsulation: s → s' at q_0·P' (parameters
+/// Bootstrapper::encapsulation_parameters(), used in host memory, where ModRaise is made) and
+/// s' → s over the whole Q ∪ P of the context's parameters. Public; serialised as any
+/// KeySwitchKey (rlwe/serial.hpp; load `to_sparse` against encapsulation_parameters()).
+struct EncapsulationKeys {
+  rlwe::KeySwitchKey to_sparse;
+  rlwe::KeySwitchKey to_dense;
+  /// A copy whose s' → s key lives on `device` (null: host memory); s → s' stays in host memory.
+  [[nodiscard]] EncapsulationKeys to_device(const std::shared_ptr<Device>& device) const;
+};
+
+/// Every key a Bootstrapper needs beyond the relinearisation key: the Galois keys of its
+/// rotations and the conjugation, and the encapsulation keys when it encapsulates.
+struct BootstrapKeys {
+  rlwe::GaloisKeys galois;
+  std::optional<EncapsulationKeys> encapsulation;
 };
 
 class Bootstrapper {
  public:
   /// Prepares every transform and series for ctx's parameters (N ≥ 8). InvalidParameter: a
   /// level budget outside [1, log2(N/2)], K not in [1, 2^20], a bad degree or double-angle count,
-  /// or fewer levels than depth() + 1 (at least one level must be left for the user).
+  /// fewer levels than depth() + 1 (at least one level must be left for the user), K below 6σ of
+  /// ModRaise's I for the secret raised (σ = √((h + 1)/12), h the encapsulation weight, else the
+  /// secret's weight, 2N/3 for a uniform ternary one), or an encapsulation weight above N.
+  /// InsecureParameters: encapsulation under parameters that claim a security level where no
+  /// estimate covers the sparse key at q_0·P' (128 bits only, h' ≥ 32, log2(q_0·P') at most
+  /// 152 bits for N = 2^15 and 426 for N = 2^16: the largest of Bossuat et al.'s 128-bit sets).
   Bootstrapper(const Context& ctx, const BootstrapConfig& config = {});
 
   /// The slot rotations whose Galois keys bootstrap() needs (it also needs the conjugation key
   /// and the relinearisation key).
   [[nodiscard]] std::vector<std::int64_t> rotations() const;
+  /// The levels a Bootstrapper of these parameters and configuration consumes, after every check
+  /// the constructor makes (the same exceptions), without preparing its transforms (which at
+  /// N = 2^16 take gigabytes).
+  [[nodiscard]] static std::size_t depth_for(const ParametersPtr& params,
+                                             const BootstrapConfig& config);
+  /// The parameters of the encapsulation key s → s' (N, Q = {q_0}, P' and the weight h'; they
+  /// claim no level themselves: see the constructor); null without encapsulation.
+  [[nodiscard]] const ParametersPtr& encapsulation_parameters() const { return encap_params_; }
+  /// Makes every key of BootstrapKeys from the secret key (host memory): the Galois keys of
+  /// rotations() and the conjugation, and with encapsulation the two keys, the ephemeral secret
+  /// drawn from keygen's stream (reproducible when keygen is seeded) and wiped after.
+  [[nodiscard]] BootstrapKeys generate_keys(rlwe::KeyGenerator& keygen,
+                                            const rlwe::SecretKey& sk) const;
+  /// The encapsulation keys alone (generate_keys' second part). InvalidParameter without
+  /// encapsulation.
+  [[nodiscard]] EncapsulationKeys encapsulation_keys(rlwe::KeyGenerator& keygen,
+                                                     const rlwe::SecretKey& sk) const;
   /// The levels bootstrap() consumes: the result is at L − depth().
   [[nodiscard]] std::size_t depth() const { return depth_; }
   [[nodiscard]] std::size_t levels_after() const { return params_->max_level() - depth_; }
@@ -74,15 +127,30 @@ class Bootstrapper {
   /// ct refreshed: the same slots (to the precision the parameters give) at level levels_after(),
   /// with ct's scale. ct at any level (dropped to 0), size 2; its message must be small against
   /// q_0 (|m| ≤ q_0/2^10 or so: the input scale and values well below q_0).
+  /// InvalidParameter when this Bootstrapper encapsulates (use the overload with its keys).
   [[nodiscard]] Ciphertext bootstrap(const Evaluator& ev, const Ciphertext& ct) const;
+  /// The same with sparse-secret encapsulation: `keys` from generate_keys (MismatchedContext for
+  /// keys of other parameters; InvalidParameter when this Bootstrapper does not encapsulate).
+  [[nodiscard]] Ciphertext bootstrap(const Evaluator& ev, const Ciphertext& ct,
+                                     const EncapsulationKeys& keys) const;
+  /// The same with the two encapsulation keys given apart (EncapsulationKeys' members).
+  [[nodiscard]] Ciphertext bootstrap(const Evaluator& ev, const Ciphertext& ct,
+                                     const rlwe::KeySwitchKey& to_sparse,
+                                     const rlwe::KeySwitchKey& to_dense) const;
 
   /// A copy whose transforms live on `device` (null: host memory).
   [[nodiscard]] Bootstrapper to_device(const std::shared_ptr<Device>& device) const;
 
  private:
   Ciphertext eval_mod(const Evaluator& ev, const Ciphertext& u) const;
+  Ciphertext refresh(const Evaluator& ev, const Ciphertext& ct, const rlwe::KeySwitchKey* to_sparse,
+                     const rlwe::KeySwitchKey* to_dense) const;
+  Ciphertext encapsulated_raise(const Evaluator& ev, const Ciphertext& ct,
+                                const rlwe::KeySwitchKey& to_sparse,
+                                const rlwe::KeySwitchKey& to_dense) const;
 
   ParametersPtr params_;
+  ParametersPtr encap_params_;
   BootstrapConfig config_;
   double scale_ = 0;
   std::size_t depth_ = 0;

@@ -142,6 +142,10 @@ class KeyGenerator {
                                          bool conjugation = false);
   /// Switches `from` (given over all of Q ∪ P, evaluation form) → s.
   [[nodiscard]] KeySwitchKey switching_key(const SecretKey& sk, const RnsPoly& from);
+  /// A generator for another parameter set, seeded from this one's stream: the keys it makes are
+  /// reproducible exactly when this generator's are (e.g. a bootstrapping key at a small modulus
+  /// made beside this set's keys).
+  [[nodiscard]] KeyGenerator for_parameters(ParametersPtr other);
 
  private:
   Seed next_seed();
@@ -150,6 +154,13 @@ class KeyGenerator {
   ParametersPtr params_;
   SeedSource seeds_;
 };
+
+/// The secret of `sk` as a secret key of `target`, a parameter set of the same ring degree: its
+/// coefficients, read centred modulo q_0 (a ternary s is the same there), over every prime of
+/// `target`'s Q ∪ P. For keys that join two parameter sets under one secret (bootstrapping's
+/// encapsulation keys). Host memory; wiped as every SecretKey is. InvalidParameter: a different
+/// ring degree, a ring that is not x^N + 1, or a key on a device.
+[[nodiscard]] SecretKey rebase_secret(const SecretKey& sk, ParametersPtr target);
 
 /// A key moved (or copied) into shared ownership: what evaluators and encryptors keep, so that a
 /// key outlives every object that uses it. `auto relin =
