@@ -16,6 +16,11 @@
 #   COMPARE_ROUNDS   rounds, polyhe and the peers alternating (default 3); the table takes each
 #                    side's fastest median of the rounds, op by op. On a shared VM one round's
 #                    medians move by up to 1.6x (perf.md §13b), more than the ratios measured.
+#   COMPARE_BOOTSTRAP=1  also CKKS bootstrapping at N = 2^16, 128-bit, a uniform ternary secret
+#                    with sparse-secret encapsulation, all 2^15 slots, one level left for the
+#                    user: polyhe's preset (ckks::bootstrappable_parameters(16, 1)) beside
+#                    OpenFHE's EvalBootstrap (SPARSE_ENCAPSULATED), one round (minutes and about
+#                    13 GB of memory each)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 min_time="${1:-0.5}"
@@ -87,5 +92,37 @@ for ((r = 1; r <= rounds; r++)); do
   for i in 0 1 2 3 4; do lists[i]+="${lists[i]:+,}${f[i]}"; done
 done
 python3 "$repo/bench/peers/compare_table.py" "${lists[@]}"
+if [[ ${COMPARE_BOOTSTRAP:-0} == 1 ]]; then
+  if [[ $libraries != *openfhe* ]]; then
+    echo "compare: COMPARE_BOOTSTRAP needs OpenFHE (Python 3.10): skipped" >&2
+  else
+    echo "compare: bootstrapping at N = 2^16 (polyhe's preset, then OpenFHE)" >&2
+    # The preset's chain (src/ckks/bootstrap_presets.cpp, N = 2^16, one user level).
+    boot_primes="55,40$(printf ',60%.0s' {1..16})"
+    "${pin[@]}" "$polyhe" bench ckks --threads 1 --log-n 16 --primes "$boot_primes" \
+      --special 61,61,61,61 --scale-bits 40 --encapsulation-weight 32 --eval-mod double_angle \
+      --bootstrap-levels 4,3 --message-ratio 9 --ops bootstrap --min-time "$min_time" --json \
+      >"$out/polyhe-bootstrap.jsonl"
+    OMP_NUM_THREADS=1 "${pin[@]}" "$venv/bin/python" "$repo/bench/peers/he_peers.py" \
+      --libraries openfhe --schemes ckks_bootstrap >"$out/openfhe-bootstrap.jsonl"
+    python3 - "$out/polyhe-bootstrap.jsonl" "$out/openfhe-bootstrap.jsonl" <<'PY'
+import json
+import sys
+
+ours, peer = ([json.loads(line) for line in open(path) if line.startswith("{")][0]
+              for path in sys.argv[1:3])
+p = peer["params"]
+print()
+print("### CKKS bootstrapping, N = 2^16, all 2^15 slots, dense secret + encapsulation, one thread")
+print()
+print("| library | median s | levels after | precision bits |")
+print("|---|---:|---:|---:|")
+print(f"| polyhe | {ours['median_ns'] / 1e9:.2f} | {ours['levels_after']} | {ours['precision_bits']} |")
+print(f"| OpenFHE | {peer['median_ms'] / 1e3:.2f} | {p['levels_after']} | {p['precision_bits']} |")
+print()
+print(f"polyhe is {peer['median_ms'] * 1e6 / ours['median_ns']:.2f}x OpenFHE's speed")
+PY
+  fi
+fi
 echo
 echo "Raw JSON: $out"

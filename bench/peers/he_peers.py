@@ -167,17 +167,81 @@ def openfhe_bfv(min_time):
          params)
 
 
+def openfhe_bootstrap(min_time, log_n=16, levels_after=1):
+    """OpenFHE's EvalBootstrap beside polyhe's preset (compare.sh, COMPARE_BOOTSTRAP=1): all N/2
+    slots, a uniform ternary secret with sparse-secret encapsulation (SPARSE_ENCAPSULATED, as
+    polyhe's preset: a dense secret alone needs N = 2^17 at 128 bits for OpenFHE's depth),
+    128-bit (log_n 16; below, HEStd_NotSet for quick checks),
+    FLEXIBLEAUTO with 59-bit scaling primes and a 60-bit first one, level budget [4, 3] (polyhe's
+    CoeffToSlot/SlotToCoeff levels), `levels_after` levels left for the user. min_time is
+    ignored: a bootstrap takes seconds, so three timed calls after one warm-up. Emits the median,
+    OpenFHE's levels after (depth - level - (noise degree - 1), as its examples count them) and the
+    precision against the input (uniform in [-1, 1])."""
+    import openfhe as of
+
+    del min_time
+    dist = of.SecretKeyDist.SPARSE_ENCAPSULATED
+    budget = [4, 3]
+    p = of.CCParamsCKKSRNS()
+    p.SetSecretKeyDist(dist)
+    p.SetSecurityLevel(of.SecurityLevel.HEStd_128_classic if log_n >= 16
+                       else of.SecurityLevel.HEStd_NotSet)
+    p.SetRingDim(1 << log_n)
+    p.SetScalingModSize(59)
+    p.SetFirstModSize(60)
+    p.SetScalingTechnique(of.ScalingTechnique.FLEXIBLEAUTO)
+    depth = levels_after + of.CryptoContext.GetBootstrapDepth(budget, dist)
+    p.SetMultiplicativeDepth(depth)
+    cc = of.GenCryptoContext(p)
+    for f in (of.PKESchemeFeature.PKE, of.PKESchemeFeature.KEYSWITCH,
+              of.PKESchemeFeature.LEVELEDSHE, of.PKESchemeFeature.ADVANCEDSHE,
+              of.PKESchemeFeature.FHE):
+        cc.Enable(f)
+    slots = cc.GetRingDimension() // 2
+    cc.EvalBootstrapSetup(budget)
+    keys = cc.KeyGen()
+    cc.EvalMultKeyGen(keys.secretKey)
+    cc.EvalBootstrapKeyGen(keys.secretKey, slots)
+    rng = random.Random(1)
+    x = [rng.uniform(-1, 1) for _ in range(slots)]
+    ct = cc.Encrypt(keys.publicKey, cc.MakeCKKSPackedPlaintext(x, 1, depth - 1))
+    out = cc.EvalBootstrap(ct)  # the warm-up, and the result checked
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter_ns()
+        cc.EvalBootstrap(ct)
+        times.append(time.perf_counter_ns() - t0)
+    dec = cc.Decrypt(keys.secretKey, out)
+    dec.SetLength(slots)
+    worst = max(abs(v - w) for v, w in zip(dec.GetRealPackedValue(), x))
+    params = {"log_n": log_n, "slots": slots, "level_budget": budget, "depth": depth,
+              "levels_after": depth - out.GetLevel() - (out.GetNoiseScaleDeg() - 1),
+              "precision_bits": round(-math.log2(worst), 2) if worst > 0 else 64.0,
+              "first_bits": 60, "scaling_bits": 59, "secret": "sparse_encapsulated",
+              "security": "128" if log_n >= 16 else "none"}
+    print(json.dumps({"library": "openfhe", "scheme": "ckks", "op": "bootstrap",
+                      "median_ms": statistics.median(times) / 1e6, "reps": len(times),
+                      "params": params}), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per op")
     ap.add_argument("--libraries", default="tenseal,openfhe")
-    ap.add_argument("--schemes", default="ckks,bfv")
+    ap.add_argument("--schemes", default="ckks,bfv",
+                    help="ckks, bfv, and ckks_bootstrap (OpenFHE only; named, never by default)")
+    ap.add_argument("--bootstrap-log-n", type=int, default=16,
+                    help="ckks_bootstrap's ring (16: 128-bit; smaller: insecure, quick checks)")
     args = ap.parse_args()
     runs = {("tenseal", "ckks"): tenseal_ckks, ("tenseal", "bfv"): tenseal_bfv,
-            ("openfhe", "ckks"): openfhe_ckks, ("openfhe", "bfv"): openfhe_bfv}
+            ("openfhe", "ckks"): openfhe_ckks, ("openfhe", "bfv"): openfhe_bfv,
+            ("openfhe", "ckks_bootstrap"):
+                lambda t: openfhe_bootstrap(t, args.bootstrap_log_n)}
     status = 0
     for lib in args.libraries.split(","):
         for scheme in args.schemes.split(","):
+            if (lib, scheme) not in runs:
+                continue  # TenSEAL does not bootstrap
             try:
                 runs[(lib, scheme)](args.min_time)
             except Exception as e:  # a peer that fails is reported, the others still run

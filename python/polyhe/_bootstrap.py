@@ -136,6 +136,12 @@ class Bootstrapper:
         """The working scale of its transforms and series."""
         return float(self._native.scale)
 
+    @property
+    def input_scaling_bits(self) -> int:
+        """b: the bits by which bootstrapping multiplies its input before ModRaise
+        (``message_ratio_bits``; 0 without)."""
+        return int(self._native.input_scaling_bits)
+
     def _placed(self):
         dev = self._ctx._device
         if dev is None:
@@ -197,6 +203,7 @@ def make(
     scale: Optional[float],
     eval_mod_baby_steps: int = 0,
     encapsulation_weight: int = 0,
+    message_ratio_bits: float = 0,
 ) -> Bootstrapper:
     """The body of Context.bootstrapper (arguments as documented there)."""
     if eval_mod not in ("chebyshev", "double_angle"):
@@ -214,7 +221,13 @@ def make(
     sc = 0.0 if scale is None else float(scale)
     bs = index("eval_mod_baby_steps", eval_mod_baby_steps, 0, int(_polyhe.ckks.max_degree))
     ew = index("encapsulation_weight", encapsulation_weight, 0, 1 << 17)
+    if isinstance(message_ratio_bits, bool) or not isinstance(message_ratio_bits, (int, float)):
+        raise TypeError(
+            "bootstrapper: message_ratio_bits: expected a number, got "
+            f"{type(message_ratio_bits).__name__}"
+        )
     native = _polyhe.ckks.Bootstrapper(
-        ctx._native, cts, stc, kk, eval_mod == "double_angle", deg, angles, sc, bs, ew
+        ctx._native, cts, stc, kk, eval_mod == "double_angle", deg, angles, sc, bs, ew,
+        float(message_ratio_bits),
     )
     return Bootstrapper(native, ctx)

@@ -711,7 +711,7 @@ Context.linear_transform = _linear_transform  # type: ignore[attr-defined]
 
 _BOOTSTRAP_DEFAULTS = dict(
     coeff_to_slot_levels=2, slot_to_coeff_levels=2, k=16, eval_mod="chebyshev",
-    encapsulation_weight=0,
+    encapsulation_weight=0, message_ratio_bits=0,
 )
 
 
@@ -727,6 +727,7 @@ def _bootstrapper(
     scale: Optional[float] = None,
     eval_mod_baby_steps: int = 0,
     encapsulation_weight: Optional[int] = None,
+    message_ratio_bits: Optional[float] = None,
 ):
     """A :class:`Bootstrapper` for this context: ciphertexts at the bottom of the chain come back
     with ``levels_after`` levels. ``coeff_to_slot_levels`` / ``slot_to_coeff_levels``: the
@@ -741,16 +742,21 @@ def _bootstrapper(
     series' baby steps (0: its optimal depth; a larger power of two does far fewer ciphertext
     products for one more level); ``encapsulation_weight``: sparse-secret encapsulation, ModRaise
     under an ephemeral secret of that many nonzero coefficients (32), so that the context's secret
-    may be dense and claim 128 bits. Generate its keys with ``b.generate_keys()`` (or, without
+    may be dense and claim 128 bits; ``message_ratio_bits``: ρ, ModRaise's message ratio
+    log2(q_0/m): the input is multiplied by 2^b, b = ⌊log2(q_0/Δ) − ρ⌋, before ModRaise, which
+    puts the bootstrap's own noise b bits further below the message, while EvalMod's sine costs
+    a coefficient m a relative (2π·m/q_0)²/6 (a constant vector keeps about 2ρ − 2.7 bits;
+    0: no scaling). Generate its keys with ``b.generate_keys()`` (or, without
     encapsulation, ``ctx.add_galois_keys(b.rotations, conjugation=True)``). Made once per context
     and configuration: a second call returns the same object. Arguments left out (None) take
     the preset's values for a context made by :meth:`Context.bootstrappable`, else 2, 2, 16,
-    'chebyshev' and 0."""
+    'chebyshev', 0 and 0."""
     from polyhe import _bootstrap
 
     given = dict(
         coeff_to_slot_levels=coeff_to_slot_levels, slot_to_coeff_levels=slot_to_coeff_levels,
         k=k, eval_mod=eval_mod, encapsulation_weight=encapsulation_weight,
+        message_ratio_bits=message_ratio_bits,
     )
     defaults = getattr(self, "_bootstrap_preset", None) or _BOOTSTRAP_DEFAULTS
     chosen = {name: defaults[name] if v is None else v for name, v in given.items()}
@@ -758,15 +764,16 @@ def _bootstrapper(
     slot_to_coeff_levels = chosen["slot_to_coeff_levels"]
     k, eval_mod = chosen["k"], chosen["eval_mod"]
     encapsulation_weight = chosen["encapsulation_weight"]
+    message_ratio_bits = chosen["message_ratio_bits"]
 
     key = ("bootstrapper", coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
-           double_angles, scale, eval_mod_baby_steps, encapsulation_weight)
+           double_angles, scale, eval_mod_baby_steps, encapsulation_weight, message_ratio_bits)
     with self._lock:
         made = self._cache.get(key)
     if made is None:
         made = _bootstrap.make(
             self, coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
-            double_angles, scale, eval_mod_baby_steps, encapsulation_weight,
+            double_angles, scale, eval_mod_baby_steps, encapsulation_weight, message_ratio_bits,
         )
         with self._lock:
             made = self._cache.setdefault(key, made)

@@ -4,8 +4,10 @@
 #include <bit>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <numbers>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -77,6 +79,19 @@ Ciphertext raise(const ParametersPtr& params, std::span<const std::uint64_t> c0,
   return out;
 }
 
+std::string one_decimal(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", v);
+  return text;
+}
+
+// c·2^bits modulo q_0, in place: ModRaise's input scaling (BootstrapConfig::message_ratio_bits).
+void times_power_of_two(std::span<std::uint64_t> c, int bits, std::uint64_t q0) {
+  if (bits == 0) return;
+  const unsigned __int128 factor = (static_cast<unsigned __int128>(1) << bits) % q0;
+  for (std::uint64_t& x : c) x = static_cast<std::uint64_t>((x * factor) % q0);
+}
+
 Ciphertext at_level_zero(const Evaluator& ev, const Ciphertext& ct, const char* op) {
   rlwe::check_same_params(ct.params(), ev.params(), op);
   if (ct.size() != 2) {
@@ -146,6 +161,12 @@ Plan plan_for(const ParametersPtr& params, const BootstrapConfig& config) {
   if (!(config.k >= 1.0 && config.k <= 1 << 20)) {
     throw InvalidParameter(std::string(op) + ": K = " + std::to_string(config.k) +
                            " is outside [1, 2^20]");
+  }
+  if (config.message_ratio_bits != 0 &&
+      !(config.message_ratio_bits >= 1 && config.message_ratio_bits <= 62)) {
+    throw InvalidParameter(std::string(op) +
+                           ": message_ratio_bits = " + std::to_string(config.message_ratio_bits) +
+                           " is neither 0 (no input scaling) nor in [1, 62]");
   }
   if (config.eval_mod == EvalMod::double_angle &&
       (config.double_angles < 1 || config.double_angles > 10)) {
@@ -223,14 +244,26 @@ Plan plan_for(const ParametersPtr& params, const BootstrapConfig& config) {
 
 }  // namespace
 
-Ciphertext mod_raise(const Evaluator& ev, const Ciphertext& ct) {
+namespace {
+
+// mod_raise of ct times 2^bits.
+Ciphertext scaled_raise(const Evaluator& ev, const Ciphertext& ct, int bits, const char* op) {
   const ParametersPtr& params = ev.params();
-  const Ciphertext low = at_level_zero(ev, ct, "mod_raise");
+  const Ciphertext low = at_level_zero(ev, ct, op);
   const RingContext& ring = *params->ring();
+  const std::uint64_t q0 = params->q_primes()[0];
   std::vector<std::uint64_t> c0(params->n()), c1(params->n());
   ring.inverse(0, low[0].limb(0), c0);  // coefficient form, mod q_0
   ring.inverse(0, low[1].limb(0), c1);
+  times_power_of_two(c0, bits, q0);
+  times_power_of_two(c1, bits, q0);
   return raise(params, c0, c1, ct.scale()).to_device(ct.device());
+}
+
+}  // namespace
+
+Ciphertext mod_raise(const Evaluator& ev, const Ciphertext& ct) {
+  return scaled_raise(ev, ct, 0, "mod_raise");
 }
 
 EncapsulationKeys EncapsulationKeys::to_device(const std::shared_ptr<Device>& device) const {
@@ -248,6 +281,10 @@ Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
   const std::size_t n = ctx.slots();
   const std::size_t top = params_->max_level();
   const double q0 = static_cast<double>(params_->q_primes()[0]);
+  if (config.message_ratio_bits != 0) {
+    const double room = std::log2(q0) - std::log2(ctx.scale()) - config.message_ratio_bits;
+    input_bits_ = std::max(0, static_cast<int>(std::floor(room)));
+  }
   // CoeffToSlot: n·BR(w_t)/Δ' → BR(w_t)/(2·q_0·K), the constant spread over the groups.
   std::vector<Diagonals> cts = detail::fft_groups(n, config.coeff_to_slot_levels, true);
   const double c_cts = scale_ / (2.0 * static_cast<double>(n) * q0 * config.k);
@@ -256,9 +293,11 @@ Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
     detail::scale_diagonals(cts[g], per_cts);
     coeff_to_slot_.emplace_back(ctx, cts[g], top - g);
   }
-  // SlotToCoeff: V·(w_m/q_0 in bit-reversed slots, times 2π for the double angles) → V·w_m/Δ'.
+  // SlotToCoeff: V·(2^b·w_m/q_0 in bit-reversed slots, times 2π for the double angles) →
+  // V·w_m/Δ'.
   std::vector<Diagonals> stc = detail::fft_groups(n, config.slot_to_coeff_levels, false);
-  const double c_stc = q0 / scale_ / (config.eval_mod == EvalMod::double_angle ? kTwoPi : 1.0);
+  const double c_stc = std::ldexp(q0 / scale_, -input_bits_) /
+                       (config.eval_mod == EvalMod::double_angle ? kTwoPi : 1.0);
   const double per_stc = std::pow(c_stc, 1.0 / static_cast<double>(stc.size()));
   const std::size_t stc_top = top - config.coeff_to_slot_levels - mod_depth;
   for (std::size_t g = 0; g < stc.size(); ++g) {
@@ -300,6 +339,8 @@ Ciphertext Bootstrapper::encapsulated_raise(const Evaluator& ev, const Ciphertex
   std::vector<std::uint64_t> c0(n), c1(n), t(n);
   ring.inverse(0, low[0].limb(0), c0);
   ring.inverse(0, low[1].limb(0), c1);
+  times_power_of_two(c0, input_bits_, q0);  // before the switch, whose noise it would scale
+  times_power_of_two(c1, input_bits_, q0);
   // s → s' modulo q_0 (host memory): (c_0 + u_0, u_1), (u_0, u_1) = KeySwitch(c_1).
   RnsPoly d(small, 1, PolyForm::kEvaluation, RnsPoly::kForOverwrite);
   small->forward_lifted(0, c1, q0, d.limb(0));
@@ -420,9 +461,23 @@ Ciphertext Bootstrapper::refresh(const Evaluator& ev, const Ciphertext& ct,
                              "; generate the keys of Bootstrapper::rotations()");
     }
   }
-  // ModRaise; the raised message t = m + q_0·I read at the working scale (CoeffToSlot's
-  // constant assumes Δ').
-  Ciphertext x = keys ? encapsulated_raise(ev, ct, *to_sparse, *to_dense) : mod_raise(ev, ct);
+  if (input_bits_ > 0) {
+    const double ratio = std::log2(static_cast<double>(params_->q_primes()[0])) -
+                         std::log2(ct.scale()) - input_bits_;
+    if (ratio < config_.message_ratio_bits - 1.0) {
+      throw InvalidParameter(std::string(op) + ": a ciphertext at scale 2^" +
+                             one_decimal(std::log2(ct.scale())) + ", multiplied by 2^" +
+                             std::to_string(input_bits_) + " before ModRaise, leaves q_0/m = 2^" +
+                             one_decimal(ratio) + ", more than a bit under the message ratio 2^" +
+                             one_decimal(config_.message_ratio_bits) +
+                             " this Bootstrapper was made for (its context's scale): bootstrap "
+                             "at that scale");
+    }
+  }
+  // ModRaise (of the input times 2^b); the raised message t = 2^b·m + q_0·I read at the working
+  // scale (CoeffToSlot's constant assumes Δ').
+  Ciphertext x = keys ? encapsulated_raise(ev, ct, *to_sparse, *to_dense)
+                      : scaled_raise(ev, ct, input_bits_, op);
   x.set_scale(scale_);
   for (const LinearTransform& t : coeff_to_slot_) {
     x = ev.rescale(t.apply(ev, x));

@@ -22,15 +22,19 @@ struct Layout {
   std::size_t eval_mod_levels;  // EvalMod's depth for K = 16 (checked by the tests)
   std::size_t max_levels;       // the most user levels within the 128-bit bound on log2(QP)
   bool prime_digits;            // dnum = L + 1 (one prime per digit: P of one prime suffices)
+  double message_ratio_bits;    // ρ: the input scaled to within 2^ρ of q_0 before ModRaise
 };
 
 Layout layout_for(int log_n) {
-  // Precision grows with the working scale Δ' (the bootstrapping primes) and Δ/q_0; q_0 = 2^15·Δ
-  // keeps the sine's error (2π·m/q_0)²/6 near 2^−27 of the message.
+  // Precision is set by the message ratio ρ' = log2(q_0/(2^b·Δ)) ModRaise sees (the input is
+  // scaled by 2^b to reach ρ, in [ρ, ρ + 1)): the bootstrap's own noise lies about 28 − ρ' bits
+  // below the message at N = 2^16 (29 − ρ' at 2^15), the sine's error (2π·m/q_0)²/6 about
+  // 2ρ' − 2.7 bits below a coefficient m as large as q_0/2^ρ' (a constant vector's). ρ = 9
+  // balances the two: about 18 bits for any input.
   // 2^15's 881 bits are tight: digits of one prime let P be a single prime and leave 58-bit
   // bootstrapping primes room.
-  if (log_n == 16) return {55, 40, 60, 61, 4, 4, 3, EvalMod::double_angle, 9, 12, false};
-  if (log_n == 15) return {50, 35, 58, 59, 1, 2, 2, EvalMod::chebyshev, 8, 2, true};
+  if (log_n == 16) return {55, 40, 60, 61, 4, 4, 3, EvalMod::double_angle, 9, 12, false, 9};
+  if (log_n == 15) return {50, 35, 58, 59, 1, 2, 2, EvalMod::chebyshev, 8, 2, true, 9};
   throw InvalidParameter("bootstrappable_parameters: log_n = " + std::to_string(log_n) +
                          " has no 128-bit bootstrappable set; use 15 or 16");
 }
@@ -63,6 +67,7 @@ BootstrappableParameters bootstrappable_parameters(int log_n, std::size_t levels
   out.config.eval_mod = l.eval_mod;
   out.config.k = 16;
   out.config.encapsulation_weight = 32;
+  out.config.message_ratio_bits = l.message_ratio_bits;
   out.scale = std::ldexp(1.0, l.user_bits);
   out.levels = levels;
   return out;

@@ -228,6 +228,66 @@ TEST(BootstrapParts, BadConfigurationsAreRefusedNamingTheRule) {
   refused(c, "double_angles = 0 is outside [1, 10]");
 }
 
+// The message ratio: the input multiplied by 2^b before ModRaise puts the bootstrap's own noise
+// 2^b further below the message, while EvalMod's sine misses a coefficient m by a relative
+// (2π·m/q_0)²/6: spread-out slots (coefficients about Δ/√N) gain about b bits, and a constant
+// vector (one coefficient as large as q_0/2^ρ) keeps about 2ρ − 3.3 of them.
+TEST(BootstrapMessageRatio, ScalesTheInputAndTradesNoiseForTheSinesError) {
+  POLYHE_SEEDED_RNG(rng);
+  Fixture f(rng, 13);
+  BootstrapConfig config;
+  config.eval_mod = EvalMod::double_angle;
+  const Bootstrapper plain(*f.ctx, config);
+  EXPECT_EQ(plain.input_scaling_bits(), 0);
+  config.message_ratio_bits = 8;
+  const Bootstrapper scaled(*f.ctx, config);
+  const double q0_bits = std::log2(static_cast<double>(f.params->q_primes()[0]));
+  EXPECT_EQ(scaled.input_scaling_bits(), static_cast<int>(std::floor(q0_bits - 40 - 8)));
+  EXPECT_EQ(scaled.rotations(), plain.rotations());
+  EXPECT_EQ(scaled.depth(), plain.depth());
+  const Evaluator ev = f.evaluator(plain);
+  const auto refreshed_bits = [&](const Bootstrapper& b, const Vec& x, double scale) {
+    const Ciphertext low = ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, scale));
+    const Ciphertext fresh = b.bootstrap(ev, low);
+    EXPECT_EQ(fresh.scale(), low.scale());
+    return test::precision_bits(x, f.decrypt(fresh));
+  };
+  const Vec x = test::random_values(rng, f.ctx->slots());
+  const double before = refreshed_bits(plain, x, std::ldexp(1.0, 40));
+  const double after = refreshed_bits(scaled, x, std::ldexp(1.0, 40));
+  EXPECT_GT(after, before + 4.0) << "precision " << before << " -> " << after << " bits";
+  // A constant vector: its one coefficient, Δ before the scaling, is q_0/2^ρ' after it
+  // (ρ' = log2(q_0/Δ) − b, in [8, 9)), so the sine's relative error (2π/2^ρ')²/6 sets its
+  // precision, 2ρ' − 2.7 bits.
+  const Vec ones(f.ctx->slots(), Complex(1.0, 0.0));
+  const double constant = refreshed_bits(scaled, ones, std::ldexp(1.0, 40));
+  const double rho = q0_bits - 40 - scaled.input_scaling_bits();
+  EXPECT_NEAR(constant, 2 * rho - 2.7, 0.5)
+      << "rho' = " << rho << ", before " << before << ", after " << after;
+  EXPECT_GT(refreshed_bits(plain, ones, std::ldexp(1.0, 40)), before - 2.0);
+  // A ciphertext at a larger scale than the context's would leave q_0/m below the ratio: refused.
+  const Ciphertext big =
+      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 46)));
+  try {
+    (void)scaled.bootstrap(ev, big);
+    ADD_FAILURE() << "a ciphertext at 2^46 was bootstrapped with a ratio made for 2^40";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("under the message ratio 2^8.0"), std::string::npos)
+        << e.what();
+  }
+  for (const double bad : {0.5, -3.0, 63.0}) {
+    config.message_ratio_bits = bad;
+    try {
+      (void)Bootstrapper(*f.ctx, config);
+      ADD_FAILURE() << "message_ratio_bits = " << bad << " was accepted";
+    } catch (const InvalidParameter& e) {
+      EXPECT_NE(std::string(e.what()).find("is neither 0 (no input scaling) nor in [1, 62]"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // A uniform ternary secret: ModRaise's I has σ ≈ 7.5 at N = 2^10, beyond K = 16, so the plain
 // bootstrapper is refused; with an ephemeral secret of weight 32 the ciphertext is raised under it
 // and comes back under the dense secret with the slots it had.

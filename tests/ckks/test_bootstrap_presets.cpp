@@ -32,6 +32,7 @@ TEST(BootstrapPresets, EveryLevelCountIsBootstrappableAt128Bits) {
       EXPECT_EQ(params->max_level() - depth, levels) << "log_n " << log_n;
       EXPECT_EQ(set.levels, levels);
       EXPECT_EQ(set.scale, std::ldexp(1.0, log_n == 16 ? 40 : 35));
+      EXPECT_EQ(set.config.message_ratio_bits, 9.0);
     }
     // One more user level of the same size breaks the table: the maximum is the maximum.
     BootstrappableParameters set = bootstrappable_parameters(log_n, most);
@@ -54,14 +55,16 @@ TEST(BootstrapPresets, EveryLevelCountIsBootstrappableAt128Bits) {
 }
 #else
 // A whole bootstrap of the N = 2^15 preset with one user level: values uniform in the complex unit
-// disc over all 2^14 slots come back at level 1 to within 2^−12 (measured:
-// docs/ckks-bootstrapping.md).
+// disc over all 2^14 slots come back at level 1 to within 2^−16 (18.9 bits measured, the input
+// encrypted with the secret key; docs/ckks-bootstrapping.md).
 TEST(BootstrapPresets, TheN15PresetBootstraps) {
   POLYHE_SEEDED_RNG(rng);
   const BootstrappableParameters set = bootstrappable_parameters(15, 1);
   const rlwe::ParametersPtr params = rlwe::Parameters::create(set.literal);
   const ContextPtr ctx = Context::create(params, set.scale);
   const Bootstrapper boot(*ctx, set.config);
+  // The input scaled to a message ratio of 2^9 to 2^10 against q_0 (50 bits, Δ = 2^35).
+  EXPECT_EQ(boot.input_scaling_bits(), 5);
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   BootstrapKeys keys = boot.generate_keys(keygen, sk);
@@ -73,7 +76,7 @@ TEST(BootstrapPresets, TheN15PresetBootstraps) {
   const Ciphertext fresh = boot.bootstrap(ev, low, *keys.encapsulation);
   EXPECT_EQ(fresh.level(), 1u);
   const double bits = test::precision_bits(x, ctx->decode(decrypt(fresh, sk)));
-  EXPECT_GT(bits, 12.0);
+  EXPECT_GT(bits, 16.0);
   std::cout << "N = 2^15 preset bootstrap: " << bits << " bits, " << boot.rotations().size()
             << " rotation keys\n";
 }

@@ -402,7 +402,9 @@ TEST(CkksDeviceBootstrap, WithEncapsulationGivesTheCpuWords) {
   BootstrapConfig config;
   config.eval_mod = EvalMod::double_angle;
   config.encapsulation_weight = 32;
+  config.message_ratio_bits = 8;  // the input scaled by 2^b before ModRaise too
   const Bootstrapper host_boot(*ctx, config);
+  ASSERT_GT(host_boot.input_scaling_bits(), 0);
   const Bootstrapper device_boot = host_boot.to_device(dev);
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();

@@ -160,6 +160,28 @@ TEST(CliBenchCkks, BootstrapOnlyWhenNamed) {
   EXPECT_EQ(es[0]["encapsulation_weight"], 32);
   EXPECT_EQ(es[0]["levels_after"], 1);
   EXPECT_GT(es[0]["precision_bits"].get<double>(), 12.0);
+  EXPECT_EQ(es[0]["input_scaling_bits"], 0);
+  EXPECT_GT(es[0]["input_precision_bits"].get<double>(), es[0]["precision_bits"].get<double>());
+  // --message-ratio 12: the input scaled by 2^8 (q_0 of 60 bits, just above 2^60 here; Δ = 2^40)
+  // before ModRaise. (At N = 2^8 the coefficients are large against q_0: a smaller ratio meets
+  // the sine's error.)
+  auto ratio = encapsulated;
+  ratio.insert(ratio.end(), {"--message-ratio", "12"});
+  const auto rr = run_cli(ratio);
+  ASSERT_EQ(rr.status, 0) << rr.err;
+  const auto rs = json_lines(rr.out);
+  ASSERT_EQ(rs.size(), 1U) << rr.out;
+  EXPECT_EQ(rs[0]["input_scaling_bits"], 8);
+  EXPECT_GT(rs[0]["precision_bits"].get<double>(), es[0]["precision_bits"].get<double>() + 3.0);
+  for (const char* r : {"0.5", "63", "-1"}) {
+    auto wrong = encapsulated;
+    wrong.insert(wrong.end(), {"--message-ratio", r});
+    const auto w = run_cli(wrong);
+    EXPECT_EQ(w.status, 2) << r;
+    EXPECT_NE(w.err.find("use 0 (no input scaling) or a number of bits in [1, 62]"),
+              std::string::npos)
+        << w.err;
+  }
   auto bad = base;
   bad.insert(bad.end(), {"--hamming-weight", "64", "--bootstrap-levels", "3"});
   EXPECT_EQ(run_cli(bad).status, 2);

@@ -167,6 +167,12 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
   c.double_angle = args.eval_mod == "double_angle";
   c.eval_mod_baby_steps = args.eval_mod_baby_steps;
   c.encapsulation_weight = args.encapsulation_weight;
+  if (args.message_ratio_bits != 0 &&
+      !(args.message_ratio_bits >= 1 && args.message_ratio_bits <= 62)) {
+    throw UsageError("--message-ratio " + std::to_string(args.message_ratio_bits) +
+                     ": use 0 (no input scaling) or a number of bits in [1, 62]");
+  }
+  c.message_ratio_bits = args.message_ratio_bits;
   const bool boots = std::find(c.ops.begin(), c.ops.end(), CkksOp::bootstrap) != c.ops.end();
   if (boots && args.encapsulation_weight == 0 &&
       (args.hamming_weight == 0 || args.hamming_weight > 256)) {
@@ -225,6 +231,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     bc.eval_mod = config.double_angle ? ckks::EvalMod::double_angle : ckks::EvalMod::chebyshev;
     bc.eval_mod_baby_steps = config.eval_mod_baby_steps;
     bc.encapsulation_weight = config.encapsulation_weight;
+    bc.message_ratio_bits = config.message_ratio_bits;
     boot.emplace(*ckks::Context::create(params, scale), bc);
     if (boot->encapsulation_parameters()) {
       encapsulation = boot->encapsulation_keys(keygen, host_sk).to_device(device);
@@ -341,6 +348,15 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         const ckks::Ciphertext fresh = refresh();
         cm.levels_after = fresh.level();
         cm.encapsulation_weight = config.encapsulation_weight;
+        cm.input_scaling_bits = boot->input_scaling_bits();
+        const auto worst_bits = [&](const ckks::Ciphertext& c) {
+          const auto z = ckks::decode(encoder, ckks::decrypt(c, sk));
+          double e = 0;
+          for (std::size_t j = 0; j < x.size(); ++j) e = std::max(e, std::abs(z[j] - x[j]));
+          if (!(e >= 0x1p-64)) e = std::isnan(e) ? 1e300 : 0x1p-64;
+          return -std::log2(e);
+        };
+        cm.input_precision_bits = worst_bits(low);
         const auto z = ckks::decode(encoder, ckks::decrypt(fresh, sk));
         double max_error = 0;
         for (std::size_t j = 0; j < x.size(); ++j)
@@ -395,6 +411,9 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
     j["slots"] = params.n() / 2;
     j["hamming_weight"] = params.hamming_weight();
     j["encapsulation_weight"] = cm.encapsulation_weight;
+    j["input_scaling_bits"] = cm.input_scaling_bits;
+    if (cm.input_precision_bits)
+      j["input_precision_bits"] = std::round(*cm.input_precision_bits * 100) / 100;
   }
   if (cm.precision_bits) j["precision_bits"] = std::round(*cm.precision_bits * 100) / 100;
   if (cm.floor_ns) {
@@ -431,7 +450,9 @@ std::string ckks_table_notes(const std::vector<CkksMeasurement>& ms) {
     if (cm.levels_after) {
       notes += "\nbootstrap (only when named): a level-0 ciphertext refreshed to level " +
                std::to_string(*cm.levels_after) + "; precision " + fixed(*cm.precision_bits, 2) +
-               " bits (−log2 of the largest slot error of the refreshed ciphertext against x).\n";
+               " bits (−log2 of the largest slot error of the refreshed ciphertext against x; "
+               "the level-0 input itself: " +
+               fixed(cm.input_precision_bits.value_or(0), 2) + " bits).\n";
       continue;
     }
     notes += "\nPrecision of multiply_relin: " + fixed(*cm.precision_bits, 2) +

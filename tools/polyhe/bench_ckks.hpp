@@ -75,6 +75,7 @@ struct BenchCkksConfig {
   bool double_angle = false;  // EvalMod by double angles instead of the Chebyshev sine
   std::size_t eval_mod_baby_steps = 0;
   std::size_t encapsulation_weight = 0;  // sparse-secret encapsulation's h' (0: none)
+  double message_ratio_bits = 0;         // ModRaise's message ratio ρ (BootstrapConfig)
 };
 
 /// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];
@@ -105,6 +106,10 @@ struct CkksMeasurement {
   /// bootstrap only: the level the result is at, and the slots (all N/2).
   std::optional<std::size_t> levels_after;
   std::size_t encapsulation_weight = 0;  // bootstrap only: h' of sparse-secret encapsulation
+  /// bootstrap only: −log2 of the largest slot error of the level-0 input itself (the
+  /// encryption's noise, which no bootstrap removes), and the input scaling 2^b used.
+  std::optional<double> input_precision_bits;
+  int input_scaling_bits = 0;
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with

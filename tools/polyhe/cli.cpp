@@ -176,6 +176,11 @@ void declare_bench_ckks(Commands& c, Options& o) {
                      "With --ops bootstrap: sparse-secret encapsulation, an ephemeral secret of "
                      "this weight for ModRaise (32; 0: none), so that the secret may be dense")
       ->capture_default_str();
+  c.bench_ckks
+      ->add_option("--message-ratio", k.message_ratio_bits,
+                   "With --ops bootstrap: ModRaise's message ratio log2(q_0/m) in bits; the "
+                   "input is multiplied by 2^b to reach it (0: no scaling)")
+      ->capture_default_str();
   add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
                      "Slots to rotate by (left; < 0: right)")
       ->capture_default_str();

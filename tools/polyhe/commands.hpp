@@ -87,6 +87,7 @@ struct BenchCkksArgs {
   std::string eval_mod = "chebyshev";
   std::size_t eval_mod_baby_steps = 0;   // EvalMod's series: 0 (2) for its optimal depth
   std::size_t encapsulation_weight = 0;  // sparse-secret encapsulation's h' (0: none)
+  double message_ratio_bits = 0;         // ModRaise's message ratio ρ in bits (0: no scaling)
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 

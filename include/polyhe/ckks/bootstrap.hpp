@@ -63,6 +63,14 @@ struct BootstrapConfig {
   /// power of two does far fewer products for one more level.
   std::size_t eval_mod_baby_steps = 0;
   double scale = 0;  ///< the working scale Δ' (0: 2^round(log2 q_L))
+  /// ModRaise's message ratio ρ, in bits: the level-0 ciphertext is multiplied by the integer
+  /// 2^b, b = max(0, ⌊log2(q_0/Δ) − ρ⌋) for the context's scale Δ, before ModRaise, and
+  /// SlotToCoeff divides 2^b out again. The bootstrap's own noise (its key switches and rescales)
+  /// then lies 2^b further below the message; EvalMod's sine misses x mod 1 by a relative
+  /// (2π·|m|/q_0)²/6 for a coefficient m, about 2^−(2ρ−2.7) for one as large as q_0/2^ρ (a
+  /// constant vector's), far less for the coefficients of spread-out slots (|m| about
+  /// Δ/√N). 0: no multiplication (b = 0).
+  double message_ratio_bits = 0;
   /// h' > 0: sparse-secret encapsulation with an ephemeral secret of exactly h' nonzero
   /// coefficients (32 is the usual choice); 0: ModRaise under the user's secret.
   std::size_t encapsulation_weight = 0;
@@ -123,11 +131,15 @@ class Bootstrapper {
   [[nodiscard]] std::size_t levels_after() const { return params_->max_level() - depth_; }
   [[nodiscard]] const BootstrapConfig& config() const { return config_; }
   [[nodiscard]] double scale() const { return scale_; }
+  /// b: the bits by which bootstrap() multiplies its input at level 0 (message_ratio_bits).
+  [[nodiscard]] int input_scaling_bits() const { return input_bits_; }
 
   /// ct refreshed: the same slots (to the precision the parameters give) at level levels_after(),
   /// with ct's scale. ct at any level (dropped to 0), size 2; its message must be small against
   /// q_0 (|m| ≤ q_0/2^10 or so: the input scale and values well below q_0).
-  /// InvalidParameter when this Bootstrapper encapsulates (use the overload with its keys).
+  /// InvalidParameter when this Bootstrapper encapsulates (use the overload with its keys), and
+  /// when ct's scale times 2^input_scaling_bits() leaves a message ratio log2(q_0/(2^b·scale))
+  /// more than one bit below message_ratio_bits.
   [[nodiscard]] Ciphertext bootstrap(const Evaluator& ev, const Ciphertext& ct) const;
   /// The same with sparse-secret encapsulation: `keys` from generate_keys (MismatchedContext for
   /// keys of other parameters; InvalidParameter when this Bootstrapper does not encapsulate).
@@ -153,6 +165,7 @@ class Bootstrapper {
   ParametersPtr encap_params_;
   BootstrapConfig config_;
   double scale_ = 0;
+  int input_bits_ = 0;
   std::size_t depth_ = 0;
   std::vector<LinearTransform> coeff_to_slot_;
   std::vector<LinearTransform> slot_to_coeff_;

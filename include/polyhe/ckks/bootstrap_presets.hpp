@@ -36,6 +36,9 @@ struct BootstrappableParameters {
 /// levels each, EvalMod by the scaled sine's Chebyshev series in its optimal depth (8 levels), all
 /// 12 bootstrapping primes of 58 bits, P one prime of 59 bits with key-switching digits of one
 /// prime (dnum = L + 1). (2^15's bound of 881 bits leaves little: prefer N = 2^16.)
+/// Both take a message ratio of ρ = 9 bits (BootstrapConfig::message_ratio_bits: the input
+/// scaled by 2^5 before ModRaise), where the bootstrap's noise and the sine's error on a
+/// constant vector are about equal.
 /// InvalidParameter naming the rule for another log_n or a level count out of range.
 [[nodiscard]] BootstrappableParameters bootstrappable_parameters(int log_n, std::size_t levels);
 
