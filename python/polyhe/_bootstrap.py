@@ -204,6 +204,7 @@ def make(
     eval_mod_baby_steps: int = 0,
     encapsulation_weight: int = 0,
     message_ratio_bits: float = 0,
+    arcsine_degree: int = 0,
 ) -> Bootstrapper:
     """The body of Context.bootstrapper (arguments as documented there)."""
     if eval_mod not in ("chebyshev", "double_angle"):
@@ -226,8 +227,9 @@ def make(
             "bootstrapper: message_ratio_bits: expected a number, got "
             f"{type(message_ratio_bits).__name__}"
         )
+    asd = index("arcsine_degree", arcsine_degree, 0, 64)
     native = _polyhe.ckks.Bootstrapper(
         ctx._native, cts, stc, kk, eval_mod == "double_angle", deg, angles, sc, bs, ew,
-        float(message_ratio_bits),
+        float(message_ratio_bits), asd,
     )
     return Bootstrapper(native, ctx)

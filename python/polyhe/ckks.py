@@ -711,7 +711,7 @@ Context.linear_transform = _linear_transform  # type: ignore[attr-defined]
 
 _BOOTSTRAP_DEFAULTS = dict(
     coeff_to_slot_levels=2, slot_to_coeff_levels=2, k=16, eval_mod="chebyshev",
-    encapsulation_weight=0, message_ratio_bits=0,
+    encapsulation_weight=0, message_ratio_bits=0, arcsine_degree=0,
 )
 
 
@@ -728,6 +728,7 @@ def _bootstrapper(
     eval_mod_baby_steps: int = 0,
     encapsulation_weight: Optional[int] = None,
     message_ratio_bits: Optional[float] = None,
+    arcsine_degree: Optional[int] = None,
 ):
     """A :class:`Bootstrapper` for this context: ciphertexts at the bottom of the chain come back
     with ``levels_after`` levels. ``coeff_to_slot_levels`` / ``slot_to_coeff_levels``: the
@@ -746,17 +747,19 @@ def _bootstrapper(
     log2(q_0/m): the input is multiplied by 2^b, b = ⌊log2(q_0/Δ) − ρ⌋, before ModRaise, which
     puts the bootstrap's own noise b bits further below the message, while EvalMod's sine costs
     a coefficient m a relative (2π·m/q_0)²/6 (a constant vector keeps about 2ρ − 2.7 bits;
-    0: no scaling). Generate its keys with ``b.generate_keys()`` (or, without
+    0: no scaling); ``arcsine_degree``: 0, or an odd degree 3 … 15 of arcsin's series after
+    EvalMod, which turns that relative error into about (3/40)·(2π·m/q_0)^4 (degree 3) for
+    ⌈log2(d + 1)⌉ more levels, so a small ratio suits every input. Generate its keys with ``b.generate_keys()`` (or, without
     encapsulation, ``ctx.add_galois_keys(b.rotations, conjugation=True)``). Made once per context
     and configuration: a second call returns the same object. Arguments left out (None) take
     the preset's values for a context made by :meth:`Context.bootstrappable`, else 2, 2, 16,
-    'chebyshev', 0 and 0."""
+    'chebyshev', 0, 0 and 0."""
     from polyhe import _bootstrap
 
     given = dict(
         coeff_to_slot_levels=coeff_to_slot_levels, slot_to_coeff_levels=slot_to_coeff_levels,
         k=k, eval_mod=eval_mod, encapsulation_weight=encapsulation_weight,
-        message_ratio_bits=message_ratio_bits,
+        message_ratio_bits=message_ratio_bits, arcsine_degree=arcsine_degree,
     )
     defaults = getattr(self, "_bootstrap_preset", None) or _BOOTSTRAP_DEFAULTS
     chosen = {name: defaults[name] if v is None else v for name, v in given.items()}
@@ -765,15 +768,18 @@ def _bootstrapper(
     k, eval_mod = chosen["k"], chosen["eval_mod"]
     encapsulation_weight = chosen["encapsulation_weight"]
     message_ratio_bits = chosen["message_ratio_bits"]
+    arcsine_degree = chosen["arcsine_degree"]
 
     key = ("bootstrapper", coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
-           double_angles, scale, eval_mod_baby_steps, encapsulation_weight, message_ratio_bits)
+           double_angles, scale, eval_mod_baby_steps, encapsulation_weight, message_ratio_bits,
+           arcsine_degree)
     with self._lock:
         made = self._cache.get(key)
     if made is None:
         made = _bootstrap.make(
             self, coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
             double_angles, scale, eval_mod_baby_steps, encapsulation_weight, message_ratio_bits,
+            arcsine_degree,
         )
         with self._lock:
             made = self._cache.setdefault(key, made)

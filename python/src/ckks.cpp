@@ -209,7 +209,8 @@ void bind_ckks(nb::module_& parent) {
           [](B* self, const CkksContext& c, std::size_t coeff_to_slot_levels,
              std::size_t slot_to_coeff_levels, double k, bool double_angle, std::size_t sine_degree,
              int double_angles, double scale, std::size_t eval_mod_baby_steps,
-             std::size_t encapsulation_weight, double message_ratio_bits) {
+             std::size_t encapsulation_weight, double message_ratio_bits,
+             std::size_t arcsine_degree) {
             ckks::BootstrapConfig config;
             config.coeff_to_slot_levels = coeff_to_slot_levels;
             config.slot_to_coeff_levels = slot_to_coeff_levels;
@@ -221,13 +222,14 @@ void bind_ckks(nb::module_& parent) {
             config.eval_mod_baby_steps = eval_mod_baby_steps;
             config.encapsulation_weight = encapsulation_weight;
             config.message_ratio_bits = message_ratio_bits;
+            config.arcsine_degree = arcsine_degree;
             nb::gil_scoped_release release;
             new (self) B(*c.ptr, config);
           },
           nb::arg("context"), nb::arg("coeff_to_slot_levels"), nb::arg("slot_to_coeff_levels"),
           nb::arg("k"), nb::arg("double_angle"), nb::arg("sine_degree"), nb::arg("double_angles"),
           nb::arg("scale"), nb::arg("eval_mod_baby_steps"), nb::arg("encapsulation_weight"),
-          nb::arg("message_ratio_bits"))
+          nb::arg("message_ratio_bits"), nb::arg("arcsine_degree"))
       .def_prop_ro("rotations", &B::rotations)
       .def_prop_ro("encapsulation_parameters",
                    [](const B& b) -> std::optional<Params> {
@@ -276,6 +278,7 @@ void bind_ckks(nb::module_& parent) {
             p.config.eval_mod == ckks::EvalMod::double_angle ? "double_angle" : "chebyshev";
         boot["encapsulation_weight"] = p.config.encapsulation_weight;
         boot["message_ratio_bits"] = p.config.message_ratio_bits;
+        boot["arcsine_degree"] = p.config.arcsine_degree;
         nb::dict out;
         out["q_bits"] = p.literal.q_bits;
         out["p_bits"] = p.literal.p_bits;

@@ -62,6 +62,24 @@ ChebyshevSeries sine_series(const BootstrapConfig& c) {
                          "; lower K or use more double angles");
 }
 
+// arcsin(a·y)/a to degree d (Taylor: the coefficient of y^(2k+1) is (2k)!/(4^k·(k!)²·(2k+1))),
+// for EvalMod's output y: sin(2π·m/q_0) by double angles (a = 1), sin(2π·m/q_0)/(2π) by the
+// Chebyshev sine (a = 2π); either way 2π·m/q_0 or m/q_0 again, as SlotToCoeff expects.
+PowerSeries arcsine_series(const BootstrapConfig& c) {
+  const double a = c.eval_mod == EvalMod::double_angle ? 1.0 : kTwoPi;
+  PowerSeries p;
+  p.coeffs.assign(c.arcsine_degree + 1, 0.0);
+  double term = 1.0;  // (2k)!/(4^k·(k!)²·(2k+1))·a^(2k)
+  for (std::size_t k = 0; 2 * k + 1 <= c.arcsine_degree; ++k) {
+    if (k > 0) {
+      const double kk = static_cast<double>(k);
+      term *= (2 * kk - 1) * (2 * kk - 1) / ((2 * kk) * (2 * kk + 1)) * a * a;
+    }
+    p.coeffs[2 * k + 1] = term;
+  }
+  return p;
+}
+
 // The ciphertext (c_0, c_1), given by its coefficients modulo q_0, lifted centred to every prime
 // of Q_L (host memory).
 Ciphertext raise(const ParametersPtr& params, std::span<const std::uint64_t> c0,
@@ -137,6 +155,7 @@ constexpr std::size_t kMinClaimedWeight = 32;
 struct Plan {
   double scale = 0;
   ChebyshevSeries series;
+  PowerSeries arcsine;
   std::size_t mod_depth = 0;
   std::size_t depth = 0;
   ParametersPtr encapsulation;
@@ -188,6 +207,15 @@ Plan plan_for(const ParametersPtr& params, const BootstrapConfig& config) {
       ckks::depth(out.series, series_options) +
       (config.eval_mod == EvalMod::double_angle ? static_cast<std::size_t>(config.double_angles)
                                                 : 0);
+  if (config.arcsine_degree != 0) {
+    if (config.arcsine_degree % 2 == 0 || config.arcsine_degree < 3 || config.arcsine_degree > 15) {
+      throw InvalidParameter(std::string(op) +
+                             ": arcsine_degree = " + std::to_string(config.arcsine_degree) +
+                             " is neither 0 (no correction) nor odd in [3, 15]");
+    }
+    out.arcsine = arcsine_series(config);
+    out.mod_depth += ckks::depth(out.arcsine);
+  }
   out.depth = config.coeff_to_slot_levels + out.mod_depth + config.slot_to_coeff_levels;
   if (out.depth + 1 > top) {
     throw InvalidParameter(std::string(op) + ": bootstrapping takes " + std::to_string(out.depth) +
@@ -275,6 +303,7 @@ Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
   Plan plan = plan_for(params_, config);
   scale_ = plan.scale;
   series_ = std::move(plan.series);
+  arcsine_ = std::move(plan.arcsine);
   depth_ = plan.depth;
   encap_params_ = std::move(plan.encapsulation);
   const std::size_t mod_depth = plan.mod_depth;
@@ -365,6 +394,12 @@ Ciphertext Bootstrapper::encapsulated_raise(const Evaluator& ev, const Ciphertex
 }
 
 Ciphertext Bootstrapper::eval_mod(const Evaluator& ev, const Ciphertext& u) const {
+  Ciphertext s = sine(ev, u);
+  if (arcsine_.coeffs.empty()) return s;
+  return evaluate(ev, s, arcsine_, {scale_, 0});
+}
+
+Ciphertext Bootstrapper::sine(const Evaluator& ev, const Ciphertext& u) const {
   const std::size_t k = config_.eval_mod_baby_steps;
   if (config_.eval_mod == EvalMod::chebyshev) return evaluate(ev, u, series_, {scale_, k});
   // cos(2θ) = 2·cos²θ − 1, r times; each square's input at the scale that lands its output on

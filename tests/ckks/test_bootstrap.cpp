@@ -288,6 +288,53 @@ TEST(BootstrapMessageRatio, ScalesTheInputAndTradesNoiseForTheSinesError) {
   }
 }
 
+// The arcsine after EvalMod: at a small message ratio (ρ' just under 7) the sine alone leaves a
+// constant vector 2ρ' − 2.7 ≈ 11.3 bits; arcsin's series of degree 3 (two levels more) leaves
+// 4ρ' − 6.9 ≈ 21, and spread-out slots lose nothing. Both EvalMods.
+TEST(BootstrapMessageRatio, TheArcsineLiftsTheConstantVectorsBound) {
+  POLYHE_SEEDED_RNG(rng);
+  Fixture f(rng, 15);
+  const Vec ones(f.ctx->slots(), Complex(1.0, 0.0));
+  const Vec x = test::random_values(rng, f.ctx->slots());
+  for (const EvalMod method : {EvalMod::double_angle, EvalMod::chebyshev}) {
+    SCOPED_TRACE(method == EvalMod::chebyshev ? "chebyshev" : "double_angle");
+    BootstrapConfig config;
+    config.eval_mod = method;
+    config.message_ratio_bits = 6;
+    const Bootstrapper sine(*f.ctx, config);
+    config.arcsine_degree = 3;
+    const Bootstrapper arcsine(*f.ctx, config);
+    EXPECT_EQ(arcsine.depth(), sine.depth() + 2);
+    const double rho =
+        std::log2(static_cast<double>(f.params->q_primes()[0])) - 40 - arcsine.input_scaling_bits();
+    const Evaluator ev = f.evaluator(sine);
+    const auto refreshed_bits = [&](const Bootstrapper& b, const Vec& v) {
+      const Ciphertext low = ckks::encrypt(f.encryptor, f.ctx->encode(v, std::size_t{0}));
+      const Ciphertext fresh = b.bootstrap(ev, low);
+      EXPECT_EQ(fresh.level(), b.levels_after());
+      return test::precision_bits(v, f.decrypt(fresh));
+    };
+    const double constant_sine = refreshed_bits(sine, ones);
+    const double constant_arcsine = refreshed_bits(arcsine, ones);
+    EXPECT_NEAR(constant_sine, 2 * rho - 2.7, 0.5) << "rho' = " << rho;
+    EXPECT_NEAR(constant_arcsine, 4 * rho - 6.9, 1.0) << "rho' = " << rho;
+    EXPECT_GT(refreshed_bits(arcsine, x), refreshed_bits(sine, x) - 1.0);
+  }
+  BootstrapConfig bad;
+  bad.eval_mod = EvalMod::double_angle;
+  for (const std::size_t degree : {1, 2, 4, 17}) {
+    bad.arcsine_degree = degree;
+    try {
+      (void)Bootstrapper(*f.ctx, bad);
+      ADD_FAILURE() << "arcsine_degree = " << degree << " was accepted";
+    } catch (const InvalidParameter& e) {
+      EXPECT_NE(std::string(e.what()).find("is neither 0 (no correction) nor odd in [3, 15]"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // A uniform ternary secret: ModRaise's I has σ ≈ 7.5 at N = 2^10, beyond K = 16, so the plain
 // bootstrapper is refused; with an ephemeral secret of weight 32 the ciphertext is raised under it
 // and comes back under the dense secret with the slots it had.

@@ -173,6 +173,7 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
                      ": use 0 (no input scaling) or a number of bits in [1, 62]");
   }
   c.message_ratio_bits = args.message_ratio_bits;
+  c.arcsine_degree = args.arcsine_degree;
   const bool boots = std::find(c.ops.begin(), c.ops.end(), CkksOp::bootstrap) != c.ops.end();
   if (boots && args.encapsulation_weight == 0 &&
       (args.hamming_weight == 0 || args.hamming_weight > 256)) {
@@ -232,6 +233,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     bc.eval_mod_baby_steps = config.eval_mod_baby_steps;
     bc.encapsulation_weight = config.encapsulation_weight;
     bc.message_ratio_bits = config.message_ratio_bits;
+    bc.arcsine_degree = config.arcsine_degree;
     boot.emplace(*ckks::Context::create(params, scale), bc);
     if (boot->encapsulation_parameters()) {
       encapsulation = boot->encapsulation_keys(keygen, host_sk).to_device(device);
@@ -349,6 +351,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         cm.levels_after = fresh.level();
         cm.encapsulation_weight = config.encapsulation_weight;
         cm.input_scaling_bits = boot->input_scaling_bits();
+        cm.arcsine_degree = config.arcsine_degree;
         const auto worst_bits = [&](const ckks::Ciphertext& c) {
           const auto z = ckks::decode(encoder, ckks::decrypt(c, sk));
           double e = 0;
@@ -412,6 +415,7 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
     j["hamming_weight"] = params.hamming_weight();
     j["encapsulation_weight"] = cm.encapsulation_weight;
     j["input_scaling_bits"] = cm.input_scaling_bits;
+    j["arcsine_degree"] = cm.arcsine_degree;
     if (cm.input_precision_bits)
       j["input_precision_bits"] = std::round(*cm.input_precision_bits * 100) / 100;
   }

@@ -76,6 +76,7 @@ struct BenchCkksConfig {
   std::size_t eval_mod_baby_steps = 0;
   std::size_t encapsulation_weight = 0;  // sparse-secret encapsulation's h' (0: none)
   double message_ratio_bits = 0;         // ModRaise's message ratio ρ (BootstrapConfig)
+  std::size_t arcsine_degree = 0;        // arcsin's series after EvalMod (BootstrapConfig)
 };
 
 /// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];
@@ -110,6 +111,7 @@ struct CkksMeasurement {
   /// encryption's noise, which no bootstrap removes), and the input scaling 2^b used.
   std::optional<double> input_precision_bits;
   int input_scaling_bits = 0;
+  std::size_t arcsine_degree = 0;
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with

@@ -181,6 +181,10 @@ void declare_bench_ckks(Commands& c, Options& o) {
                    "With --ops bootstrap: ModRaise's message ratio log2(q_0/m) in bits; the "
                    "input is multiplied by 2^b to reach it (0: no scaling)")
       ->capture_default_str();
+  add_integer_option(c.bench_ckks, "--arcsine-degree", k.arcsine_degree,
+                     "With --ops bootstrap: arcsin's series of this odd degree (3 … 15) after "
+                     "EvalMod, for a small --message-ratio (0: none)")
+      ->capture_default_str();
   add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
                      "Slots to rotate by (left; < 0: right)")
       ->capture_default_str();

@@ -88,6 +88,7 @@ struct BenchCkksArgs {
   std::size_t eval_mod_baby_steps = 0;   // EvalMod's series: 0 (2) for its optimal depth
   std::size_t encapsulation_weight = 0;  // sparse-secret encapsulation's h' (0: none)
   double message_ratio_bits = 0;         // ModRaise's message ratio ρ in bits (0: no scaling)
+  std::size_t arcsine_degree = 0;        // arcsin's series after EvalMod (0: none; odd 3 … 15)
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 

@@ -12,7 +12,9 @@
 //                 undoes).
 //   EvalMod       t/q_0 mod 1 = m/q_0 (m ≪ q_0), as sin(2π·K·u)/(2π) of u = t/(q_0·K): a
 //                 Chebyshev series on [−1, 1] (EvalMod::chebyshev), or cos(2π(K·u − 1/4)/2^r)
-//                 followed by r double angles (EvalMod::double_angle); both slot by slot.
+//                 followed by r double angles (EvalMod::double_angle); both slot by slot;
+//                 optionally arcsin's series after it (`arcsine_degree`), so that a message
+//                 large against q_0 (a small `message_ratio_bits`) loses little to the sine.
 //   SlotToCoeff   the encoding itself (the special FFT's stages, `slot_to_coeff_levels` merged
 //                 transforms) on the recombined m/q_0, folded with q_0/Δ': the message again.
 //
@@ -71,6 +73,11 @@ struct BootstrapConfig {
   /// constant vector's), far less for the coefficients of spread-out slots (|m| about
   /// Δ/√N). 0: no multiplication (b = 0).
   double message_ratio_bits = 0;
+  /// d: 0, or an odd degree in [3, 15]: arcsin's Taylor series of degree d after EvalMod, so
+  /// that EvalMod gives 2π·m/q_0 itself rather than its sine: the sine's relative error
+  /// (2π·m/q_0)²/6 falls to about c·(2π·m/q_0)^(d+1) (3/40·(2π·m/q_0)^4 for d = 3), for
+  /// ⌈log2(d + 1)⌉ more levels. With it a small message ratio suits every input.
+  std::size_t arcsine_degree = 0;
   /// h' > 0: sparse-secret encapsulation with an ephemeral secret of exactly h' nonzero
   /// coefficients (32 is the usual choice); 0: ModRaise under the user's secret.
   std::size_t encapsulation_weight = 0;
@@ -98,7 +105,8 @@ class Bootstrapper {
  public:
   /// Prepares every transform and series for ctx's parameters (N ≥ 8). InvalidParameter: a
   /// level budget outside [1, log2(N/2)], K not in [1, 2^20], a bad degree or double-angle count,
-  /// fewer levels than depth() + 1 (at least one level must be left for the user), K below 6σ of
+  /// fewer levels than depth() + 1 (at least one level must be left for the user), an arcsine
+  /// degree other than 0 or odd in [3, 15], K below 6σ of
   /// ModRaise's I for the secret raised (σ = √((h + 1)/12), h the encapsulation weight, else the
   /// secret's weight, 2N/3 for a uniform ternary one), or an encapsulation weight above N.
   /// InsecureParameters: encapsulation under parameters that claim a security level where no
@@ -155,6 +163,7 @@ class Bootstrapper {
 
  private:
   Ciphertext eval_mod(const Evaluator& ev, const Ciphertext& u) const;
+  Ciphertext sine(const Evaluator& ev, const Ciphertext& u) const;
   Ciphertext refresh(const Evaluator& ev, const Ciphertext& ct, const rlwe::KeySwitchKey* to_sparse,
                      const rlwe::KeySwitchKey* to_dense) const;
   Ciphertext encapsulated_raise(const Evaluator& ev, const Ciphertext& ct,
@@ -170,6 +179,7 @@ class Bootstrapper {
   std::vector<LinearTransform> coeff_to_slot_;
   std::vector<LinearTransform> slot_to_coeff_;
   ChebyshevSeries series_;
+  PowerSeries arcsine_;  ///< empty without the arcsine correction
 };
 
 }  // namespace polyhe::ckks
