@@ -16,11 +16,11 @@
 int main() {
   using namespace polyhe;
 
-  // EvalMod's sine series with 16 baby steps: 13 levels for the bootstrap (CoeffToSlot 2,
-  // EvalMod 9, SlotToCoeff 2), fewer products than in its optimal depth.
+  // EvalMod's sine series with 16 baby steps: 12 levels for the bootstrap (CoeffToSlot 2,
+  // EvalMod 8, SlotToCoeff 2), fewer products than in its optimal depth.
   ckks::BootstrapConfig config;
   config.eval_mod_baby_steps = 16;
-  const std::size_t boot_levels = 13;
+  const std::size_t boot_levels = 12;
 
   // q_0 of 60 bits (the message, at 2^40, must be small against it), three user levels of 40
   // bits, then 58-bit levels for the bootstrap; a sparse secret (h = 64) keeps ModRaise's

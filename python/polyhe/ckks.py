@@ -723,7 +723,7 @@ def _bootstrapper(
     k: Optional[float] = None,
     eval_mod: Optional[str] = None,
     sine_degree: int = 0,
-    double_angles: int = 3,
+    double_angles: int = 4,
     scale: Optional[float] = None,
     eval_mod_baby_steps: int = 0,
     encapsulation_weight: Optional[int] = None,

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <complex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ckks/ckks_cases.hpp"
@@ -199,6 +200,36 @@ INSTANTIATE_TEST_SUITE_P(EvalMods, Bootstrap,
                          [](const auto& param) {
                            return param.param == EvalMod::chebyshev ? "Chebyshev" : "DoubleAngle";
                          });
+
+// EvalMod's degree (sine_degree = 0): the first 2^j − 1 that fits fixes the depth, the smallest
+// degree within a bit of its error is used. Fewer products, the same depth, and no precision lost
+// against 2^j − 1 itself; a degree that merely meets 2^−40 (140 for this sine) lost five bits.
+TEST(BootstrapEvalMod, TheChosenDegreeIsShorterAndLosesNoPrecision) {
+  POLYHE_SEEDED_RNG(rng);
+  Fixture f(rng, 13);
+  const Vec x = test::random_values(rng, f.ctx->slots());
+  const Ciphertext low =
+      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
+  for (const auto& [method, full, below] :
+       {std::tuple{EvalMod::chebyshev, std::size_t{255}, std::size_t{128}},
+        std::tuple{EvalMod::double_angle, std::size_t{31}, std::size_t{16}}}) {
+    SCOPED_TRACE(method == EvalMod::chebyshev ? "Chebyshev sine" : "double angles");
+    BootstrapConfig config;
+    config.eval_mod = method;
+    const Bootstrapper chosen(*f.ctx, config);
+    config.sine_degree = full;
+    const Bootstrapper reference(*f.ctx, config);
+    EXPECT_LT(chosen.sine_degree(), full);
+    EXPECT_GE(chosen.sine_degree(), below);
+    EXPECT_EQ(reference.sine_degree(), full);
+    EXPECT_EQ(chosen.depth(), reference.depth());
+    const Evaluator ev = f.evaluator(chosen);
+    const double got = test::precision_bits(x, f.decrypt(chosen.bootstrap(ev, low)));
+    const double ref = test::precision_bits(x, f.decrypt(reference.bootstrap(ev, low)));
+    EXPECT_GT(got, ref - 1.0) << "degree " << chosen.sine_degree() << ": " << got
+                              << " bits, degree " << full << ": " << ref;
+  }
+}
 
 TEST(BootstrapParts, BadConfigurationsAreRefusedNamingTheRule) {
   POLYHE_SEEDED_RNG(rng);

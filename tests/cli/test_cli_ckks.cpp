@@ -173,11 +173,11 @@ TEST(CliBenchCkks, BootstrapOnlyWhenNamed) {
   ASSERT_EQ(rs.size(), 1U) << rr.out;
   EXPECT_EQ(rs[0]["input_scaling_bits"], 8);
   EXPECT_GT(rs[0]["precision_bits"].get<double>(), es[0]["precision_bits"].get<double>() + 3.0);
-  for (const char* r : {"0.5", "63", "-1"}) {
+  for (const char* text : {"0.5", "63", "-1"}) {
     auto wrong = encapsulated;
-    wrong.insert(wrong.end(), {"--message-ratio", r});
+    wrong.insert(wrong.end(), {"--message-ratio", text});
     const auto w = run_cli(wrong);
-    EXPECT_EQ(w.status, 2) << r;
+    EXPECT_EQ(w.status, 2) << text;
     EXPECT_NE(w.err.find("use 0 (no input scaling) or a number of bits in [1, 62]"),
               std::string::npos)
         << w.err;
@@ -285,7 +285,7 @@ TEST(CliReport, QuickReportHasTheCkksBootstrappingBfvAndBgvSections) {
   for (const char* s :
        {"## CKKS", "N = 2^12, Q = 36,30 bits", "| multiply_relin | 1 | ", "| rotate | 1 | ",
         "Precision of multiply_relin: ", "## CKKS bootstrapping", "N = 2^10, Q = 60,40,40,40,58,",
-        "| bootstrap | 0 | ", "refreshed to level 3 of L = 18", "## BFV",
+        "| bootstrap | 0 | ", "refreshed to level 3 of L = 17", "## BFV",
         "BFV: N = 2^12, Q = 36,36 bits", "Invariant noise budget: ", "## BGV",
         "BGV: N = 2^12, Q = 36,36 bits", "| mod_switch | 1 | ",
         "\nNoise budget: ", "bits after a following mod_switch to L − 1"}) {

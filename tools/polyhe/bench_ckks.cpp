@@ -174,6 +174,8 @@ BenchCkksConfig make_bench_ckks_config(const BenchCkksArgs& args) {
   }
   c.message_ratio_bits = args.message_ratio_bits;
   c.arcsine_degree = args.arcsine_degree;
+  c.double_angles = args.double_angles;
+  c.sine_degree = args.sine_degree;
   const bool boots = std::find(c.ops.begin(), c.ops.end(), CkksOp::bootstrap) != c.ops.end();
   if (boots && args.encapsulation_weight == 0 &&
       (args.hamming_weight == 0 || args.hamming_weight > 256)) {
@@ -234,6 +236,8 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     bc.encapsulation_weight = config.encapsulation_weight;
     bc.message_ratio_bits = config.message_ratio_bits;
     bc.arcsine_degree = config.arcsine_degree;
+    bc.double_angles = config.double_angles;
+    bc.sine_degree = config.sine_degree;
     boot.emplace(*ckks::Context::create(params, scale), bc);
     if (boot->encapsulation_parameters()) {
       encapsulation = boot->encapsulation_keys(keygen, host_sk).to_device(device);
@@ -352,6 +356,8 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         cm.encapsulation_weight = config.encapsulation_weight;
         cm.input_scaling_bits = boot->input_scaling_bits();
         cm.arcsine_degree = config.arcsine_degree;
+        cm.double_angles = config.double_angle ? config.double_angles : 0;
+        cm.sine_degree = boot->sine_degree();
         const auto worst_bits = [&](const ckks::Ciphertext& c) {
           const auto z = ckks::decode(encoder, ckks::decrypt(c, sk));
           double e = 0;
@@ -411,6 +417,8 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
     j["encapsulation_weight"] = cm.encapsulation_weight;
     j["input_scaling_bits"] = cm.input_scaling_bits;
     j["arcsine_degree"] = cm.arcsine_degree;
+    j["double_angles"] = cm.double_angles;
+    j["sine_degree"] = cm.sine_degree;
     if (cm.input_precision_bits)
       j["input_precision_bits"] = std::round(*cm.input_precision_bits * 100) / 100;
   }

@@ -77,6 +77,8 @@ struct BenchCkksConfig {
   std::size_t encapsulation_weight = 0;  // sparse-secret encapsulation's h' (0: none)
   double message_ratio_bits = 0;         // ModRaise's message ratio ρ (BootstrapConfig)
   std::size_t arcsine_degree = 0;        // arcsin's series after EvalMod (BootstrapConfig)
+  int double_angles = 4;                 // r, with double_angle (BootstrapConfig)
+  std::size_t sine_degree = 0;           // EvalMod's series degree (0: chosen; BootstrapConfig)
 };
 
 /// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];
@@ -112,6 +114,8 @@ struct CkksMeasurement {
   std::optional<double> input_precision_bits;
   int input_scaling_bits = 0;
   std::size_t arcsine_degree = 0;
+  int double_angles = 0;        // bootstrap only: r (0: the Chebyshev sine)
+  std::size_t sine_degree = 0;  // bootstrap only: EvalMod's series degree as used
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with

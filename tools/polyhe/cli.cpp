@@ -185,6 +185,14 @@ void declare_bench_ckks(Commands& c, Options& o) {
                      "With --ops bootstrap: arcsin's series of this odd degree (3 … 15) after "
                      "EvalMod, for a small --message-ratio (0: none)")
       ->capture_default_str();
+  add_integer_option(c.bench_ckks, "--double-angles", k.double_angles,
+                     "With --ops bootstrap --eval-mod double_angle: the double angles r after the "
+                     "cosine (1 … 10)")
+      ->capture_default_str();
+  add_integer_option(c.bench_ckks, "--sine-degree", k.sine_degree,
+                     "With --ops bootstrap: EvalMod's series degree (0: the smallest 2^j - 1 "
+                     "within 2^-40 of the function for K and r)")
+      ->capture_default_str();
   add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
                      "Slots to rotate by (left; < 0: right)")
       ->capture_default_str();

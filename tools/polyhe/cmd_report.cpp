@@ -81,15 +81,15 @@ BenchCkksArgs report_ckks_args(const ReportOptions& opt, double min_time_s) {
 /// The bootstrapping section's set, a toy ring below any security level: a 128-bit
 /// bootstrappable set needs N = 2^16, whose keys (gigabytes) and bootstraps (a minute or more on
 /// one core) do not suit a report (docs/perf.md has that cost). N = 2^11 (--quick:
-/// 2^10); q_0 of 60 bits, three 40-bit user levels and 15 levels of 58 bits for the bootstrap
-/// (CoeffToSlot 3, EvalMod's sine series at 16 baby steps 9, SlotToCoeff 3); P = 3 × 60 bits;
+/// 2^10); q_0 of 60 bits, three 40-bit user levels and 14 levels of 58 bits for the bootstrap
+/// (CoeffToSlot 3, EvalMod's sine series at 16 baby steps 8, SlotToCoeff 3); P = 3 × 60 bits;
 /// h = 64; Δ = 2^40. Each bootstrap costs 0.2–1 s, so 5 samples (--quick: 3) whatever
 /// --min-time says.
 BenchCkksConfig report_bootstrap_config(const ReportOptions& opt, double min_time_s) {
   BenchCkksArgs args;
   args.log_n = opt.quick ? 10 : 11;
   args.primes = "60,40,40,40";
-  for (int i = 0; i < 15; ++i) args.primes += ",58";
+  for (int i = 0; i < 14; ++i) args.primes += ",58";
   args.special = "60,60,60";
   args.security = "none";
   args.hamming_weight = 64;

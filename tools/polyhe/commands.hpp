@@ -89,6 +89,8 @@ struct BenchCkksArgs {
   std::size_t encapsulation_weight = 0;  // sparse-secret encapsulation's h' (0: none)
   double message_ratio_bits = 0;         // ModRaise's message ratio ρ in bits (0: no scaling)
   std::size_t arcsine_degree = 0;        // arcsin's series after EvalMod (0: none; odd 3 … 15)
+  int double_angles = 4;                 // r, with --eval-mod double_angle (1 … 10)
+  std::size_t sine_degree = 0;           // EvalMod's series degree (0: chosen for K and r)
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 

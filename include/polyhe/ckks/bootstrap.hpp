@@ -60,7 +60,7 @@ struct BootstrapConfig {
   double k = 16;                         ///< the bound K on |I| (EvalMod's interval [−K, K])
   EvalMod eval_mod = EvalMod::chebyshev;
   std::size_t sine_degree = 0;  ///< EvalMod's Chebyshev degree (0: chosen for K and the method)
-  int double_angles = 3;        ///< r, for EvalMod::double_angle
+  int double_angles = 4;        ///< r, for EvalMod::double_angle
   /// The series' baby steps (ckks::PolynomialOptions): 0 or 2 for its optimal depth; a larger
   /// power of two does far fewer products for one more level.
   std::size_t eval_mod_baby_steps = 0;
@@ -139,6 +139,8 @@ class Bootstrapper {
   [[nodiscard]] std::size_t levels_after() const { return params_->max_level() - depth_; }
   [[nodiscard]] const BootstrapConfig& config() const { return config_; }
   [[nodiscard]] double scale() const { return scale_; }
+  /// The degree of EvalMod's series (config().sine_degree, or the one chosen for K and r).
+  [[nodiscard]] std::size_t sine_degree() const { return series_.degree(); }
   /// b: the bits by which bootstrap() multiplies its input at level 0 (message_ratio_bits).
   [[nodiscard]] int input_scaling_bits() const { return input_bits_; }
 
