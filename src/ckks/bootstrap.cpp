@@ -72,13 +72,11 @@ ChebyshevSeries sine_series(const BootstrapConfig& c) {
   };
   if (c.sine_degree != 0) return fit(c.sine_degree);
   const double goal = std::ldexp(1.0, -40);
-  auto fits = [&](const ChebyshevSeries& s) {
-    return fit_error(s, f, c.k, c.double_angles, angles) <= goal;
-  };
   for (std::size_t d = 7; d < kMaxDegree; d = 2 * d + 1) {
     ChebyshevSeries s = fit(d);
-    if (!fits(s)) continue;
-    const double floor = 2 * fit_error(s, f, c.k, c.double_angles, angles);
+    const double error = fit_error(s, f, c.k, c.double_angles, angles);
+    if (error > goal) continue;
+    const double floor = 2 * error;
     std::size_t lo = d / 2;  // 2^(j−1) − 1: does not fit (or is below the first degree tried)
     while (d - lo > 1) {
       const std::size_t mid = lo + (d - lo) / 2;

@@ -190,8 +190,8 @@ void declare_bench_ckks(Commands& c, Options& o) {
                      "cosine (1 … 10)")
       ->capture_default_str();
   add_integer_option(c.bench_ckks, "--sine-degree", k.sine_degree,
-                     "With --ops bootstrap: EvalMod's series degree (0: the smallest 2^j - 1 "
-                     "within 2^-40 of the function for K and r)")
+                     "With --ops bootstrap: EvalMod's series degree (0: chosen for K and r, the "
+                     "smallest within a bit of the first 2^j - 1 series that meets 2^-40)")
       ->capture_default_str();
   add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
                      "Slots to rotate by (left; < 0: right)")
