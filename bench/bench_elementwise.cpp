@@ -128,16 +128,17 @@ void bench_ntt_batch(benchmark::State& state, std::size_t limbs, unsigned thread
 enum class Conversion { convert_exact, convert_approx, scale_round };
 
 /// One conversion of N coefficients at BFV's anchor shape (perf.md §9): Q → R exact or approximate
-/// (8 → 9 limbs), or the scale-and-round from Q ∪ R to R (17 → 9).
-void bench_conversion(benchmark::State& state, Conversion kind, polyhe::CpuPath path) {
+/// (8 → 9 limbs), or the scale-and-round from Q ∪ R to R (17 → 9); Q of `bits`-bit primes and R
+/// one bit wider (49: the IFMA52 sums; 60: the wide ones, as CKKS chains' primes).
+void bench_conversion(benchmark::State& state, Conversion kind, polyhe::CpuPath path, int bits) {
   if (auto why = polyhe::cpu_path_unavailable_reason(path)) {
     state.SkipWithError(why->c_str());
     return;
   }
   polyhe::set_cpu_path(path);
   const std::size_t n = static_cast<std::size_t>(state.range(0));
-  const auto q = polyhe::ntt_primes(49, n, 8);
-  const auto r = polyhe::ntt_primes(50, n, 9);
+  const auto q = polyhe::ntt_primes(bits, n, 8);
+  const auto r = polyhe::ntt_primes(bits + 1, n, 9);
   const polyhe::RnsBasis qb(q), rb(r);
   const polyhe::BaseConverter q_to_r(qb, rb);
   const polyhe::ScaleRounder scale(qb, rb, 65537);
@@ -294,11 +295,15 @@ const char* op_name(Op op) {
                                    std::pair{Conversion::convert_approx, "convert_approx"},
                                    std::pair{Conversion::scale_round, "scale_round"}}) {
     for (auto path : polyhe::kAllCpuPaths) {
-      const std::string full =
-          std::string("rns/") + name + "/" + std::string(polyhe::to_string(path));
-      benchmark::RegisterBenchmark(full.c_str(), bench_conversion, kind, path)
-          ->Arg(1 << 14)
-          ->ArgName("n");
+      for (int bits : {49, 60}) {
+        if (bits == 60 && kind == Conversion::scale_round) continue;
+        const std::string full = std::string("rns/") + name + "/" +
+                                 std::string(polyhe::to_string(path)) +
+                                 (bits == 49 ? std::string() : "/bits:" + std::to_string(bits));
+        benchmark::RegisterBenchmark(full.c_str(), bench_conversion, kind, path, bits)
+            ->Arg(1 << 14)
+            ->ArgName("n");
+      }
     }
   }
   for (auto path : polyhe::kAllCpuPaths) {

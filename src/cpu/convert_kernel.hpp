@@ -1,10 +1,11 @@
 // Internal (src/cpu): the kernels of the inner sum of RNS base conversion (FastBConv, HPS): for
 // one target modulus c,
 //   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,
-// with every x_i[k] < 2^52 and w_i < c (x_i: one pointer per term, e.g. the limbs of a block). An
-// IFMA52 kernel and double-precision ones on AVX2 + FMA and AVX-512 (x_i[k] < 2^50, c < 2^50)
-// exist: elsewhere the callers keep their scalar 128-bit loops (rns/base_converter.cpp), which
-// are the reference the kernels are tested against (tests/cpu/test_convert_kernel.cpp).
+// with w_i < c (x_i: one pointer per term, e.g. the limbs of a block). Two IFMA52 kernels (x_i[k] <
+// 2^52 and c < 2^50; any x_i[k] and odd c < 2^62) and double-precision ones on AVX2 + FMA and
+// AVX-512 (x_i[k] < 2^50, c < 2^50) exist: elsewhere the callers keep their scalar 128-bit loops
+// (rns/base_converter.cpp), which are the reference the kernels are tested against
+// (tests/cpu/test_convert_kernel.cpp).
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,22 @@ using WeightedSumKernel = void (*)(const std::uint64_t* const* x, std::size_t te
 /// first). Preconditions: 1 ≤ terms ≤ kWeightedSumMaxTerms, x_i[k] < 2^52, w_i < c, out disjoint
 /// from x; output in [0, c).
 WeightedSumKernel ifma_weighted_sum_kernel();
+
+/// The most terms one call of the wide kernel sums: its middle digit gathers three 52-bit words
+/// a term in a 64-bit lane.
+inline constexpr std::size_t kWeightedSumWideMaxTerms = 1024;
+
+/// The wide IFMA52 kernel: out[k] = (Σ_i x_i[k]·w_i) mod c for any 64-bit x_i[k] and odd
+/// 3 ≤ c < 2^62, the weights given in Montgomery form, w_mont[i] = w_i·2^104 mod c. Each product
+/// x·w' is taken in 52-bit digits (x = x1·2^52 + x0, w' = w1·2^52 + w0: seven IFMA products,
+/// lazily summed at weights 1, 2^52 and 2^104), and each sum S is brought to S·2^−104 mod c by a
+/// Montgomery reduction in two 52-bit steps. nullptr when this build did not compile it.
+/// Preconditions: 1 ≤ terms ≤ kWeightedSumWideMaxTerms, every w_mont < c, out disjoint from x;
+/// output in [0, c).
+using WeightedSumWideKernel = void (*)(const std::uint64_t* const* x, std::size_t terms,
+                                       const std::uint64_t* w_mont, std::uint64_t* out,
+                                       std::size_t n, const WeightedSumWideModulus& m);
+WeightedSumWideKernel ifma_weighted_sum_wide_kernel();
 
 /// The AVX2 + FMA kernel: exact double-precision products (each a·w − Q·c in [−0.875c, 0.875c]
 /// for a < 2^50, w < c < 2^50), sums centred every eight terms; or nullptr when this build did

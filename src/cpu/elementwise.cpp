@@ -4,6 +4,7 @@
 #include "polyhe/cpu/weighted_sum.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "cpu/convert_kernel.hpp"
 #include "cpu/elementwise_kernel.hpp"
 #include "polyhe/arith/add.hpp"
+#include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/core/thread_pool.hpp"
@@ -53,6 +55,9 @@ const ElementwiseKernels* ifma_elementwise_kernels() {
 WeightedSumKernel ifma_weighted_sum_kernel() {
   return nullptr;
 }
+WeightedSumWideKernel ifma_weighted_sum_wide_kernel() {
+  return nullptr;
+}
 #endif
 
 WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c) {
@@ -64,6 +69,17 @@ WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c) {
   const std::uint64_t r104 =
       static_cast<std::uint64_t>(static_cast<unsigned __int128>(r52) * r52 % c);
   return WeightedSumModulus{c, shoup52(1), r52, shoup52(r52), r104, shoup52(r104)};
+}
+
+WeightedSumWideModulus make_weighted_sum_wide_modulus(std::uint64_t c) {
+  // c^−1 mod 2^64 by Newton's iteration: each step doubles the correct low bits (c·c ≡ 1 mod 8
+  // for odd c: three bits to start).
+  std::uint64_t inv = c;
+  for (int i = 0; i < 5; ++i) inv *= 2 - c * inv;
+  const std::uint64_t r104 =
+      static_cast<std::uint64_t>((static_cast<unsigned __int128>(1) << 104) % c);
+  return WeightedSumWideModulus{c, (std::uint64_t{0} - inv) & ((std::uint64_t{1} << 52) - 1), r104,
+                                make_shoup(r104, c).w_shoup};
 }
 
 const ElementwiseKernels& elementwise_kernels(CpuPath p, std::uint64_t q) {
@@ -638,11 +654,15 @@ WeightedSum::WeightedSum(u64 c, std::size_t max_terms, u64 x_bound) : c_(c), max
   avx512_ok_ = fma_ok_ && cpu::avx512_weighted_sum_kernel() != nullptr &&
                !cpu_path_unavailable_reason(CpuPath::avx512);
   if (ifma_ok_) constants_ = cpu::make_weighted_sum_modulus(c);
+  wide_ok_ = !ifma_ok_ && (c & 1U) != 0 && max_terms <= cpu::kWeightedSumWideMaxTerms &&
+             cpu::ifma_weighted_sum_wide_kernel() != nullptr;
+  if (wide_ok_) wide_ = cpu::make_weighted_sum_wide_modulus(c);
 }
 
 WeightedSumPath WeightedSum::path() const {
   const CpuPath p = cpu_path();
   if (ifma_ok_ && p == CpuPath::ifma) return WeightedSumPath::ifma52;
+  if (wide_ok_ && p == CpuPath::ifma) return WeightedSumPath::ifma62;
   // The AVX2 + FMA kernel also serves the paths above avx2 where IFMA does not (the avx512 path
   // has no weighted sum of its own; the ifma path for c = 2^49 or more than 2048 terms): the
   // same words as the scalar loop.
@@ -670,6 +690,15 @@ bool WeightedSum::operator()(std::span<const u64* const> x, std::span<const u64>
       cpu::ifma_weighted_sum_kernel()(x.data(), x.size(), w.data(), out.data(), out.size(),
                                       constants_);
       return true;
+    case WeightedSumPath::ifma62: {
+      // The weights in Montgomery form, w·2^104 mod c, as Shoup products (c < 2^62).
+      std::array<u64, cpu::kWeightedSumWideMaxTerms> w_mont;
+      const ShoupOperand<u64> r{wide_.r104, wide_.r104_shoup};
+      for (std::size_t i = 0; i < w.size(); ++i) w_mont[i] = mul_shoup(w[i], r, c_);
+      cpu::ifma_weighted_sum_wide_kernel()(x.data(), x.size(), w_mont.data(), out.data(),
+                                           out.size(), wide_);
+      return true;
+    }
     case WeightedSumPath::fma50: {
       // Eight lanes where the path has AVX-512 (perf.md §13i), else four.
       const cpu::WeightedSumFmaKernel k = cpu_path() >= CpuPath::avx512 && avx512_ok_

@@ -1,7 +1,8 @@
-// The weighted-sum kernels of base conversion against a double-word reference: IFMA52 and
-// AVX2 + FMA, on random and extreme operands (x_i at its bound − 1, w_i = c − 1), the most terms a
-// call may sum, every length 1..40 (the tails) and moduli from 2 to 2^50 − 27. Each skips, naming
-// the reason, where this CPU or build lacks its instructions.
+// The weighted-sum kernels of base conversion against a double-word reference: IFMA52 (narrow and
+// wide) and AVX2 + FMA, on random and extreme operands (x_i at its bound − 1, w_i = c − 1), the
+// most terms a call may sum, every length 1..40 (the tails) and moduli from 2 to 2^50 − 27 (the
+// wide kernel: odd moduli from 3 to 2^62 − 1). Each skips, naming the reason, where this CPU or
+// build lacks its instructions.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -109,6 +110,101 @@ TEST_F(WeightedSum, LengthsOneToForty) {
   }
 }
 
+// The wide IFMA52 kernel: any 64-bit x, odd c < 2^62, weights in Montgomery form (w·2^104 mod c,
+// found here by 128-bit division, not by the library's Shoup products).
+class WeightedSumWide : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (best_cpu_path() != CpuPath::ifma) {
+      GTEST_SKIP() << "no IFMA52 here: " << best_cpu_path_reason();
+    }
+    kernel_ = cpu::ifma_weighted_sum_wide_kernel();
+    if (kernel_ == nullptr) GTEST_SKIP() << "this build did not compile the IFMA52 kernels";
+  }
+  static u64 montgomery(u64 w, u64 c) {
+    const u128 r104 = (u128{1} << 104) % c;
+    return static_cast<u64>(u128{w} * r104 % c);
+  }
+  cpu::WeightedSumWideKernel kernel_ = nullptr;
+};
+
+TEST_F(WeightedSumWide, EqualsTheReference) {
+  POLYHE_SEEDED_RNG(rng);
+  // Small and 2^52-straddling moduli, the widest odd word (2^62 − 1, composite: Montgomery's
+  // reduction needs only an odd c) and the largest prime of each width up to 62 bits.
+  std::vector<u64> moduli = {
+      3, 97, (u64{1} << 49) + 1, (u64{1} << 52) - 1, (u64{1} << 52) + 1, (u64{1} << 62) - 1};
+  for (int bits : {50, 53, 55, 60, 61, 62}) {
+    u64 top = (u64{1} << bits) - 1;
+    while (!is_prime(top)) --top;
+    moduli.push_back(top);
+  }
+  for (u64 c : moduli) {
+    const cpu::WeightedSumWideModulus m = cpu::make_weighted_sum_wide_modulus(c);
+    u128 inv104 = 1;  // 2^−104 mod c
+    for (int b = 0; b < 104; ++b) inv104 = inv104 * ((u128{c} + 1) / 2) % c;
+    const u64 extreme_w = static_cast<u64>(u128{c - 1} * inv104 % c);
+    ASSERT_EQ(montgomery(extreme_w, c), c - 1) << c;
+    for (std::size_t terms : {std::size_t{1}, std::size_t{2}, std::size_t{9}, std::size_t{64},
+                              cpu::kWeightedSumWideMaxTerms}) {
+      for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{16},
+                            std::size_t{37}, std::size_t{64}}) {
+        const std::size_t stride = n + 3;  // limbs need not be adjacent
+        for (const bool extreme : {false, true}) {
+          // The extreme case takes the largest Montgomery weight, c − 1, i.e. w = (c − 1)·2^−104.
+          std::vector<u64> x(terms * stride), w(terms), w_mont(terms);
+          for (auto& v : x) v = extreme ? ~u64{0} : rng.uniform(0, ~u64{0});
+          for (std::size_t i = 0; i < terms; ++i) {
+            w[i] = extreme ? extreme_w : rng.uniform(0, c - 1);
+            w_mont[i] = montgomery(w[i], c);
+          }
+          std::vector<u64> out(n, ~u64{0});
+          std::vector<const u64*> ptrs;
+          for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * stride);
+          kernel_(ptrs.data(), terms, w_mont.data(), out.data(), n, m);
+          for (std::size_t k = 0; k < n; ++k) {
+            ASSERT_EQ(out[k], reference(x, stride, terms, w, k, c))
+                << "c=" << c << " terms=" << terms << " n=" << n << " k=" << k
+                << (extreme ? " extreme" : " random");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(WeightedSumWide, LengthsOneToForty) {
+  POLYHE_SEEDED_RNG(rng);
+  const u64 c = (u64{1} << 61) - 1;
+  const cpu::WeightedSumWideModulus m = cpu::make_weighted_sum_wide_modulus(c);
+  for (std::size_t n = 1; n <= 40; ++n) {
+    const std::size_t terms = 5;
+    std::vector<u64> x(terms * n), w(terms), w_mont(terms);
+    for (auto& v : x) v = rng.uniform(0, c - 1);
+    for (std::size_t i = 0; i < terms; ++i) {
+      w[i] = rng.uniform(0, c - 1);
+      w_mont[i] = montgomery(w[i], c);
+    }
+    std::vector<u64> out(n + 1, 12345);  // one word past the end must stay untouched
+    std::vector<const u64*> ptrs;
+    for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * n);
+    kernel_(ptrs.data(), terms, w_mont.data(), out.data(), n, m);
+    for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(out[k], reference(x, n, terms, w, k, c));
+    EXPECT_EQ(out[n], 12345U) << "n=" << n;
+  }
+}
+
+TEST(WeightedSumWideModulus, ConstantsAreTheirDefinitions) {
+  for (const u64 c : {u64{3}, u64{97}, (u64{1} << 61) - 1, (u64{1} << 62) - 1}) {
+    const cpu::WeightedSumWideModulus m = cpu::make_weighted_sum_wide_modulus(c);
+    EXPECT_EQ(m.c, c);
+    EXPECT_EQ((c * m.cinv52 + 1) & ((u64{1} << 52) - 1), 0U) << c;  // c·(−c^−1) ≡ −1
+    EXPECT_LT(m.cinv52, u64{1} << 52);
+    EXPECT_EQ(m.r104, static_cast<u64>((u128{1} << 104) % c));
+    EXPECT_EQ(m.r104_shoup, static_cast<u64>((u128{m.r104} << 64) / c));
+  }
+}
+
 // The double-precision kernels, four lanes (AVX2 + FMA) and eight (AVX-512), where this CPU and
 // build have them.
 class WeightedSumFma : public ::testing::Test {
@@ -175,21 +271,25 @@ TEST(VecWeightedSum, PicksTheKernelOfThePathAndEqualsTheReference) {
   for (const CpuPath p : kAllCpuPaths) {
     if (p > best_cpu_path()) continue;
     set_cpu_path(p);
-    // Below 2^50 both kernels may serve, except IFMA for c = 2^49 (ifma_serves), where the
-    // AVX2 + FMA one stands in on the ifma path.
-    for (const u64 c : {(u64{1} << 49) - 69, u64{1} << 49})
+    // Below 2^50 both kernels may serve, except IFMA52 for c = 2^49 (ifma_serves), where the
+    // AVX2 + FMA one stands in on the ifma path. The wide IFMA kernel serves odd moduli on the
+    // ifma path where IFMA52 does not: the larger inputs, and moduli to 2^62 (2^61 − 1 prime;
+    // 2^60 even, which no kernel serves).
+    for (const u64 c : {(u64{1} << 49) - 69, u64{1} << 49, (u64{1} << 61) - 1, u64{1} << 60})
       for (const u64 x_bound : {u64{1} << 40, u64{1} << 51, u64{1} << 53}) {
         const vec::WeightedSum sum(c, 20, x_bound);
         vec::WeightedSumPath want = vec::WeightedSumPath::none;
-        if (p == CpuPath::ifma && c != (u64{1} << 49) && x_bound <= (u64{1} << 52)) {
+        if (p == CpuPath::ifma && cpu::ifma_serves(c) && x_bound <= (u64{1} << 52)) {
           want = vec::WeightedSumPath::ifma52;
-        } else if (p != CpuPath::scalar && x_bound <= (u64{1} << 50)) {
+        } else if (p == CpuPath::ifma && c % 2 == 1) {
+          want = vec::WeightedSumPath::ifma62;
+        } else if (p != CpuPath::scalar && x_bound <= (u64{1} << 50) && c < (u64{1} << 50)) {
           want = vec::WeightedSumPath::fma50;
         }
         EXPECT_EQ(sum.path(), want) << to_string(p) << " c=" << c << " x_bound=" << x_bound;
         const std::size_t terms = 20, n = 37;
         std::vector<u64> x(terms * n), w(terms), out(n, 7);
-        for (auto& v : x) v = rng.uniform(0, std::min(x_bound, u64{1} << 50) - 1);
+        for (auto& v : x) v = rng.uniform(0, x_bound - 1);
         for (auto& v : w) v = rng.uniform(0, c - 1);
         std::vector<const u64*> ptrs;
         for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * n);

@@ -26,6 +26,18 @@ struct WeightedSumModulus {
 /// The constants for c (2 ≤ c < 2^50, c ≠ 2^49: what ifma_serves accepts).
 WeightedSumModulus make_weighted_sum_modulus(std::uint64_t c);
 
+/// The constants of an odd c < 2^62 for the wide sums: the weights enter in Montgomery form
+/// w·2^104 mod c, and each sum is brought back by a Montgomery reduction in two 52-bit digits.
+struct WeightedSumWideModulus {
+  std::uint64_t c;
+  std::uint64_t cinv52;      // −c^−1 mod 2^52
+  std::uint64_t r104;        // 2^104 mod c
+  std::uint64_t r104_shoup;  // ⌊r104·2^64 / c⌋, for w·2^104 mod c as a Shoup product
+};
+
+/// The constants for an odd c with 3 ≤ c < 2^62.
+WeightedSumWideModulus make_weighted_sum_wide_modulus(std::uint64_t c);
+
 }  // namespace polyhe::cpu
 
 namespace polyhe::vec {
@@ -34,6 +46,8 @@ namespace polyhe::vec {
 enum class WeightedSumPath {
   none,    // none serves: the caller's scalar loop
   ifma52,  // IFMA52: every x < 2^52, c < 2^50 (c ≠ 2^49), at most 2048 terms; the IFMA path
+  ifma62,  // IFMA52 in two-digit words: any x, odd c < 2^62, at most 1024 terms; the IFMA path
+           // where ifma52 does not serve (the 60-bit primes of bootstrapping chains)
   fma50,   // exact double-precision products, every x ≤ 2^50, c < 2^50: on four lanes (AVX2 +
            // FMA) on the avx2 path, on eight (AVX-512) on the avx512 path and on the ifma path
            // where IFMA52 does not serve
@@ -59,9 +73,11 @@ class WeightedSum {
 
  private:
   cpu::WeightedSumModulus constants_{};  // for ifma52
+  cpu::WeightedSumWideModulus wide_{};   // for ifma62
   std::uint64_t c_ = 0;
   std::size_t max_terms_ = 0;
   bool ifma_ok_ = false;
+  bool wide_ok_ = false;  // ifma62
   bool fma_ok_ = false;
   bool avx512_ok_ = false;  // fma50 on eight lanes
 };
