@@ -30,7 +30,7 @@ struct BootstrappableParameters {
 
 /// The set of N = 2^log_n with `levels` user levels (1 ≤ levels ≤ max_bootstrappable_levels):
 /// N = 2^16: q_0 of 55 bits, 40-bit user levels (Δ = 2^40), CoeffToSlot in 4 and SlotToCoeff in
-/// 3 levels, EvalMod by a cosine and 3 double angles (9 levels), all 16 bootstrapping primes of
+/// 3 levels, EvalMod by a cosine and 4 double angles (9 levels), all 16 bootstrapping primes of
 /// 60 bits, P = 4 × 61 bits.
 /// N = 2^15: q_0 of 50 bits, 35-bit user levels (Δ = 2^35), CoeffToSlot and SlotToCoeff in 2
 /// levels each, EvalMod by the scaled sine's Chebyshev series in its optimal depth (8 levels), all
