@@ -53,8 +53,13 @@ class PowerSeries:
         return int(nz[-1]) if nz.size else 0
 
     def depth(self, baby_steps: int = 0) -> int:
-        """The levels :meth:`Ciphertext.evaluate` consumes: ⌈log2(d + 1)⌉ (0 for a constant)."""
+        """The levels :meth:`Ciphertext.evaluate` consumes: ⌈log2(d + 1)⌉ (0 for a constant)
+        with the default or 2 baby steps; larger baby steps may take one more."""
         return int(_native.power_depth(self.coeffs, _baby_steps(baby_steps)))
+
+    def products(self, baby_steps: int = 0) -> int:
+        """The ciphertext products (each a key switch) :meth:`Ciphertext.evaluate` makes."""
+        return int(_native.power_products(self.coeffs, _baby_steps(baby_steps)))
 
     def __call__(self, x):
         """p(x) in double precision (numpy, element-wise)."""
@@ -113,10 +118,17 @@ class ChebyshevSeries:
         return int(nz[-1]) if nz.size else 0
 
     def depth(self, baby_steps: int = 0) -> int:
-        """The levels :meth:`Ciphertext.evaluate` consumes: ⌈log2(d + 1)⌉, one more on an
-        interval other than [−1, 1] (the affine map), one more with baby_steps ≥ 4."""
+        """The levels :meth:`Ciphertext.evaluate` consumes: ⌈log2(d + 1)⌉ with the default or 2
+        baby steps, one more on an interval other than [−1, 1] (the affine map); larger baby
+        steps may take one more."""
         a, b = self.interval
         return int(_native.chebyshev_depth(self.coeffs, a, b, _baby_steps(baby_steps)))
+
+    def products(self, baby_steps: int = 0) -> int:
+        """The ciphertext products (each a key switch) :meth:`Ciphertext.evaluate` makes (the
+        affine map's and the constants' products not counted)."""
+        a, b = self.interval
+        return int(_native.chebyshev_products(self.coeffs, a, b, _baby_steps(baby_steps)))
 
     def __call__(self, x):
         """p(x) in double precision (numpy, element-wise)."""

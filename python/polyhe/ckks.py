@@ -661,8 +661,10 @@ class Ciphertext(CiphertextBase):
         ⌈log2(d + 1)⌉ for a power series and a Chebyshev series on [−1, 1], one more on another
         interval. The result has exactly ``scale`` (default: this ciphertext's), so evaluations
         chain level after level without drifting. Real coefficients of real values stay real.
-        ``baby_steps``: 0 or 2 for the optimal depth; a larger power of two does fewer
-        ciphertext products for one more level. Needs the relinearisation key (degree ≥ 2)."""
+        ``baby_steps``: 0 (default) for the power of two with the fewest ciphertext products
+        among those of the optimal depth (``series.products()`` counts them), 2 for the plain
+        optimal-depth split; a larger power of two does fewer products and may take one more
+        level. Needs the relinearisation key (degree ≥ 2)."""
         if not isinstance(series, (ChebyshevSeries, PowerSeries)):
             series = PowerSeries(series)
         if series.degree >= 2:
@@ -740,8 +742,8 @@ def _bootstrapper(
     Chebyshev series of the scaled sine, fewer levels) or 'double_angle' (a short cosine series
     and ``double_angles`` doublings, fewer products); ``sine_degree`` (0: chosen);
     ``scale``: the working scale (default: the top prime's size); ``eval_mod_baby_steps``: the
-    series' baby steps (0: its optimal depth; a larger power of two does far fewer ciphertext
-    products for one more level); ``encapsulation_weight``: sparse-secret encapsulation, ModRaise
+    series' baby steps (0: the fewest ciphertext products in its optimal depth; a larger power of
+    two may do fewer for one more level); ``encapsulation_weight``: sparse-secret encapsulation, ModRaise
     under an ephemeral secret of that many nonzero coefficients (32), so that the context's secret
     may be dense and claim 128 bits; ``message_ratio_bits``: ρ, ModRaise's message ratio
     log2(q_0/m): the input is multiplied by 2^b, b = ⌊log2(q_0/Δ) − ρ⌋, before ModRaise, which

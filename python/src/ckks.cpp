@@ -199,6 +199,20 @@ void bind_ckks(nb::module_& parent) {
         return ckks::depth(ckks::PowerSeries{coeffs_of(c)}, ckks::PolynomialOptions{0, baby_steps});
       },
       nb::arg("coeffs"), nb::arg("baby_steps"));
+  m.def(
+      "chebyshev_products",
+      [coeffs_of](const Array1<const double>& c, double a, double b, std::size_t baby_steps) {
+        return ckks::products(ckks::ChebyshevSeries{a, b, coeffs_of(c)},
+                              ckks::PolynomialOptions{0, baby_steps});
+      },
+      nb::arg("coeffs"), nb::arg("a"), nb::arg("b"), nb::arg("baby_steps"));
+  m.def(
+      "power_products",
+      [coeffs_of](const Array1<const double>& c, std::size_t baby_steps) {
+        return ckks::products(ckks::PowerSeries{coeffs_of(c)},
+                              ckks::PolynomialOptions{0, baby_steps});
+      },
+      nb::arg("coeffs"), nb::arg("baby_steps"));
   m.attr("max_degree") = ckks::kMaxDegree;
 
   using B = ckks::Bootstrapper;

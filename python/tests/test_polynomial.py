@@ -71,6 +71,21 @@ def test_baby_steps_trade_a_level(ctx):
     np.testing.assert_allclose(ctx.decrypt(y), p(x), atol=1e-5)
 
 
+def test_default_baby_steps_take_the_fewest_products_in_the_optimal_depth(ctx):
+    """Degree 27: 4 baby steps keep the optimal 5 levels with 11 ciphertext products where 2 take
+    17; the default evaluates that way, as exactly as the plain split."""
+    p = ckks.ChebyshevSeries(values(28) / 28)
+    assert p.depth() == p.depth(baby_steps=2) == p.depth(baby_steps=4) == 5
+    assert p.products(baby_steps=2) == 17 and p.products() == p.products(baby_steps=4) == 11
+    assert ckks.PowerSeries(values(4)).products() == 2
+    x = values(ctx.slots)
+    ct = ctx.encrypt(x)
+    fewest, plain = ct.evaluate(p), ct.evaluate(p, baby_steps=2)
+    assert ct.level - fewest.level == ct.level - plain.level == 5
+    np.testing.assert_allclose(ctx.decrypt(fewest), p(x), atol=1e-5)
+    np.testing.assert_allclose(ctx.decrypt(plain), p(x), atol=1e-5)
+
+
 def test_refusals(ctx):
     ct = ctx.encrypt([0.5], level=1)
     with pytest.raises(polyhe.InvalidParameter, match="takes 2 levels and the ciphertext has 1"):

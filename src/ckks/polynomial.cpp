@@ -7,6 +7,7 @@
 #include <map>
 #include <numbers>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -40,16 +41,6 @@ void check_coefficients(const std::vector<double>& c, const char* what) {
     throw InvalidParameter(std::string(what) + ": degree " + std::to_string(last_nonzero(c)) +
                            " is above the largest evaluated, " + std::to_string(kMaxDegree));
   }
-}
-
-std::size_t baby_steps_of(const PolynomialOptions& o) {
-  const std::size_t k = o.baby_steps == 0 ? 2 : o.baby_steps;
-  if (k < 2 || !std::has_single_bit(k) || k > kMaxDegree) {
-    throw InvalidParameter("evaluate: baby_steps = " + std::to_string(o.baby_steps) +
-                           " is not 0 or a power of two in [2, " + std::to_string(kMaxDegree) +
-                           "]");
-  }
-  return k;
 }
 
 // The largest giant power k·2^m ≤ d (d ≥ k).
@@ -107,10 +98,71 @@ class Plan {
     return dr == kNoLevel ? product : std::max(product, dr);
   }
 
+  // The ciphertext products (multiply_relin) the evaluation of c makes: one per power it makes
+  // (Evaluation::power's recursion) and one per division whose quotient is not a constant.
+  std::size_t products(const std::vector<double>& c) const {
+    std::set<std::size_t> made{1};
+    return products(c, made);
+  }
+
  private:
+  std::size_t products(const std::vector<double>& c, std::set<std::size_t>& made) const {
+    const std::size_t d = last_nonzero(c);
+    std::size_t count = 0;
+    if (d < k_) {
+      for (std::size_t i = 1; i <= d; ++i) {
+        if (c[i] != 0.0) count += make(i, made);
+      }
+      return count;
+    }
+    const std::size_t n = giant_for(d, k_);
+    const auto [q, r] = divide(c, n, basis_);
+    count += make(n, made);
+    if (depth(q) != kNoLevel) count += 1 + products(q, made);
+    return count + products(r, made);
+  }
+
+  std::size_t make(std::size_t i, std::set<std::size_t>& made) const {
+    if (made.contains(i)) return 0;
+    const std::size_t a = std::bit_floor(i - 1) == 0 ? 1 : std::bit_floor(i - 1);
+    const std::size_t b = i - a;
+    std::size_t count = make(a, made) + make(b, made) + 1;
+    if (basis_ == Basis::chebyshev && a != b) count += make(a - b, made);
+    made.insert(i);
+    return count;
+  }
+
   std::size_t k_;
   Basis basis_;
 };
+
+// The baby-step count k of the options for the series c: a power of two in [2, kMaxDegree], or
+// for 0 the one with the fewest ciphertext products among those that keep the optimal depth
+// (k = 2's), the smaller on a tie.
+std::size_t baby_steps_of(const PolynomialOptions& o, const std::vector<double>& c, Basis basis) {
+  if (o.baby_steps != 0) {
+    const std::size_t k = o.baby_steps;
+    if (k < 2 || !std::has_single_bit(k) || k > kMaxDegree) {
+      throw InvalidParameter("evaluate: baby_steps = " + std::to_string(o.baby_steps) +
+                             " is not 0 or a power of two in [2, " + std::to_string(kMaxDegree) +
+                             "]");
+    }
+    return k;
+  }
+  const std::size_t optimal = Plan(2, basis).depth(c);
+  std::size_t best = 2;
+  std::size_t fewest = Plan(2, basis).products(c);
+  for (std::size_t k = 4; k <= last_nonzero(c); k *= 2) {
+    const Plan plan(k, basis);
+    if (plan.depth(c) != optimal) continue;
+    const std::size_t products = plan.products(c);
+    if (products < fewest) {
+      best = k;
+      fewest = products;
+    }
+  }
+  return best;
+}
 
 // The evaluation over one ciphertext: the powers made on demand, nodes evaluated at the scale
 // their parent needs.
@@ -339,13 +391,25 @@ std::size_t PowerSeries::degree() const {
 
 std::size_t depth(const ChebyshevSeries& p, const PolynomialOptions& options) {
   check_coefficients(p.coeffs, "depth");
-  const std::size_t d = depth_of(p.coeffs, baby_steps_of(options), Basis::chebyshev);
+  const std::size_t d =
+      depth_of(p.coeffs, baby_steps_of(options, p.coeffs, Basis::chebyshev), Basis::chebyshev);
   return d + (d > 0 && !unit_interval(p) ? 1 : 0);
 }
 
 std::size_t depth(const PowerSeries& p, const PolynomialOptions& options) {
   check_coefficients(p.coeffs, "depth");
-  return depth_of(p.coeffs, baby_steps_of(options), Basis::power);
+  return depth_of(p.coeffs, baby_steps_of(options, p.coeffs, Basis::power), Basis::power);
+}
+
+std::size_t products(const ChebyshevSeries& p, const PolynomialOptions& options) {
+  check_coefficients(p.coeffs, "products");
+  return Plan(baby_steps_of(options, p.coeffs, Basis::chebyshev), Basis::chebyshev)
+      .products(p.coeffs);
+}
+
+std::size_t products(const PowerSeries& p, const PolynomialOptions& options) {
+  check_coefficients(p.coeffs, "products");
+  return Plan(baby_steps_of(options, p.coeffs, Basis::power), Basis::power).products(p.coeffs);
 }
 
 Ciphertext evaluate(const Evaluator& ev, const Ciphertext& x, const ChebyshevSeries& p,
@@ -354,7 +418,7 @@ Ciphertext evaluate(const Evaluator& ev, const Ciphertext& x, const ChebyshevSer
   check_coefficients(p.coeffs, what);
   check_interval(p.a, p.b, what);
   check_input(x, what);
-  const std::size_t k = baby_steps_of(options);
+  const std::size_t k = baby_steps_of(options, p.coeffs, Basis::chebyshev);
   const double target = target_of(x, options, what);
   if (unit_interval(p) || p.degree() == 0) {
     return run(ev, x, x, 0, p.coeffs, k, Basis::chebyshev, target, what);
@@ -377,7 +441,7 @@ Ciphertext evaluate(const Evaluator& ev, const Ciphertext& x, const PowerSeries&
   const char* const what = "evaluate (power series)";
   check_coefficients(p.coeffs, what);
   check_input(x, what);
-  return run(ev, x, x, 0, p.coeffs, baby_steps_of(options), Basis::power,
+  return run(ev, x, x, 0, p.coeffs, baby_steps_of(options, p.coeffs, Basis::power), Basis::power,
              target_of(x, options, what), what);
 }
 

@@ -96,11 +96,11 @@ TEST(Polynomial, ChebyshevSeriesAtEveryBabyStepCount) {
     p.coeffs[d] = 0.75;
     std::vector<double> want(slots);
     for (std::size_t i = 0; i < slots; ++i) want[i] = p(x[i]);
-    for (const std::size_t k : {2, 4, 8}) {
+    for (const std::size_t k : {0, 2, 4, 8}) {
       SCOPED_TRACE("degree " + std::to_string(d) + ", baby steps " + std::to_string(k));
       const PolynomialOptions o{0, k};
       const std::size_t levels = depth(p, o);
-      if (k == 2) {
+      if (k <= 2) {
         EXPECT_EQ(levels, optimal(d));
       }
       EXPECT_LE(levels, optimal(d) + 1);
@@ -109,6 +109,48 @@ TEST(Polynomial, ChebyshevSeriesAtEveryBabyStepCount) {
       EXPECT_EQ(y.level(), ct.level() - levels);
       EXPECT_EQ(y.scale(), ct.scale());
       EXPECT_LT(worst(want, f.decrypt(y)), std::ldexp(1.0, -18));
+    }
+  }
+}
+
+// The default baby steps: the optimal depth, and the fewest ciphertext products of every k that
+// keeps it (counted by hand for degrees 3 and 7; dense series of degree 27 and 145 take 5 and 8
+// levels with k up to 8 and 16, and far fewer products than with k = 2).
+TEST(Polynomial, TheDefaultBabyStepsTakeTheFewestProductsInTheOptimalDepth) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto dense = [&](std::size_t d) {
+    ChebyshevSeries p{-1, 1, uniform(rng, d + 1, -1, 1)};
+    p.coeffs[d] = 0.75;
+    return p;
+  };
+  // Degree 3: T_2, then q·T_2 with q of degree 1. Degree 7: T_2, T_4, q·T_4, and one division by
+  // T_2 in each of q and r (degree 3).
+  EXPECT_EQ(products(dense(3), {0, 2}), 2u);
+  EXPECT_EQ(products(dense(7), {0, 2}), 5u);
+  const ChebyshevSeries p27 = dense(27);
+  EXPECT_EQ(products(p27, {0, 2}), 17u);
+  EXPECT_EQ(products(p27, {0, 4}), 11u);
+  EXPECT_EQ(depth(p27, {0, 8}), 5u);
+  EXPECT_EQ(depth(p27, {0, 16}), 6u);
+  EXPECT_EQ(depth(p27), 5u);
+  EXPECT_EQ(products(p27), 11u);
+  const ChebyshevSeries p145 = dense(145);
+  EXPECT_EQ(depth(p145), 8u);
+  EXPECT_EQ(products(p145, {0, 2}), 79u);
+  EXPECT_EQ(products(p145), products(p145, {0, 16}));
+  EXPECT_LT(products(p145), 30u);
+  for (std::size_t d = 1; d <= 70; ++d) {
+    const ChebyshevSeries p = dense(d);
+    const PowerSeries q{p.coeffs};
+    EXPECT_EQ(depth(p), optimal(d)) << d;
+    EXPECT_EQ(depth(q), optimal(d)) << d;
+    for (std::size_t k = 2; k <= 128; k *= 2) {
+      if (depth(p, {0, k}) == optimal(d)) {
+        EXPECT_LE(products(p), products(p, {0, k})) << d;
+      }
+      if (depth(q, {0, k}) == optimal(d)) {
+        EXPECT_LE(products(q), products(q, {0, k})) << d;
+      }
     }
   }
 }

@@ -169,8 +169,8 @@ void declare_bench_ckks(Commands& c, Options& o) {
                    "With --ops bootstrap: chebyshev (the scaled sine's series) or double_angle")
       ->capture_default_str();
   add_integer_option(c.bench_ckks, "--eval-mod-baby-steps", k.eval_mod_baby_steps,
-                     "With --ops bootstrap: EvalMod's baby steps (0: its optimal depth; a larger "
-                     "power of two: fewer products, one more level)")
+                     "With --ops bootstrap: EvalMod's baby steps (0: the fewest products in its "
+                     "optimal depth; a larger power of two: may take one more level)")
       ->capture_default_str();
   add_integer_option(c.bench_ckks, "--encapsulation-weight", k.encapsulation_weight,
                      "With --ops bootstrap: sparse-secret encapsulation, an ephemeral secret of "

@@ -4,10 +4,13 @@
 //
 // The evaluation divides p by the largest giant power T_n (n = k·2^m ≤ deg p, k the baby-step
 // count), p = q·T_n + r, and recurses on q and r; leaves of degree < k are sums of constants
-// times the baby powers T_1 … T_{k−1}. With k = 2 (the default) every leaf is c_1·T_1 + c_0 and
-// the depth is optimal: the leaf takes one level, T_{2^j} takes j, and each division adds one to
-// the deeper of q and T_n. Larger k trade fewer ciphertext products (about k + d/k instead of
-// d/2) for one more level (a leaf's constants meet T_{k−1}, already at depth log2 k).
+// times the baby powers T_1 … T_{k−1}. With k = 2 every leaf is c_1·T_1 + c_0 and the depth is
+// optimal: the leaf takes one level, T_{2^j} takes j, and each division adds one to the deeper of
+// q and T_n. Larger k do fewer ciphertext products (about k + d/k instead of d/2) and often cost
+// one more level (a leaf's constants meet T_{k−1}, already at depth log2 k), but not for every
+// degree: 27 takes 5 levels with k = 2, 4 or 8 (17, 11 and 11 products), 145 takes 8 with k = 2
+// to 16 (79 to 27 for a dense series). The default picks, for the series at hand, the k with the
+// fewest products among those of the optimal depth.
 //
 // Scales: every constant is encoded at the scale that makes its product, once rescaled, land on
 // the scale its sum needs (Lattigo's and Bossuat et al.'s way), so the result has exactly the
@@ -54,14 +57,22 @@ inline constexpr std::size_t kMaxDegree = 1 << 12;
 struct PolynomialOptions {
   /// The result's scale (0: the input's).
   double scale = 0;
-  /// k, a power of two ≥ 2: the leaves' degree bound (0 and 2: optimal depth; see above).
+  /// k, a power of two ≥ 2: the leaves' degree bound (see above). 0: the k with the fewest
+  /// ciphertext products among those that keep the optimal depth (k = 2's), the smaller on a tie.
   std::size_t baby_steps = 0;
 };
 
-/// The levels evaluate() consumes: ⌈log2(d + 1)⌉ (d ≥ 1; 0 for a constant), one more with a
-/// Chebyshev interval other than [−1, 1], one more when the baby steps are ≥ 4 and d ≥ 3.
+/// The levels evaluate() consumes: ⌈log2(d + 1)⌉ (d ≥ 1; 0 for a constant) with the default or
+/// 2 baby steps, one more with a Chebyshev interval other than [−1, 1]; larger baby steps may
+/// take one more.
 [[nodiscard]] std::size_t depth(const ChebyshevSeries& p, const PolynomialOptions& options = {});
 [[nodiscard]] std::size_t depth(const PowerSeries& p, const PolynomialOptions& options = {});
+
+/// The ciphertext products (multiply_relin, each a key switch) evaluate() makes: the powers of
+/// the input it builds and one per division by a giant power with a non-constant quotient (the
+/// affine map onto [−1, 1] and the constants' products are not counted).
+[[nodiscard]] std::size_t products(const ChebyshevSeries& p, const PolynomialOptions& options = {});
+[[nodiscard]] std::size_t products(const PowerSeries& p, const PolynomialOptions& options = {});
 
 /// p(x) slot by slot: a ciphertext at x.level() − depth(p), of exactly options.scale (or x's).
 /// Needs the relinearisation key (for d ≥ 2). InvalidParameter: a series of no coefficient, a
