@@ -19,8 +19,9 @@
 #   COMPARE_BOOTSTRAP=1  also CKKS bootstrapping at N = 2^16, 128-bit, a uniform ternary secret
 #                    with sparse-secret encapsulation, all 2^15 slots, one level left for the
 #                    user: polyhe's preset (ckks::bootstrappable_parameters(16, 1)) beside
-#                    OpenFHE's EvalBootstrap (SPARSE_ENCAPSULATED), one round (minutes and about
-#                    13 GB of memory each)
+#                    OpenFHE's EvalBootstrap (SPARSE_ENCAPSULATED), then polyhe's high-precision
+#                    preset (two iterations at Δ = 2^50) beside OpenFHE's iterative EvalBootstrap
+#                    (two iterations), one round (minutes and about 13 GB of memory each)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 min_time="${1:-0.5}"
@@ -96,31 +97,43 @@ if [[ ${COMPARE_BOOTSTRAP:-0} == 1 ]]; then
   if [[ $libraries != *openfhe* ]]; then
     echo "compare: COMPARE_BOOTSTRAP needs OpenFHE (Python 3.10): skipped" >&2
   else
-    echo "compare: bootstrapping at N = 2^16 (polyhe's preset, then OpenFHE)" >&2
-    # The preset's chain (src/ckks/bootstrap_presets.cpp, N = 2^16, one user level).
-    boot_primes="55,40$(printf ',60%.0s' {1..16})"
-    "${pin[@]}" "$polyhe" bench ckks --threads 1 --log-n 16 --primes "$boot_primes" \
-      --special 61,61,61,61 --scale-bits 40 --encapsulation-weight 32 --eval-mod double_angle \
-      --bootstrap-levels 4,3 --message-ratio 9 --ops bootstrap --min-time "$min_time" --json \
-      >"$out/polyhe-bootstrap.jsonl"
+    echo "compare: bootstrapping at N = 2^16 (polyhe's presets, then OpenFHE's)" >&2
+    # The presets' chains (src/ckks/bootstrap_presets.cpp, N = 2^16, one user level): standard,
+    # then high precision (q_0 of 60 bits, Δ = 2^50, one more bootstrapping prime, two iterations).
+    boot=(bench ckks --threads 1 --log-n 16 --special 61,61,61,61 --encapsulation-weight 32
+      --eval-mod double_angle --bootstrap-levels 4,3 --message-ratio 9 --ops bootstrap
+      --min-time "$min_time" --json)
+    "${pin[@]}" "$polyhe" "${boot[@]}" --primes "55,40$(printf ',60%.0s' {1..16})" \
+      --scale-bits 40 >"$out/polyhe-bootstrap.jsonl"
     OMP_NUM_THREADS=1 "${pin[@]}" "$venv/bin/python" "$repo/bench/peers/he_peers.py" \
       --libraries openfhe --schemes ckks_bootstrap >"$out/openfhe-bootstrap.jsonl"
-    python3 - "$out/polyhe-bootstrap.jsonl" "$out/openfhe-bootstrap.jsonl" <<'PY'
+    "${pin[@]}" "$polyhe" "${boot[@]}" --primes "60,50$(printf ',60%.0s' {1..17})" \
+      --scale-bits 50 --bootstrap-iterations 2 >"$out/polyhe-bootstrap-high.jsonl"
+    OMP_NUM_THREADS=1 "${pin[@]}" "$venv/bin/python" "$repo/bench/peers/he_peers.py" \
+      --libraries openfhe --schemes ckks_bootstrap --bootstrap-iterations 2 \
+      >"$out/openfhe-bootstrap-high.jsonl"
+    python3 - "$out/polyhe-bootstrap.jsonl" "$out/openfhe-bootstrap.jsonl" \
+      "$out/polyhe-bootstrap-high.jsonl" "$out/openfhe-bootstrap-high.jsonl" <<'PY'
 import json
 import sys
 
-ours, peer = ([json.loads(line) for line in open(path) if line.startswith("{")][0]
-              for path in sys.argv[1:3])
-p = peer["params"]
+rows = [[json.loads(line) for line in open(path) if line.startswith("{")][0]
+        for path in sys.argv[1:5]]
 print()
 print("### CKKS bootstrapping, N = 2^16, all 2^15 slots, dense secret + encapsulation, one thread")
 print()
-print("| library | median s | levels after | precision bits |")
-print("|---|---:|---:|---:|")
-print(f"| polyhe | {ours['median_ns'] / 1e9:.2f} | {ours['levels_after']} | {ours['precision_bits']} |")
-print(f"| OpenFHE | {peer['median_ms'] / 1e3:.2f} | {p['levels_after']} | {p['precision_bits']} |")
+print("| library | iterations | median s | levels after | precision bits |")
+print("|---|---:|---:|---:|---:|")
+for ours, peer in (rows[0:2], rows[2:4]):
+    p = peer["params"]
+    print(f"| polyhe | {ours['iterations']} | {ours['median_ns'] / 1e9:.2f} | "
+          f"{ours['levels_after']} | {ours['precision_bits']} |")
+    print(f"| OpenFHE | {p['iterations']} | {peer['median_ms'] / 1e3:.2f} | "
+          f"{p['levels_after']} | {p['precision_bits']} |")
 print()
-print(f"polyhe is {peer['median_ms'] * 1e6 / ours['median_ns']:.2f}x OpenFHE's speed")
+for ours, peer in (rows[0:2], rows[2:4]):
+    print(f"{ours['iterations']} iteration(s): polyhe is "
+          f"{peer['median_ms'] * 1e6 / ours['median_ns']:.2f}x OpenFHE's speed")
 PY
   fi
 fi

@@ -132,6 +132,11 @@ class Bootstrapper:
         return int(self._native.levels_after)
 
     @property
+    def iteration_precision_bits(self) -> int:
+        """p, the second iteration's gain in bits (``iterations=2``; 0 for one iteration)."""
+        return int(self._native.iteration_precision_bits)
+
+    @property
     def scale(self) -> float:
         """The working scale of its transforms and series."""
         return float(self._native.scale)
@@ -205,6 +210,8 @@ def make(
     encapsulation_weight: int = 0,
     message_ratio_bits: float = 0,
     arcsine_degree: int = 0,
+    iterations: int = 1,
+    iteration_precision_bits: int = 0,
 ) -> Bootstrapper:
     """The body of Context.bootstrapper (arguments as documented there)."""
     if eval_mod not in ("chebyshev", "double_angle"):
@@ -228,8 +235,11 @@ def make(
             f"{type(message_ratio_bits).__name__}"
         )
     asd = index("arcsine_degree", arcsine_degree, 0, 64)
+    its = index("iterations", iterations, 0, 64)
+    # the rule [0, 40] is the library's; here only what fits an int
+    ipb = index("iteration_precision_bits", iteration_precision_bits, -(1 << 30), 1 << 30)
     native = _polyhe.ckks.Bootstrapper(
         ctx._native, cts, stc, kk, eval_mod == "double_angle", deg, angles, sc, bs, ew,
-        float(message_ratio_bits), asd,
+        float(message_ratio_bits), asd, its, ipb,
     )
     return Bootstrapper(native, ctx)

@@ -713,7 +713,7 @@ Context.linear_transform = _linear_transform  # type: ignore[attr-defined]
 
 _BOOTSTRAP_DEFAULTS = dict(
     coeff_to_slot_levels=2, slot_to_coeff_levels=2, k=16, eval_mod="chebyshev",
-    encapsulation_weight=0, message_ratio_bits=0, arcsine_degree=0,
+    encapsulation_weight=0, message_ratio_bits=0, arcsine_degree=0, iterations=1,
 )
 
 
@@ -731,6 +731,8 @@ def _bootstrapper(
     encapsulation_weight: Optional[int] = None,
     message_ratio_bits: Optional[float] = None,
     arcsine_degree: Optional[int] = None,
+    iterations: Optional[int] = None,
+    iteration_precision_bits: int = 0,
 ):
     """A :class:`Bootstrapper` for this context: ciphertexts at the bottom of the chain come back
     with ``levels_after`` levels. ``coeff_to_slot_levels`` / ``slot_to_coeff_levels``: the
@@ -751,17 +753,22 @@ def _bootstrapper(
     a coefficient m a relative (2π·m/q_0)²/6 (a constant vector keeps about 2ρ − 2.7 bits;
     0: no scaling); ``arcsine_degree``: 0, or an odd degree 3 … 15 of arcsin's series after
     EvalMod, which turns that relative error into about (3/40)·(2π·m/q_0)^4 (degree 3) for
-    ⌈log2(d + 1)⌉ more levels, so a small ratio suits every input. Generate its keys with ``b.generate_keys()`` (or, without
+    ⌈log2(d + 1)⌉ more levels, so a small ratio suits every input; ``iterations``: 1, or 2 for
+    iterative bootstrapping (the first bootstrap's error, times 2^p, bootstrapped and subtracted:
+    twice the time and one more level for about twice the bits against the input's decryption),
+    ``iteration_precision_bits`` p a bit or two under one bootstrap's precision (0: estimated
+    from the error budget). Generate its keys with ``b.generate_keys()`` (or, without
     encapsulation, ``ctx.add_galois_keys(b.rotations, conjugation=True)``). Made once per context
     and configuration: a second call returns the same object. Arguments left out (None) take
     the preset's values for a context made by :meth:`Context.bootstrappable`, else 2, 2, 16,
-    'chebyshev', 0, 0 and 0."""
+    'chebyshev', 0, 0, 0 and 1."""
     from polyhe import _bootstrap
 
     given = dict(
         coeff_to_slot_levels=coeff_to_slot_levels, slot_to_coeff_levels=slot_to_coeff_levels,
         k=k, eval_mod=eval_mod, encapsulation_weight=encapsulation_weight,
         message_ratio_bits=message_ratio_bits, arcsine_degree=arcsine_degree,
+        iterations=iterations,
     )
     defaults = getattr(self, "_bootstrap_preset", None) or _BOOTSTRAP_DEFAULTS
     chosen = {name: defaults[name] if v is None else v for name, v in given.items()}
@@ -771,17 +778,18 @@ def _bootstrapper(
     encapsulation_weight = chosen["encapsulation_weight"]
     message_ratio_bits = chosen["message_ratio_bits"]
     arcsine_degree = chosen["arcsine_degree"]
+    iterations = chosen["iterations"]
 
     key = ("bootstrapper", coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
            double_angles, scale, eval_mod_baby_steps, encapsulation_weight, message_ratio_bits,
-           arcsine_degree)
+           arcsine_degree, iterations, iteration_precision_bits)
     with self._lock:
         made = self._cache.get(key)
     if made is None:
         made = _bootstrap.make(
             self, coeff_to_slot_levels, slot_to_coeff_levels, k, eval_mod, sine_degree,
             double_angles, scale, eval_mod_baby_steps, encapsulation_weight, message_ratio_bits,
-            arcsine_degree,
+            arcsine_degree, iterations, iteration_precision_bits,
         )
         with self._lock:
             made = self._cache.setdefault(key, made)
@@ -791,14 +799,19 @@ def _bootstrapper(
 Context.bootstrapper = _bootstrapper  # type: ignore[attr-defined]
 
 
-def _bootstrappable(cls, log_n: int, levels: int, *, device: DeviceArg = None) -> "Context":
+def _bootstrappable(
+    cls, log_n: int, levels: int, *, precision: str = "standard", device: DeviceArg = None
+) -> "Context":
     """A context of a 128-bit bootstrappable preset (C++ ``ckks::bootstrappable_parameters``):
     N = 2^``log_n`` (15 or 16) with ``levels`` levels for the user (at most
     :func:`max_bootstrappable_levels`), a uniform ternary secret, Δ = 2^40 (2^35 for N = 2^15); its
     :meth:`bootstrapper` takes the preset's configuration (sparse-secret encapsulation included)
-    and returns ciphertexts at level ``levels``. docs/ckks-bootstrapping.md lists the chains."""
+    and returns ciphertexts at level ``levels``. ``precision``: 'standard' (one bootstrap, about
+    18 bits) or 'high' (N = 2^16 only: Δ = 2^50, q_0 of 60 bits and two iterations, about 33
+    bits for twice the time, at most 8 levels). docs/ckks-bootstrapping.md lists the chains."""
+    high = _high_precision(precision)
     preset = _polyhe.ckks.bootstrappable_parameters(
-        index("log_n", log_n, 1, 17), index("levels", levels, 0, 64)
+        index("log_n", log_n, 1, 17), index("levels", levels, 0, 64), high
     )
     ctx = cls(
         log_n=log_n, q_bits=list(preset["q_bits"]), p_bits=list(preset["p_bits"]),
@@ -811,9 +824,22 @@ def _bootstrappable(cls, log_n: int, levels: int, *, device: DeviceArg = None) -
 Context.bootstrappable = classmethod(_bootstrappable)  # type: ignore[attr-defined]
 
 
-def max_bootstrappable_levels(log_n: int) -> int:
-    """The most user levels :meth:`Context.bootstrappable` gives for N = 2^log_n at 128 bits."""
-    return int(_polyhe.ckks.max_bootstrappable_levels(index("log_n", log_n, 1, 17)))
+def _high_precision(precision: object) -> bool:
+    if precision not in ("standard", "high"):
+        raise _polyhe.InvalidParameter(
+            f"bootstrappable: precision = {precision!r}, expected 'standard' or 'high'"
+        )
+    return precision == "high"
+
+
+def max_bootstrappable_levels(log_n: int, precision: str = "standard") -> int:
+    """The most user levels :meth:`Context.bootstrappable` gives for N = 2^log_n at 128 bits
+    (``precision`` 'standard' or 'high')."""
+    return int(
+        _polyhe.ckks.max_bootstrappable_levels(
+            index("log_n", log_n, 1, 17), _high_precision(precision)
+        )
+    )
 
 
 def sum_rotations(slots: int) -> list:

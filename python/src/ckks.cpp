@@ -224,7 +224,7 @@ void bind_ckks(nb::module_& parent) {
              std::size_t slot_to_coeff_levels, double k, bool double_angle, std::size_t sine_degree,
              int double_angles, double scale, std::size_t eval_mod_baby_steps,
              std::size_t encapsulation_weight, double message_ratio_bits,
-             std::size_t arcsine_degree) {
+             std::size_t arcsine_degree, std::size_t iterations, int iteration_precision_bits) {
             ckks::BootstrapConfig config;
             config.coeff_to_slot_levels = coeff_to_slot_levels;
             config.slot_to_coeff_levels = slot_to_coeff_levels;
@@ -237,13 +237,16 @@ void bind_ckks(nb::module_& parent) {
             config.encapsulation_weight = encapsulation_weight;
             config.message_ratio_bits = message_ratio_bits;
             config.arcsine_degree = arcsine_degree;
+            config.iterations = iterations;
+            config.iteration_precision_bits = iteration_precision_bits;
             nb::gil_scoped_release release;
             new (self) B(*c.ptr, config);
           },
           nb::arg("context"), nb::arg("coeff_to_slot_levels"), nb::arg("slot_to_coeff_levels"),
           nb::arg("k"), nb::arg("double_angle"), nb::arg("sine_degree"), nb::arg("double_angles"),
           nb::arg("scale"), nb::arg("eval_mod_baby_steps"), nb::arg("encapsulation_weight"),
-          nb::arg("message_ratio_bits"), nb::arg("arcsine_degree"))
+          nb::arg("message_ratio_bits"), nb::arg("arcsine_degree"), nb::arg("iterations") = 1,
+          nb::arg("iteration_precision_bits") = 0)
       .def_prop_ro("rotations", &B::rotations)
       .def_prop_ro("encapsulation_parameters",
                    [](const B& b) -> std::optional<Params> {
@@ -270,6 +273,7 @@ void bind_ckks(nb::module_& parent) {
       .def_prop_ro("levels_after", &B::levels_after)
       .def_prop_ro("scale", &B::scale)
       .def_prop_ro("input_scaling_bits", &B::input_scaling_bits)
+      .def_prop_ro("iteration_precision_bits", &B::iteration_precision_bits)
       .def(
           "bootstrap",
           [](const B& b, const ckks::Evaluator& ev, const ckks::Ciphertext& ct) {
@@ -279,11 +283,20 @@ void bind_ckks(nb::module_& parent) {
       .def(
           "to_device", [](const B& b, const DeviceHandle* d) { return b.to_device(device_of(d)); },
           nb::arg("device").none(), nb::call_guard<Release>());
-  m.def("max_bootstrappable_levels", &ckks::max_bootstrappable_levels, nb::arg("log_n"));
+  const auto precision_of = [](bool high) {
+    return high ? ckks::BootstrapPrecision::high : ckks::BootstrapPrecision::standard;
+  };
+  m.def(
+      "max_bootstrappable_levels",
+      [precision_of](int log_n, bool high) {
+        return ckks::max_bootstrappable_levels(log_n, precision_of(high));
+      },
+      nb::arg("log_n"), nb::arg("high_precision") = false);
   m.def(
       "bootstrappable_parameters",
-      [](int log_n, std::size_t levels) {
-        const ckks::BootstrappableParameters p = ckks::bootstrappable_parameters(log_n, levels);
+      [precision_of](int log_n, std::size_t levels, bool high) {
+        const ckks::BootstrappableParameters p =
+            ckks::bootstrappable_parameters(log_n, levels, precision_of(high));
         nb::dict boot;
         boot["coeff_to_slot_levels"] = p.config.coeff_to_slot_levels;
         boot["slot_to_coeff_levels"] = p.config.slot_to_coeff_levels;
@@ -293,6 +306,7 @@ void bind_ckks(nb::module_& parent) {
         boot["encapsulation_weight"] = p.config.encapsulation_weight;
         boot["message_ratio_bits"] = p.config.message_ratio_bits;
         boot["arcsine_degree"] = p.config.arcsine_degree;
+        boot["iterations"] = p.config.iterations;
         nb::dict out;
         out["q_bits"] = p.literal.q_bits;
         out["p_bits"] = p.literal.p_bits;
@@ -300,7 +314,7 @@ void bind_ckks(nb::module_& parent) {
         out["bootstrapper"] = boot;
         return out;
       },
-      nb::arg("log_n"), nb::arg("levels"));
+      nb::arg("log_n"), nb::arg("levels"), nb::arg("high_precision") = false);
   m.def("mod_raise", &ckks::mod_raise, nb::arg("evaluator"), nb::arg("ciphertext"),
         nb::call_guard<Release>());
 

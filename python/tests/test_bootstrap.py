@@ -79,6 +79,31 @@ def test_the_arcsine_lifts_a_constant_vectors_precision():
     assert abs(bits(arcsine) - 21.1) < 1.0
 
 
+def test_two_iterations_double_the_bits_for_one_level(ctx):
+    """iterations=2: the first bootstrap's error, times 2^p at level 0, bootstrapped and
+    subtracted at 2^-p: against the input's own decryption, 13 more bits here, for one level."""
+    once = ctx.bootstrapper()
+    twice = ctx.bootstrapper(iterations=2)
+    assert twice.depth == once.depth + 1 and twice.levels_after == once.levels_after - 1
+    assert once.iteration_precision_bits == 0 and twice.iteration_precision_bits == 15
+    assert ctx.bootstrapper(iterations=2, iteration_precision_bits=12).iteration_precision_bits == 12
+    ctx.add_galois_keys(once.rotations, conjugation=True)
+    x = np.random.default_rng(6).uniform(-1, 1, ctx.slots)
+    low = ctx.encrypt(x, level=0)
+    kept = ctx.decrypt(low)
+
+    def bits(b):
+        return -np.log2(np.max(np.abs(ctx.decrypt(b.bootstrap(low)) - kept)))
+
+    assert bits(twice) > bits(once) + 8
+    with pytest.raises(polyhe.InvalidParameter, match="iterations = 3 is neither 1 nor 2"):
+        ctx.bootstrapper(iterations=3)
+    with pytest.raises(polyhe.InvalidParameter, match="iteration_precision_bits = 41 is outside"):
+        ctx.bootstrapper(iterations=2, iteration_precision_bits=41)
+    with pytest.raises(TypeError, match="iteration_precision_bits: expected an integer"):
+        ctx.bootstrapper(iterations=2, iteration_precision_bits=1.5)
+
+
 def test_bootstrapper_refusals(ctx):
     with pytest.raises(polyhe.InvalidParameter, match="eval_mod = 'sine'"):
         ctx.bootstrapper(eval_mod="sine")
@@ -156,3 +181,12 @@ def test_the_128_bit_presets_are_one_call():
         ckks.Context.bootstrappable(log_n=16, levels=13)
     with pytest.raises(polyhe.InvalidParameter, match="log_n = 14 has no 128-bit"):
         ckks.Context.bootstrappable(log_n=14, levels=1)
+    # High precision: Δ = 2^50, two iterations, one more bootstrapping level, at most 8 levels.
+    high = ckks.Context.bootstrappable(log_n=16, levels=8, precision="high")
+    assert high.max_level == 8 + 17 and high.scale == 2.0**50
+    assert high._bootstrap_preset["iterations"] == 2
+    assert ckks.max_bootstrappable_levels(16, precision="high") == 8
+    with pytest.raises(polyhe.InvalidParameter, match="high precision needs log_n = 16"):
+        ckks.Context.bootstrappable(log_n=15, levels=1, precision="high")
+    with pytest.raises(polyhe.InvalidParameter, match="precision = 'best'"):
+        ckks.Context.bootstrappable(log_n=16, levels=1, precision="best")

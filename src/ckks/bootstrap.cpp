@@ -249,12 +249,23 @@ Plan plan_for(const ParametersPtr& params, const BootstrapConfig& config) {
     out.arcsine = arcsine_series(config);
     out.mod_depth += ckks::depth(out.arcsine);
   }
-  out.depth = config.coeff_to_slot_levels + out.mod_depth + config.slot_to_coeff_levels;
+  if (config.iterations != 1 && config.iterations != 2) {
+    throw InvalidParameter(std::string(op) + ": iterations = " + std::to_string(config.iterations) +
+                           " is neither 1 nor 2");
+  }
+  if (config.iteration_precision_bits < 0 || config.iteration_precision_bits > 40) {
+    throw InvalidParameter(std::string(op) + ": iteration_precision_bits = " +
+                           std::to_string(config.iteration_precision_bits) +
+                           " is outside [0, 40] (0: estimated)");
+  }
+  const std::size_t second = config.iterations - 1;  // the second iteration's 2^−p
+  out.depth = config.coeff_to_slot_levels + out.mod_depth + config.slot_to_coeff_levels + second;
   if (out.depth + 1 > top) {
     throw InvalidParameter(std::string(op) + ": bootstrapping takes " + std::to_string(out.depth) +
                            " levels (CoeffToSlot " + std::to_string(config.coeff_to_slot_levels) +
                            ", EvalMod " + std::to_string(out.mod_depth) + ", SlotToCoeff " +
                            std::to_string(config.slot_to_coeff_levels) +
+                           (second != 0 ? ", the second iteration 1" : "") +
                            ") and the parameters have L = " + std::to_string(top) +
                            ": at least one must be left");
   }
@@ -346,6 +357,17 @@ Bootstrapper::Bootstrapper(const Context& ctx, const BootstrapConfig& config)
   if (config.message_ratio_bits != 0) {
     const double room = std::log2(q0) - std::log2(ctx.scale()) - config.message_ratio_bits;
     input_bits_ = std::max(0, static_cast<int>(std::floor(room)));
+  }
+  if (config.iterations == 2) {
+    iteration_bits_ = config.iteration_precision_bits;
+    if (iteration_bits_ == 0) {
+      // The error budget (docs/ckks-bootstrapping.md): the bootstrap's noise about
+      // 31 − 1.5·(log2 N − 14) − ρ' bits below the message; two bits under it.
+      const double rho = std::log2(q0) - std::log2(ctx.scale()) - input_bits_;
+      const double log_n = std::log2(static_cast<double>(params_->n()));
+      const double bits = 31.0 - 1.5 * (log_n - 14.0) - rho - 2.0;
+      iteration_bits_ = std::clamp(static_cast<int>(std::floor(bits)), 1, 40);
+    }
   }
   // CoeffToSlot: n·BR(w_t)/Δ' → BR(w_t)/(2·q_0·K), the constant spread over the groups.
   std::vector<Diagonals> cts = detail::fft_groups(n, config.coeff_to_slot_levels, true);
@@ -479,18 +501,37 @@ EncapsulationKeys Bootstrapper::encapsulation_keys(rlwe::KeyGenerator& keygen,
 }
 
 Ciphertext Bootstrapper::bootstrap(const Evaluator& ev, const Ciphertext& ct) const {
-  return refresh(ev, ct, nullptr, nullptr);
+  return iterate(ev, ct, nullptr, nullptr);
 }
 
 Ciphertext Bootstrapper::bootstrap(const Evaluator& ev, const Ciphertext& ct,
                                    const EncapsulationKeys& keys) const {
-  return refresh(ev, ct, &keys.to_sparse, &keys.to_dense);
+  return iterate(ev, ct, &keys.to_sparse, &keys.to_dense);
 }
 
 Ciphertext Bootstrapper::bootstrap(const Evaluator& ev, const Ciphertext& ct,
                                    const rlwe::KeySwitchKey& to_sparse,
                                    const rlwe::KeySwitchKey& to_dense) const {
-  return refresh(ev, ct, &to_sparse, &to_dense);
+  return iterate(ev, ct, &to_sparse, &to_dense);
+}
+
+Ciphertext Bootstrapper::iterate(const Evaluator& ev, const Ciphertext& ct,
+                                 const rlwe::KeySwitchKey* to_sparse,
+                                 const rlwe::KeySwitchKey* to_dense) const {
+  Ciphertext first = refresh(ev, ct, to_sparse, to_dense);
+  if (config_.iterations == 1) return first;
+  // The first bootstrap's error e, against ct's own decryption (its noise included: the message
+  // a bootstrap keeps), at level 0 where ct is; 2^p·e is a message like any other.
+  const Ciphertext low = ct.level() == 0 ? ct : ev.drop_to_level(ct, 0);
+  const Ciphertext error = ev.multiply_integer(ev.sub(ev.drop_to_level(first, 0), low),
+                                               std::int64_t{1} << iteration_bits_);
+  const Ciphertext fixed = refresh(ev, error, to_sparse, to_dense);  // 2^p·e, at first's level
+  // 2^−p, encoded at the prime the rescale drops: the scale comes back to ct's to an ulp.
+  const std::size_t level = first.level();
+  Ciphertext correction =
+      ev.rescale(ev.multiply_const(fixed, Complex(std::ldexp(1.0, -iteration_bits_), 0.0)));
+  correction.set_scale(ct.scale());
+  return ev.sub(ev.drop_to_level(first, level - 1), correction);
 }
 
 Ciphertext Bootstrapper::refresh(const Evaluator& ev, const Ciphertext& ct,

@@ -259,6 +259,75 @@ TEST(BootstrapParts, BadConfigurationsAreRefusedNamingTheRule) {
   refused(c, "double_angles = 0 is outside [1, 10]");
 }
 
+// Two iterations (META-BTS): the first bootstrap's error, times 2^p at level 0, is bootstrapped
+// and subtracted at 2^−p. Against the input's own decryption (what a bootstrap keeps) the error
+// falls from about 2^−19 to that of the input's noise and the rescales, for one more level; the
+// estimated p is 31 + 1.5·4 − ρ' − 2 = 15 bits here (ρ' = log2(q_0/Δ) = 20).
+TEST(BootstrapIterations, ASecondIterationDoublesTheBitsForOneLevel) {
+  POLYHE_SEEDED_RNG(rng);
+  Fixture f(rng, 12);
+  BootstrapConfig config;
+  const Bootstrapper once(*f.ctx, config);
+  config.iterations = 2;
+  const Bootstrapper twice(*f.ctx, config);
+  EXPECT_EQ(once.iteration_precision_bits(), 0);
+  EXPECT_EQ(twice.iteration_precision_bits(), 15);
+  EXPECT_EQ(twice.depth(), once.depth() + 1);
+  EXPECT_EQ(twice.levels_after(), 1u);
+  EXPECT_EQ(Bootstrapper::depth_for(f.params, config), twice.depth());
+  const Evaluator ev = f.evaluator(twice);
+  const Vec x = test::random_values(rng, f.ctx->slots());
+  const Ciphertext low =
+      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
+  const Vec kept = f.decrypt(low);  // the input's slots with its noise
+  const Ciphertext one = once.bootstrap(ev, low);
+  const Ciphertext two = twice.bootstrap(ev, low);
+  EXPECT_EQ(two.level(), twice.levels_after());
+  EXPECT_EQ(two.scale(), low.scale());
+  const double bits_one = test::precision_bits(kept, f.decrypt(one));
+  const double bits_two = test::precision_bits(kept, f.decrypt(two));
+  EXPECT_GT(bits_two, bits_one + 8.0) << bits_one << " -> " << bits_two << " bits";
+  EXPECT_GT(bits_two, 28.0);
+  // Against the values themselves it is then the input's noise that is left.
+  EXPECT_GT(test::precision_bits(x, f.decrypt(two)),
+            std::min(test::precision_bits(x, kept), bits_two) - 1.0);
+  // A given p is used as given; a ciphertext above level 0 is dropped first.
+  config.iteration_precision_bits = 12;
+  const Bootstrapper given(*f.ctx, config);
+  EXPECT_EQ(given.iteration_precision_bits(), 12);
+  const Ciphertext high = ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{2}));
+  const Ciphertext three = given.bootstrap(ev, high);
+  EXPECT_GT(test::precision_bits(f.decrypt(ev.drop_to_level(high, 0)), f.decrypt(three)),
+            bits_one + 6.0);
+  // The rules, by name.
+  for (const auto& [iterations, p, needle] :
+       {std::tuple{std::size_t{0}, 0, "iterations = 0 is neither 1 nor 2"},
+        std::tuple{std::size_t{3}, 0, "iterations = 3 is neither 1 nor 2"},
+        std::tuple{std::size_t{2}, -1, "iteration_precision_bits = -1 is outside [0, 40]"},
+        std::tuple{std::size_t{2}, 41, "iteration_precision_bits = 41 is outside [0, 40]"}}) {
+    BootstrapConfig bad;
+    bad.iterations = iterations;
+    bad.iteration_precision_bits = p;
+    try {
+      (void)Bootstrapper(*f.ctx, bad);
+      ADD_FAILURE() << "accepted; expected '" << needle << "'";
+    } catch (const InvalidParameter& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  }
+  Fixture tight(rng, 11);
+  config.iteration_precision_bits = 0;
+  try {
+    (void)Bootstrapper(*tight.ctx, config);
+    ADD_FAILURE() << "a second iteration without its level was accepted";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("SlotToCoeff 2, the second iteration 1) and the "
+                                         "parameters have L = 13"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // The message ratio: the input multiplied by 2^b before ModRaise puts the bootstrap's own noise
 // 2^b further below the message, while EvalMod's sine misses a coefficient m by a relative
 // (2π·m/q_0)²/6: spread-out slots (coefficients about Δ/√N) gain about b bits, and a constant

@@ -53,6 +53,42 @@ TEST(BootstrapPresets, EveryLevelCountIsBootstrappableAt128Bits) {
   EXPECT_THROW((void)bootstrappable_parameters(14, 1), InvalidParameter);
   EXPECT_THROW((void)bootstrappable_parameters(15, 0), InvalidParameter);
 }
+
+// High precision (N = 2^16 only): Δ = 2^50, two iterations, one more bootstrapping prime; every
+// level count passes the table and returns at the levels asked for, one more breaks it.
+TEST(BootstrapPresets, HighPrecisionIsBootstrappableAt128Bits) {
+  constexpr auto high = BootstrapPrecision::high;
+  const std::size_t most = max_bootstrappable_levels(16, high);
+  EXPECT_EQ(most, 8u);
+  for (std::size_t levels = 1; levels <= most; ++levels) {
+    const BootstrappableParameters set = bootstrappable_parameters(16, levels, high);
+    const rlwe::ParametersPtr params = rlwe::Parameters::create(set.literal);
+    EXPECT_EQ(params->security(), rlwe::SecurityLevel::bits128);
+    EXPECT_EQ(set.config.iterations, 2u);
+    EXPECT_EQ(set.scale, std::ldexp(1.0, 50));
+    EXPECT_EQ(params->max_level() - Bootstrapper::depth_for(params, set.config), levels);
+    EXPECT_EQ(set.literal.q_bits.size(), 1 + levels + 17);
+  }
+  BootstrappableParameters set = bootstrappable_parameters(16, most, high);
+  set.literal.q_bits.insert(set.literal.q_bits.begin() + 1, 50);
+  EXPECT_THROW((void)rlwe::Parameters::create(set.literal), InsecureParameters);
+  try {
+    (void)bootstrappable_parameters(16, most + 1, high);
+    ADD_FAILURE() << "levels above the maximum were accepted";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("is outside [1, 8] for N = 2^16 at 128-bit security "
+                                         "and high precision"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)max_bootstrappable_levels(15, high);
+    ADD_FAILURE() << "high precision at N = 2^15 was accepted";
+  } catch (const InvalidParameter& e) {
+    EXPECT_NE(std::string(e.what()).find("high precision needs log_n = 16"), std::string::npos)
+        << e.what();
+  }
+}
 #else
 // A whole bootstrap of the N = 2^15 preset with one user level: values uniform in the complex unit
 // disc over all 2^14 slots come back at level 1 to within 2^−16 (18.9 bits measured, the input

@@ -79,6 +79,8 @@ struct BenchCkksConfig {
   std::size_t arcsine_degree = 0;        // arcsin's series after EvalMod (BootstrapConfig)
   int double_angles = 4;                 // r, with double_angle (BootstrapConfig)
   std::size_t sine_degree = 0;           // EvalMod's series degree (0: chosen; BootstrapConfig)
+  std::size_t bootstrap_iterations = 1;  // 1, or 2 for iterative bootstrapping (BootstrapConfig)
+  int iteration_precision_bits = 0;      // the second iteration's p (0: estimated)
 };
 
 /// Checks the command line: --log-n in [2, 17]; --primes and --special bit sizes in [2, 62];
@@ -116,6 +118,11 @@ struct CkksMeasurement {
   std::size_t arcsine_degree = 0;
   int double_angles = 0;        // bootstrap only: r (0: the Chebyshev sine)
   std::size_t sine_degree = 0;  // bootstrap only: EvalMod's series degree as used
+  /// bootstrap only: −log2 of the largest slot error against the level-0 input's own decryption
+  /// (the bootstrap's error alone, without the input's noise); the iterations and p used.
+  std::optional<double> refresh_precision_bits;
+  std::size_t iterations = 1;
+  int iteration_precision_bits = 0;
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with

@@ -193,6 +193,15 @@ void declare_bench_ckks(Commands& c, Options& o) {
                      "With --ops bootstrap: EvalMod's series degree (0: chosen for K and r, the "
                      "smallest within a bit of the first 2^j - 1 series that meets 2^-40)")
       ->capture_default_str();
+  add_integer_option(c.bench_ckks, "--bootstrap-iterations", k.bootstrap_iterations,
+                     "With --ops bootstrap: 1, or 2 for iterative bootstrapping (the first "
+                     "bootstrap's error bootstrapped and subtracted: twice the time, one more "
+                     "level, about twice the bits)")
+      ->capture_default_str();
+  add_integer_option(c.bench_ckks, "--iteration-precision", k.iteration_precision_bits,
+                     "With --bootstrap-iterations 2: the second iteration's gain p in bits, a bit "
+                     "or two under one bootstrap's precision (0: estimated)")
+      ->capture_default_str();
   add_integer_option(c.bench_ckks, "--rotate-step", k.rotate_step,
                      "Slots to rotate by (left; < 0: right)")
       ->capture_default_str();

@@ -91,6 +91,8 @@ struct BenchCkksArgs {
   std::size_t arcsine_degree = 0;        // arcsin's series after EvalMod (0: none; odd 3 … 15)
   int double_angles = 4;                 // r, with --eval-mod double_angle (1 … 10)
   std::size_t sine_degree = 0;           // EvalMod's series degree (0: chosen for K and r)
+  std::size_t bootstrap_iterations = 1;  // 2: iterative bootstrapping (BootstrapConfig)
+  int iteration_precision_bits = 0;      // the second iteration's p (0: estimated)
 };
 int cmd_bench_ckks(const BenchCkksArgs& args, std::ostream& out, std::ostream& err);
 

@@ -82,6 +82,21 @@ struct BootstrapConfig {
   /// h' > 0: sparse-secret encapsulation with an ephemeral secret of exactly h' nonzero
   /// coefficients (32 is the usual choice); 0: ModRaise under the user's secret.
   std::size_t encapsulation_weight = 0;
+  /// 1, or 2 for iterative bootstrapping (Bae–Cheon–Cho–Kim–Kim, "META-BTS", 2022; OpenFHE's
+  /// EvalBootstrap with two iterations): the first bootstrap's error against the input, taken at
+  /// level 0 and multiplied by 2^p, is bootstrapped in turn and subtracted at 2^−p, so that what
+  /// the first one missed is missed again only to its own relative precision. Twice the time and
+  /// one more level (the 2^−p); the result approximates the input's decryption to about twice
+  /// the bits, up to the rounding of the 2^−p's rescale at the input's scale Δ (about as large
+  /// as a fresh encryption's noise at Δ: at N = 2^16, 23 bits at Δ = 2^40, 28 at 2^45 and 33 at
+  /// 2^50, so a larger Δ is what makes the second iteration pay; every product at Δ pays the
+  /// same).
+  std::size_t iterations = 1;
+  /// p, the second iteration's gain in bits: about the first bootstrap's precision, a bit or two
+  /// under it (2^p times its error must stay a message like the others, |·| ≲ Δ). 0: an
+  /// estimate from the error budget, 31 − 1.5·(log2 N − 14) − ρ' bits, less two (ρ' the
+  /// message's distance below q_0 in bits: log2(q_0/(2^b·Δ))); in [0, 40].
+  int iteration_precision_bits = 0;
 };
 
 /// The two keys of sparse-secret encapsulation: s → s' at q_0·P' (parameters
@@ -107,7 +122,8 @@ class Bootstrapper {
   /// Prepares every transform and series for ctx's parameters (N ≥ 8). InvalidParameter: a
   /// level budget outside [1, log2(N/2)], K not in [1, 2^20], a bad degree or double-angle count,
   /// fewer levels than depth() + 1 (at least one level must be left for the user), an arcsine
-  /// degree other than 0 or odd in [3, 15], K below 6σ of
+  /// degree other than 0 or odd in [3, 15], iterations other than 1 or 2,
+  /// iteration_precision_bits outside [0, 40], K below 6σ of
   /// ModRaise's I for the secret raised (σ = √((h + 1)/12), h the encapsulation weight, else the
   /// secret's weight, 2N/3 for a uniform ternary one), or an encapsulation weight above N.
   /// InsecureParameters: encapsulation under parameters that claim a security level where no
@@ -144,6 +160,9 @@ class Bootstrapper {
   [[nodiscard]] std::size_t sine_degree() const { return series_.degree(); }
   /// b: the bits by which bootstrap() multiplies its input at level 0 (message_ratio_bits).
   [[nodiscard]] int input_scaling_bits() const { return input_bits_; }
+  /// p: the second iteration's gain (config().iteration_precision_bits, or its estimate); 0 for
+  /// one iteration.
+  [[nodiscard]] int iteration_precision_bits() const { return iteration_bits_; }
 
   /// ct refreshed: the same slots (to the precision the parameters give) at level levels_after(),
   /// with ct's scale. ct at any level (dropped to 0), size 2; its message must be small against
@@ -167,6 +186,8 @@ class Bootstrapper {
  private:
   Ciphertext eval_mod(const Evaluator& ev, const Ciphertext& u) const;
   Ciphertext sine(const Evaluator& ev, const Ciphertext& u) const;
+  Ciphertext iterate(const Evaluator& ev, const Ciphertext& ct, const rlwe::KeySwitchKey* to_sparse,
+                     const rlwe::KeySwitchKey* to_dense) const;
   Ciphertext refresh(const Evaluator& ev, const Ciphertext& ct, const rlwe::KeySwitchKey* to_sparse,
                      const rlwe::KeySwitchKey* to_dense) const;
   Ciphertext encapsulated_raise(const Evaluator& ev, const Ciphertext& ct,
@@ -178,6 +199,7 @@ class Bootstrapper {
   BootstrapConfig config_;
   double scale_ = 0;
   int input_bits_ = 0;
+  int iteration_bits_ = 0;
   std::size_t depth_ = 0;
   std::vector<LinearTransform> coeff_to_slot_;
   std::vector<LinearTransform> slot_to_coeff_;
