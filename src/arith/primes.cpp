@@ -84,6 +84,17 @@ void check_n(std::size_t n) {
 
 }  // namespace
 
+std::vector<std::uint64_t> prime_factors(std::uint64_t n) {
+  std::vector<std::uint64_t> factors;
+  for (std::uint64_t p = 2; p * p <= n; ++p) {
+    if (n % p != 0) continue;
+    factors.push_back(p);
+    while (n % p == 0) n /= p;
+  }
+  if (n > 1) factors.push_back(n);
+  return factors;
+}
+
 std::vector<std::uint64_t> ntt_primes(int bits, std::size_t n, std::size_t count) {
   check_n(n);
   if (bits < 2 || bits > 62) {

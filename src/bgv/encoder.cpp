@@ -4,10 +4,11 @@
 // Batching. For t prime with t ≡ 1 mod 2N, ζ a primitive 2N-th root of unity mod t, x^N + 1 =
 // Π_{e odd < 2N} (x − ζ^e) mod t, so m ↦ (m(ζ^e))_e is the CRT isomorphism Z_t[x]/(x^N + 1) ≅
 // Z_t^N. The forward negacyclic NTT with ψ = ζ computes exactly these evaluations, at index j the
-// one with e = 2·br(j) + 1 (ntt/plan.hpp); the slot order only permutes them. So
+// one with e = 2·br(j) + 1 (the ring's transform of the one prime t: RingContext); the slot order
+// only permutes them. So
 //     decode = gather ∘ NTT,   encode = INTT ∘ scatter,
 // with the permutation slot i ↦ j = br((e(i) − 1)/2) built once. Both transforms take fully
-// reduced input and give fully reduced output, O(N log N) with the plan's Shoup kernels.
+// reduced input and give fully reduced output, O(N log N).
 #include "polyhe/bgv/encoder.hpp"
 
 #include <algorithm>
@@ -258,7 +259,8 @@ std::vector<std::int64_t> CoefficientEncoder::decode_signed(
 BatchEncoder::BatchEncoder(std::size_t n, std::uint64_t t)
     : n_(n),
       t_(require_batching("BatchEncoder", t, n)),
-      plan_(NttPlan<std::uint64_t>::create(n, t)) {
+      ring_(RingContext::create(n, std::vector<std::uint64_t>{t})),
+      zeta_(ring_->plan(0).psi()) {
   const int log_n = std::countr_zero(n);
   const std::uint64_t mask = 2 * static_cast<std::uint64_t>(n) - 1;  // mod 2N
   const std::size_t half = n / 2;
@@ -277,7 +279,7 @@ namespace {
 template <class V>
 void encode_slots(const char* who, std::span<const V> values, std::span<std::uint64_t> out,
                   const PlaintextModulus& t, std::span<const std::uint32_t> index,
-                  const NttPlan<std::uint64_t>& plan) {
+                  const RingContext& ring) {
   const std::size_t n = index.size();
   check_values(who, values, n, t);
   check_output(who, out.size(), n);
@@ -286,19 +288,19 @@ void encode_slots(const char* who, std::span<const V> values, std::span<std::uin
   const std::size_t k = in.size();
   for (std::size_t i = 0; i < k; ++i) out[index[i]] = residue(in[i], t);
   for (std::size_t i = k; i < n; ++i) out[index[i]] = 0;
-  plan.inverse(out);
+  ring.inverse(0, out);
 }
 
 }  // namespace
 
 void BatchEncoder::encode(std::span<const std::uint64_t> values,
                           std::span<std::uint64_t> out) const {
-  encode_slots("BatchEncoder::encode", values, out, t_, ntt_index_, *plan_);
+  encode_slots("BatchEncoder::encode", values, out, t_, ntt_index_, *ring_);
 }
 
 void BatchEncoder::encode(std::span<const std::int64_t> values,
                           std::span<std::uint64_t> out) const {
-  encode_slots("BatchEncoder::encode", values, out, t_, ntt_index_, *plan_);
+  encode_slots("BatchEncoder::encode", values, out, t_, ntt_index_, *ring_);
 }
 
 std::vector<std::uint64_t> BatchEncoder::encode(std::span<const std::uint64_t> values) const {
@@ -318,13 +320,12 @@ namespace {
 // out[i] = convert(slot i of the polynomial with coefficients coeffs).
 template <class Out, class Convert>
 void decode_slots(const char* who, std::span<const std::uint64_t> coeffs, std::span<Out> out,
-                  std::span<const std::uint32_t> index, const NttPlan<std::uint64_t>& plan,
-                  Convert convert) {
+                  std::span<const std::uint32_t> index, const RingContext& ring, Convert convert) {
   const std::size_t n = index.size();
-  check_coefficients(who, coeffs, n, plan.q());
+  check_coefficients(who, coeffs, n, ring.basis().prime(0));
   check_output(who, out.size(), n);
   std::vector<std::uint64_t> eval(coeffs.begin(), coeffs.end());  // out may alias coeffs
-  plan.forward(eval);
+  ring.forward(0, eval);
   for (std::size_t i = 0; i < n; ++i) out[i] = convert(eval[index[i]]);
 }
 
@@ -332,13 +333,13 @@ void decode_slots(const char* who, std::span<const std::uint64_t> coeffs, std::s
 
 void BatchEncoder::decode(std::span<const std::uint64_t> coeffs,
                           std::span<std::uint64_t> out) const {
-  decode_slots("BatchEncoder::decode", coeffs, out, ntt_index_, *plan_,
+  decode_slots("BatchEncoder::decode", coeffs, out, ntt_index_, *ring_,
                [](std::uint64_t x) { return x; });
 }
 
 void BatchEncoder::decode_signed(std::span<const std::uint64_t> coeffs,
                                  std::span<std::int64_t> out) const {
-  decode_slots("BatchEncoder::decode_signed", coeffs, out, ntt_index_, *plan_,
+  decode_slots("BatchEncoder::decode_signed", coeffs, out, ntt_index_, *ring_,
                [this](std::uint64_t x) { return t_.to_signed(x); });
 }
 

@@ -12,11 +12,10 @@
 #include <numeric>
 #include <string>
 
+#include "polyhe/arith/cyclotomic_polynomial.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/ntt/cyclic/cyclotomic.hpp"
-#include "polyhe/ntt/cyclic/powerful.hpp"
-#include "polyhe/ntt/cyclic/primes.hpp"
+#include "polyhe/ring/context.hpp"
 
 namespace polyhe::bgv {
 
@@ -101,9 +100,9 @@ struct SlotEncoder::Impl {
 };
 
 std::shared_ptr<const SlotEncoder> SlotEncoder::create(std::size_t m, u64 t) {
-  if (m % 2 == 0 || m < 3 || m > PowerfulNtt::kMaxM) {
+  if (m % 2 == 0 || m < 3 || m > RingContext::kMaxM) {
     throw InvalidParameter("SlotEncoder: m = " + std::to_string(m) + " must be odd in [3, " +
-                           std::to_string(PowerfulNtt::kMaxM) + "]");
+                           std::to_string(RingContext::kMaxM) + "]");
   }
   if (t < 2 || t >= (u64{1} << 62) || !is_prime(t)) {
     throw InvalidParameter("SlotEncoder: t = " + std::to_string(t) +

@@ -9,7 +9,6 @@
 #include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/wipe.hpp"
-#include "polyhe/ntt/plan.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/rlwe/key_switch.hpp"

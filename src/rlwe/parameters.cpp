@@ -10,7 +10,6 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/serial.hpp"
-#include "polyhe/ntt/cyclic/powerful.hpp"
 #include "polyhe/rns/bigint.hpp"
 
 namespace polyhe::rlwe {
@@ -52,9 +51,9 @@ std::shared_ptr<const Parameters> Parameters::create(const ParametersLiteral& li
           "both (log_n = " +
           std::to_string(lit.log_n) + ", m = " + std::to_string(lit.m) + ")");
     }
-    if (lit.m % 2 == 0 || lit.m < 3 || lit.m > PowerfulNtt::kMaxM) {
+    if (lit.m % 2 == 0 || lit.m < 3 || lit.m > RingContext::kMaxM) {
       throw InvalidParameter("m = " + std::to_string(lit.m) + " must be odd in [3, " +
-                             std::to_string(PowerfulNtt::kMaxM) +
+                             std::to_string(RingContext::kMaxM) +
                              "] (a power-of-two m = 2N is the ring x^N + 1: set log_n instead)");
     }
   } else if (lit.log_n < 1 || lit.log_n > 17) {

@@ -10,7 +10,7 @@
 
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/wipe.hpp"
-#include "polyhe/ntt/cyclic/powerful.hpp"
+#include "polyhe/ring/context.hpp"
 
 namespace polyhe::rlwe {
 
@@ -237,9 +237,9 @@ ParametersPtr load_parameters(std::span<const std::uint8_t> bytes, SecurityLevel
   std::uint64_t n = std::uint64_t{1} << log_n;
   if (log_n == 0) {  // Φ_m for an odd m
     lit.m = r.u64("m");
-    if (lit.m % 2 == 0 || lit.m < 3 || lit.m > PowerfulNtt::kMaxM) {
+    if (lit.m % 2 == 0 || lit.m < 3 || lit.m > RingContext::kMaxM) {
       r.fail("m = " + std::to_string(lit.m) + " is not odd in [3, " +
-             std::to_string(PowerfulNtt::kMaxM) + "]");
+             std::to_string(RingContext::kMaxM) + "]");
     }
     n = euler_phi(lit.m);
   }

@@ -16,6 +16,9 @@ std::uint64_t inverse_mod(std::uint64_t a, std::uint64_t q);
 /// Deterministic Miller–Rabin for every 64-bit n (bases 2..37 suffice below 3.3·10^24).
 bool is_prime(std::uint64_t n);
 
+/// The distinct prime factors of n ≥ 1, ascending (trial division).
+std::vector<std::uint64_t> prime_factors(std::uint64_t n);
+
 /// Whether n is a power of two ≥ 1.
 constexpr bool is_power_of_two(std::uint64_t n) {
   return n != 0 && (n & (n - 1)) == 0;

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "polyhe/ntt/plan.hpp"
+#include "polyhe/ring/context.hpp"
 
 namespace polyhe::bgv {
 
@@ -118,8 +118,8 @@ class CoefficientEncoder {
 /// column c < N/2) holds m(ζ^{e(r,c)}) with
 ///     e(0, c) = 5^c mod 2N,    e(1, c) = 2N − (5^c mod 2N),
 /// ζ = zeta() the smallest primitive 2N-th root of unity mod t (minimal_primitive_root(t, N), the
-/// ψ of the NttPlan mod t). The e(r, c) are all the odd residues mod 2N, each once (5 has order
-/// N/2 mod 2N and −1 is not a power of 5), so the slots are all N roots of x^N + 1.
+/// ψ of the ring's transform mod t). The e(r, c) are all the odd residues mod 2N, each once (5 has
+/// order N/2 mod 2N and −1 is not a power of 5), so the slots are all N roots of x^N + 1.
 ///
 /// Rotations (the same convention as ckks::Encoder and rlwe::galois_element_for_rotation):
 ///   σ_g: m(x) → m(x^g) with g = galois_element_for_rotation(N, s) = 5^s mod 2N rotates both
@@ -128,8 +128,9 @@ class CoefficientEncoder {
 ///   σ_{2N−1} (galois_element_for_conjugation(N)) swaps the rows: slot (r, c) of the result =
 ///   slot (1 − r, c) of m, since σ_{2N−1}(m)(ζ^e) = m(ζ^{−e}).
 ///
-/// Computation: decode is the forward negacyclic NTT mod t (NttPlan<uint64_t>, which serves every
-/// t here: it takes primes up to 62 bits and N up to 2^17) followed by a gather, encode a scatter
+/// Computation: decode is the forward negacyclic NTT of Z_t[x]/(x^N + 1) (the RingContext of the
+/// one prime t, which serves every t here: primes up to 62 bits, N up to 2^17) followed by a
+/// gather, encode a scatter
 /// followed by the inverse NTT; the NTT output index of slot i is precomputed in the constructor
 /// (the NTT holds m(ψ^{2·br(j)+1}) at index j, so slot i sits at j = br((e(i) − 1)/2)).
 ///
@@ -148,9 +149,10 @@ class BatchEncoder {
   /// N/2, the length of a row (and the order of the rotation group).
   [[nodiscard]] std::size_t row_size() const { return n_ / 2; }
   /// ζ, the primitive 2N-th root of unity mod t that defines the slots.
-  [[nodiscard]] std::uint64_t zeta() const { return plan_->psi(); }
-  /// The negacyclic NTT mod t the encoder runs (its ψ is zeta()); shared, immutable.
-  [[nodiscard]] const std::shared_ptr<const NttPlan<std::uint64_t>>& plan() const { return plan_; }
+  [[nodiscard]] std::uint64_t zeta() const { return zeta_; }
+  /// The ring Z_t[x]/(x^N + 1) whose negacyclic transform the encoder runs (its ψ is zeta());
+  /// shared, immutable.
+  [[nodiscard]] const std::shared_ptr<const RingContext>& ring() const { return ring_; }
 
   /// Slot i = values[i] for i < values.size(), 0 beyond; each value < t; values.size() ≤ N;
   /// out.size() == N receives the coefficients in [0, t). out may alias values.
@@ -171,7 +173,8 @@ class BatchEncoder {
  private:
   std::size_t n_;
   PlaintextModulus t_;
-  std::shared_ptr<const NttPlan<std::uint64_t>> plan_;
+  std::shared_ptr<const RingContext> ring_;  // the one prime t
+  std::uint64_t zeta_ = 0;
   std::vector<std::uint32_t> ntt_index_;  // slot i ↔ NTT index ntt_index_[i]
 };
 

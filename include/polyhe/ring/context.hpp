@@ -50,6 +50,8 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
 
   static constexpr std::size_t kMinN = 2;
   static constexpr std::size_t kMaxN = std::size_t{1} << NttPlan<std::uint64_t>::kMaxLogN;
+  /// The largest odd cyclotomic index create_cyclotomic takes (its transform's bound).
+  static constexpr std::size_t kMaxM = PowerfulNtt::kMaxM;
 
   /// Validates (InvalidParameter naming the value and the rule): N a power of two in
   /// [kMinN, kMaxN]; at least one prime; each prime ≡ 1 mod 2N and as RnsBasis requires
@@ -61,7 +63,7 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
     return create(n, std::span<const std::uint64_t>(primes));
   }
 
-  /// Odd m in [3, PowerfulNtt::kMaxM] (InvalidParameter otherwise); every prime ≡ 1 mod m, as
+  /// Odd m in [3, kMaxM] (InvalidParameter otherwise); every prime ≡ 1 mod m, as
   /// RnsBasis requires, and with a transform of each of m's prime-power lengths mod it (the
   /// planner's message otherwise). Plans the PowerfulNtt of every prime (each builds its tables
   /// on its first transform: PowerfulNtt, CyclicNttPlan); `force` forces the decomposition of

@@ -8,17 +8,6 @@
 
 namespace polyhe {
 
-std::vector<std::uint64_t> prime_factors(std::uint64_t n) {
-  std::vector<std::uint64_t> factors;
-  for (std::uint64_t p = 2; p * p <= n; ++p) {
-    if (n % p != 0) continue;
-    factors.push_back(p);
-    while (n % p == 0) n /= p;
-  }
-  if (n > 1) factors.push_back(n);
-  return factors;
-}
-
 std::uint64_t cyclic_prime(int bits, std::uint64_t L, PrimeChoice choice) {
   if (bits < 2 || bits > 62) {
     throw InvalidParameter("prime size " + std::to_string(bits) + " bits is outside [2, 62]");

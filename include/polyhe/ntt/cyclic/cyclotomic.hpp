@@ -8,21 +8,13 @@
 #include <span>
 #include <vector>
 
+#include "polyhe/arith/cyclotomic_polynomial.hpp"  // cyclotomic_polynomial
 #include "polyhe/arith/modulus.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ntt/cyclic/plan.hpp"
 #include "polyhe/ntt/plan.hpp"
 
 namespace polyhe {
-
-/// The integer coefficients of the m-th cyclotomic polynomial Φ_m (monic, degree φ(m)), lowest
-/// degree first, computed exactly: with r = rad(m) = p1·…·pk, Φ_m(x) = Φ_r(x^(m/r)) and
-/// Φ_(n·p)(x) = Φ_n(x^p) / Φ_n(x) for a prime p ∤ n, starting from Φ_1 = x − 1.
-/// Throws InvalidParameter when m is 0 or above kMaxCyclotomicIndex, or when a coefficient
-/// (or an intermediate one of the exact divisions) does not fit in an int64.
-std::vector<std::int64_t> cyclotomic_polynomial(std::uint64_t m);
-
-inline constexpr std::uint64_t kMaxCyclotomicIndex = std::uint64_t{1} << 22;
 
 /// Z_q[x]/Φ_m(x) for m odd (3 ≤ m ≤ CyclicNttPlan::kMaxN) or m a power of two
 /// (4 ≤ m ≤ 2^18), with q a prime of at most 62 bits and q ≡ 1 mod m. Elements are coefficient

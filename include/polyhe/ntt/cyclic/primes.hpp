@@ -5,10 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace polyhe {
+#include "polyhe/arith/primes.hpp"  // prime_factors
 
-/// The distinct prime factors of n ≥ 1, ascending (trial division).
-std::vector<std::uint64_t> prime_factors(std::uint64_t n);
+namespace polyhe {
 
 enum class PrimeChoice { smallest, largest };
 

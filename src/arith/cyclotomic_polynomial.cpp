@@ -1,13 +1,14 @@
 // The cyclotomic polynomials Φ_m over the integers, by exact division.
+#include "polyhe/arith/cyclotomic_polynomial.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/ntt/cyclic/cyclotomic.hpp"
-#include "polyhe/ntt/cyclic/primes.hpp"
 
 namespace polyhe {
 namespace {
