@@ -143,6 +143,7 @@ TEST(CliBenchCkks, BootstrapOnlyWhenNamed) {
   EXPECT_EQ(ms[0]["hamming_weight"], 64);
   EXPECT_EQ(ms[0]["encapsulation_weight"], 0);
   EXPECT_GT(ms[0]["precision_bits"].get<double>(), 12.0);
+  EXPECT_GT(ms[0]["rotation_keys"].get<int>(), 0);  // the transforms' rotations, keys made for each
   // A dense secret is refused before any key is made, naming the option.
   const auto dense = run_cli(base);
   EXPECT_EQ(dense.status, 2);
@@ -162,6 +163,7 @@ TEST(CliBenchCkks, BootstrapOnlyWhenNamed) {
   EXPECT_EQ(es[0]["levels_after"], 1);
   EXPECT_GT(es[0]["precision_bits"].get<double>(), 12.0);
   EXPECT_EQ(es[0]["input_scaling_bits"], 0);
+  EXPECT_EQ(es[0]["rotation_keys"], ms[0]["rotation_keys"]);  // the same transforms
   EXPECT_GT(es[0]["input_precision_bits"].get<double>(), es[0]["precision_bits"].get<double>());
   // --message-ratio 12: the input scaled by 2^8 (q_0 of 60 bits, just above 2^60 here; Δ = 2^40)
   // before ModRaise. (At N = 2^8 the coefficients are large against q_0: a smaller ratio meets

@@ -233,7 +233,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   rlwe::KeyGenerator keygen(params);
   const rlwe::SecretKey host_sk = keygen.secret_key();
   const rlwe::SecretKey sk = host_sk.to_device(device);
-  const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
+  const rlwe::PublicKey pk = placed(keygen.public_key(host_sk), device);
   std::shared_ptr<const rlwe::KeySwitchKey> rlk;
   std::optional<ckks::Bootstrapper> boot;
   std::optional<ckks::EncapsulationKeys> encapsulation;
@@ -252,12 +252,12 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     bc.iteration_precision_bits = config.iteration_precision_bits;
     boot.emplace(*ckks::Context::create(params, scale), bc);
     if (boot->encapsulation_parameters()) {
-      encapsulation = boot->encapsulation_keys(keygen, host_sk).to_device(device);
+      encapsulation = placed(boot->encapsulation_keys(keygen, host_sk), device);
     }
     if (device) boot = boot->to_device(device);
   }
   if (wants(CkksOp::multiply_relin) || wants(CkksOp::batch_multiply) || wants(CkksOp::bootstrap)) {
-    rlk = rlwe::share(keygen.relinearization_key(host_sk).to_device(device));
+    rlk = rlwe::share(placed(keygen.relinearization_key(host_sk), device));
   }
   std::shared_ptr<const rlwe::GaloisKeys> galois;
   std::vector<std::int64_t> hoisted_steps;
@@ -271,7 +271,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
       for (const std::int64_t s : boot->rotations()) steps.push_back(s);
     }
     galois = rlwe::share(
-        keygen.rotation_keys(host_sk, steps, /*conjugation=*/boot.has_value()).to_device(device));
+        placed(keygen.rotation_keys(host_sk, steps, /*conjugation=*/boot.has_value()), device));
   }
   const ckks::Evaluator ev(params, rlk, galois);
   rlwe::Encryptor encryptor(pk);
@@ -372,6 +372,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         cm.sine_degree = boot->sine_degree();
         cm.iterations = config.bootstrap_iterations;
         cm.iteration_precision_bits = boot->iteration_precision_bits();
+        cm.rotation_keys = boot->rotations().size();
         const auto worst_bits = [&](const ckks::Ciphertext& c, const auto& want) {
           const auto z = ckks::decode(encoder, ckks::decrypt(c, sk));
           double e = 0;
@@ -437,6 +438,7 @@ std::string ckks_json(const rlwe::Parameters& params, int scale_bits, const Ckks
     j["sine_degree"] = cm.sine_degree;
     j["iterations"] = cm.iterations;
     j["iteration_precision_bits"] = cm.iteration_precision_bits;
+    j["rotation_keys"] = cm.rotation_keys;
     if (cm.input_precision_bits)
       j["input_precision_bits"] = std::round(*cm.input_precision_bits * 100) / 100;
     if (cm.refresh_precision_bits)

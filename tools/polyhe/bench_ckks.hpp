@@ -123,6 +123,7 @@ struct CkksMeasurement {
   std::optional<double> refresh_precision_bits;
   std::size_t iterations = 1;
   int iteration_precision_bits = 0;
+  std::size_t rotation_keys = 0;  // bootstrap only: Bootstrapper::rotations().size()
 };
 
 /// Generates the keys (untimed), then times each op of config.ops on fresh random inputs with

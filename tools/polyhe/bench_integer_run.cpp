@@ -189,19 +189,19 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
   rlwe::KeyGenerator keygen(params);
   const rlwe::SecretKey host_sk = keygen.secret_key();
   const rlwe::SecretKey sk = host_sk.to_device(device);
-  const rlwe::PublicKey pk = keygen.public_key(host_sk).to_device(device);
+  const rlwe::PublicKey pk = placed(keygen.public_key(host_sk), device);
   std::shared_ptr<const rlwe::KeySwitchKey> rlk;
   if (contains(config.ops, IntegerOp::multiply_relin)) {
-    rlk = rlwe::share(keygen.relinearization_key(host_sk).to_device(device));
+    rlk = rlwe::share(placed(keygen.relinearization_key(host_sk), device));
   }
   std::shared_ptr<const rlwe::GaloisKeys> galois;
   if (contains(config.ops, IntegerOp::rotate)) {
     if (config.galois_element != 0) {
       const std::uint64_t elements[] = {config.galois_element};
-      galois = rlwe::share(keygen.galois_keys(host_sk, elements).to_device(device));
+      galois = rlwe::share(placed(keygen.galois_keys(host_sk, elements), device));
     } else {
       const std::int64_t steps[] = {config.rotate_step};
-      galois = rlwe::share(keygen.rotation_keys(host_sk, steps).to_device(device));
+      galois = rlwe::share(placed(keygen.rotation_keys(host_sk, steps), device));
     }
   }
   const bgv::Evaluator ev(ctx, rlk, galois);

@@ -4,15 +4,26 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "measurement.hpp"
+#include "polyhe/ring/device.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 #include "polyhe/rlwe/security.hpp"
 #include "timing.hpp"
 
 namespace polyhe::cli {
+
+/// A freshly generated key where the ops run: moved as it is for host memory (a copy would
+/// double the peak: the N = 2^16 bootstrap's Galois keys alone are 5.9 GB), copied to the device
+/// otherwise (the host copy is released when `key` goes).
+template <class Key>
+[[nodiscard]] Key placed(Key key, const std::shared_ptr<Device>& device) {
+  return device ? key.to_device(device) : std::move(key);
+}
 
 /// "[lo, hi]".
 std::string range_text(long long lo, long long hi);
