@@ -127,7 +127,7 @@ void bench_ntt_batch(benchmark::State& state, std::size_t limbs, unsigned thread
 
 enum class Conversion { convert_exact, convert_approx, scale_round };
 
-/// One conversion of N coefficients at BFV's anchor shape (perf.md §9): Q → R exact or approximate
+/// One conversion of N coefficients at BFV's anchor shape (N = 2^14): Q → R exact or approximate
 /// (8 → 9 limbs), or the scale-and-round from Q ∪ R to R (17 → 9); Q of `bits`-bit primes and R
 /// one bit wider (49: the IFMA52 sums; 60: the wide ones, as CKKS chains' primes).
 void bench_conversion(benchmark::State& state, Conversion kind, polyhe::CpuPath path, int bits) {

@@ -15,7 +15,7 @@
 #   COMPARE_OUT      directory for the raw JSON (default build/compare)
 #   COMPARE_ROUNDS   rounds, polyhe and the peers alternating (default 3); the table takes each
 #                    side's fastest median of the rounds, op by op. On a shared VM one round's
-#                    medians move by up to 1.6x (perf.md §13b), more than the ratios measured.
+#                    medians move by up to 1.6x (an Intel cloud VM), more than the ratios measured.
 #   COMPARE_BOOTSTRAP=1  also CKKS bootstrapping at N = 2^16, 128-bit, a uniform ternary secret
 #                    with sparse-secret encapsulation, all 2^15 slots, one level left for the
 #                    user: polyhe's preset (ckks::bootstrappable_parameters(16, 1)) beside

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Times builds of polyhe against each other on a lent GPU, alternated on the same machine: the
+# Times builds of polyhe against each other on a GPU machine, alternated on the same machine: the
 # pack's own build ("head") and every variant the pack carries beside it. Run after the runbook,
-# on the warm machine (docs/bench/gpu-status.md):
+# on the warm machine (docs/bench/gpu-runbook.md):
 #   carry ["gpu-pack"]; command: bash gpu-pack/gpu-ab.sh "$OUT" [ROUNDS [BENCH_FILE]]
 # (ROUNDS: 3; BENCH_FILE: the pack's ab.txt, or another list in its format, e.g. the pack's
 # ab-schemes.txt: the scheme rows without the NTT suite, for many variants in one call).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds polyhe with CUDA here and packs into gpu-pack/ (git-ignored) everything a lent GPU machine
+# Builds polyhe with CUDA here and packs into gpu-pack/ (git-ignored) everything a GPU machine
 # needs to verify it: the device test binaries, the `polyhe` tool, every shared library they load
 # that is not the driver or glibc (libcudart, libstdc++, GMP, libsodium, …; checked with ldd),
 # the run order with a timeout per binary (tests.txt), the benchmarks to run once (bench.txt), a
@@ -9,7 +9,7 @@
 #
 #   scripts/gpu-pack.sh [BUILD_DIR]      # default build/gpu-pack
 #   POLYHE_PACK_PYTHON=/path/to/python3.12 scripts/gpu-pack.sh
-# With a Python of the device's minor version (3.12 on the lent machines) that has nanobind —
+# With a Python of the device's minor version (3.12 on the GPU machines) that has nanobind —
 # POLYHE_PACK_PYTHON, else python3.12 on PATH or under ~/.pyenv, else a private environment of
 # such a python3.12 with nanobind and numpy from PyPI (build/pack-py312) — the module is built for it and
 # the package goes into the pack (python/polyhe, with python/tests/test_device.py): gpu-run.sh then
@@ -17,7 +17,7 @@
 # The pack's build links polyhe's own libraries shared (BUILD_SHARED_LIBS): the CUDA kernels are
 # then carried once (libpolyhe_cuda.so) instead of once per binary, and everything is stripped.
 # then, with the device tool: carry ["gpu-pack"], command `bash gpu-pack/gpu-run.sh "$OUT"`
-# (docs/bench/gpu-status.md); for a change timed against older builds carried beside the pack in
+# (docs/bench/gpu-runbook.md); for a change timed against older builds carried beside the pack in
 # gpu-pack/var-*/, `bash gpu-pack/gpu-ab.sh "$OUT"` (scripts/gpu-ab.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +46,7 @@ tests=(
   "test_ckks_cuda 240 POLYHE_CUDA_TILE_LOG=13"
   "test_bgv_cuda 240 POLYHE_CUDA_TILE_LOG=13"
   # The scheme paths with plain launches (POLYHE_CUDA_PDL=0; programmatic dependent launches are
-  # the default since the sixth H200 run, 2026-11-28, where both passed every step;
+  # the default, measured 1.04–1.18× faster on the H200 on 2026-11-28, where both passed every step;
   # DevicePolyDependentLaunch in test_ring_poly_cuda compares the two under the sanitizers too).
   "test_ring_poly_cuda 120 POLYHE_CUDA_PDL=0"
   "test_ckks_cuda 240 POLYHE_CUDA_PDL=0"
@@ -70,7 +70,7 @@ benches=(
   "bench-bgv-2p14 60 bench bgv --backend cuda --json --min-time 0.1"
   "bench-cuda 200 bench --backend cuda --json --min-time 0.05"
   # The batch pipeline's host staging copies run on the library's pool: 1 thread above, all 16
-  # cores of the lent machine here (perf.md §11: per item 38x the transfer floor with 1 thread).
+  # cores of the GPU machine here (with 1 thread an item took 38x the transfer floor on an H200).
   "bench-ckks-2p16-batch-t16 60 bench ckks --backend cuda --json --min-time 0.1 --log-n 16 --primes $anchor16 --ops batch_add,batch_multiply --threads 16"
 )
 # gpu-ab.sh's benchmarks (ab.txt): the rows that changes to the device code are timed by, the pack's
@@ -103,7 +103,7 @@ sanitizers+=(
   "racecheck test_ckks_cuda 80"
   "racecheck test_bgv_cuda 80"
 )
-# Nsight Compute over a few calls, for where the device time goes (perf.md §10-11): "NAME TIMEOUT_S
+# Nsight Compute over a few calls, for where the device time goes: "NAME TIMEOUT_S
 # LAUNCHES FILTER ARGS...", FILTER `region` (the benchmark's timed calls only: cudaProfilerStart/
 # Stop around them, ncu --profile-from-start off) or a regex over the demangled kernel names.
 # Rescale and BFV multiply_relin miss their targets by a fixed cost per op: device time per kernel

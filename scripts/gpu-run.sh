@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On a lent GPU machine, from a pack made by scripts/gpu-pack.sh: runs the pack's test binaries in
+# On a GPU machine, from a pack made by scripts/gpu-pack.sh: runs the pack's test binaries in
 # the order of tests.txt (arithmetic, runtime, element-wise, NTT, products, schemes), then each
 # benchmark of bench.txt once (JSON lines), and leaves exactly two files in the output directory
 # $1 (default gpu-out), which the device tool brings back (it returns at most 8):
@@ -7,7 +7,7 @@
 #                        device line; also printed last, so the tool's output tail shows it
 #   gpu-results.tar.gz   everything raw: device.txt (nvidia-smi), ldd.txt, each test's output and
 #                        gtest JSON, each benchmark's JSON lines and stderr
-# Rules (docs/bench/gpu-status.md): every binary runs under its own `timeout`, cut to what is left
+# Rules (docs/bench/gpu-runbook.md): every binary runs under its own `timeout`, cut to what is left
 # of POLYHE_GPU_DEADLINE_S seconds (default 540, under the tool's 600-second limit; a step with
 # under 15 s left is NOT RUN, a failure); CUDA_MODULE_LOADING=EAGER (module load errors at start, not
 # mid-test); a test binary that skips any test, runs no test, or dies is a FAILURE here (on a GPU

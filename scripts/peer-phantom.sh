@@ -10,7 +10,7 @@
 #     OUT_DIR      the folder to assemble (default gpu-pack/peer-phantom, under the repository)
 #   PHANTOM_BUILD  build directory, outside the repository (default phantom-build beside the
 #                  source)
-#   PHANTOM_ARCH   CUDA architecture (default 90, the lent H200)
+#   PHANTOM_ARCH   CUDA architecture (default 90, an H200)
 #   JOBS           parallel build jobs (default 2)
 # On the GPU machine, from the repository root: bash gpu-pack/peer-phantom/run.sh OUT
 # writes OUT/peers.jsonl (one JSON line per row, "library": "phantom") and OUT/peer-phantom.log.

@@ -219,8 +219,8 @@ void bind_keys(nb::module_& m) {
           [](const rlwe::Ciphertext& c, int scheme, std::uint64_t t, const nb::bytes& key) {
             // One buffer per thread, reused: a fresh one per call, freed after the bytes object
             // was made, left glibc's heap with both freed at its top and trimmed back to the
-            // system, so that every call faulted its pages in twice (0.55 ms instead of 0.03 ms
-            // for 512 KiB; docs/perf.md §16). It keeps at most kKeepBytes between calls.
+            // system, so that every call faulted its pages in twice (0.55–0.68 ms instead of
+            // 0.04 ms for 512 KiB on an AMD EPYC). It keeps at most kKeepBytes between calls.
             constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
             if (scheme < 0 || scheme > 255) {
               throw InvalidParameter("serialize: scheme tag " + std::to_string(scheme) +

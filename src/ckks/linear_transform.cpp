@@ -16,8 +16,8 @@ bool finite(std::complex<double> z) {
   return std::isfinite(z.real()) && std::isfinite(z.imag());
 }
 
-// Hoisted baby rotations share one ModUp: on the CPU and the H200 eight of them cost 4.4–4.5
-// one-off rotations (perf.md, "Hoisted rotations"), so a baby step weighs about 0.6 of a giant.
+// Hoisted baby rotations share one ModUp: eight of them measured 4.4–4.5 one-off rotations on
+// an H200 and 4.6–4.8 on the CPU's ifma path, so a baby step weighs about 0.6 of a giant.
 constexpr double kBabyWeight = 0.6;
 
 // The rotations of a split of the diagonal indices by n1: the baby steps b ≠ 0 and giant steps

@@ -82,9 +82,9 @@ struct ColumnTile {
 /// through an Either by one branch around all of them (load_words, store_words), so each access
 /// is compiled for its own place (LDS/STS with 32-bit addresses for the tile) while the
 /// butterflies between are compiled once. A single accessor whose base pointer is chosen at run
-/// time makes every access a generic 64-bit one instead (the sixth H200 run's profile), and a
-/// copy of the whole group function per pair of places overflows the instruction cache (perf.md
-/// §11, "Sixth run").
+/// time makes every access a generic 64-bit one instead (seen in an H200 profile), and a copy of
+/// the whole group function per pair of places overflows the instruction cache (measured on an
+/// H200: RowNtt 1920 → 6960 instructions, the scheme operations at 2^14 up to 11 % slower).
 template <class Limb, class Tile>
 struct Either {
   Limb limb;

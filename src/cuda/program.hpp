@@ -56,11 +56,10 @@ struct LaunchShape {
 /// __launch_bounds__'s second argument on the device, a cap on registers for ptxas. A program may
 /// declare `static constexpr unsigned kMinBlocks` (launch.cuh reads it; 1, no cap, when absent).
 /// Three blocks caps a thread at 80 registers (64 Ki registers an SM, allocated per warp in
-/// multiples of 256). Up to radix 8 the default transforms fit without spilling, and the H200
+/// multiples of 256). Up to radix 8 the default transforms fit without spilling, and an H200
 /// measured 3 blocks (against ptxas's own 94 registers for ColumnNtt and 108 for LiftColumnNtt,
-/// 2 blocks) 4–6 % faster for CKKS multiply_relin, rotate and rescale at 2^16 (perf.md §11, third
-/// run). Radix-16 programs spill up to 172 bytes a thread under that cap, so they keep ptxas's
-/// choice.
+/// 2 blocks) 4–6 % faster for CKKS multiply_relin, rotate and rescale at 2^16. Radix-16 programs
+/// spill up to 172 bytes a thread under that cap, so they keep ptxas's choice.
 constexpr unsigned program_min_blocks(int rmax) {
   return rmax <= 3 ? 3u : 1u;
 }

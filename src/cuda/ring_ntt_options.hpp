@@ -1,9 +1,9 @@
 // The NTT options of the device ring's transforms (DeviceRing, the scheme paths): radix 8 and the
 // default tile (blocks of 2^11 64-bit words), unless the environment variable POLYHE_CUDA_TILE_LOG
-// names another tile. A tuning knob, read when a device is made, for timing grid shapes on a lent
-// GPU without a rebuild (scripts/gpu-ab.sh's env variants): a limb of 2^log_n words runs as
+// names another tile. A tuning knob, read when a device is made, for timing grid shapes on a GPU
+// machine without a rebuild (scripts/gpu-ab.sh's env variants): a limb of 2^log_n words runs as
 // 2^(log_n − tile_log) blocks of the two-pass programs, so at N = 2^14 the default gives a limb
-// 8 blocks, and 9 limbs fill 72 of an H200's 132 SMs (perf.md §11).
+// 8 blocks, and 9 limbs fill 72 of an H200's 132 SMs.
 #pragma once
 
 #include <cstdlib>
@@ -44,8 +44,8 @@ inline NttOptions ring_ntt_options(const char* value) {
 }
 
 /// The targets a thread of a base conversion computes when POLYHE_CUDA_CONVERT_GROUP is unset: 3,
-/// from the H200's timing (2026-11-28, perf.md §11 "Fifth run": BFV multiply_relin at 2^14 1.05×
-/// G = 1's time, 4 no better, the CKKS and BGV rows unchanged).
+/// from an H200's timing (2026-11-28: BFV multiply_relin at 2^14 1.05× faster than G = 1, G = 4
+/// no better, CKKS and BGV unchanged).
 inline constexpr unsigned kRingConvertGroup = 3;
 
 /// The targets of a base conversion one device thread computes (ConvertBody's G, ring_bodies.hpp),
@@ -72,8 +72,8 @@ inline unsigned ring_convert_group() {
 
 /// Whether the device ring launches its kernels as programmatic dependent launches
 /// (grid_dependency.cuh: each kernel's launch overlaps the tail of the one ahead of it), from
-/// `value` (POLYHE_CUDA_PDL's text): "1", null or empty yes (the default since the sixth H200 run
-/// timed it at 1.04–1.18× on every scheme operation, docs/perf.md §11), "0" no: plain launches.
+/// `value` (POLYHE_CUDA_PDL's text): "1", null or empty yes (the default since an H200 timed it
+/// at 1.04–1.18× faster on every scheme operation, 2026-11-28), "0" no: plain launches.
 /// Devices before compute capability 9.0 launch plainly either way. A knob like the tile's, read
 /// when a device is made; InvalidParameter naming the value and the rule for anything else.
 inline bool ring_dependent_launch(const char* value) {

@@ -98,9 +98,9 @@ void prepare_output(const HybridKeySwitch& ks, std::size_t ql,
 // CPU path.
 
 /// x_i ± e mod q_i on every limb i of x (n words each): e small and signed, |e_j| < every q_i.
-/// Branch-free in e (an error of encryption: secret). The limbs run on the default pool: this
-/// is a tenth of a public-key encryption's work, and it ran on the calling thread alone (perf.md
-/// §8, "Two threads").
+/// Branch-free in e (an error of encryption: secret). The limbs run on the default pool: on the
+/// calling thread alone this was 16 % of a one-thread public-key encryption at N = 2^16 (Intel
+/// core), one of the serial steps that held two threads to 1.05–1.13× one.
 void add_small(std::span<u64> x, std::span<const std::int64_t> e,
                std::span<const Modulus<u64>> moduli, bool subtract) {
   const std::size_t n = e.size();
@@ -387,10 +387,10 @@ struct DeviceQp {
 /// the same launches: acc[j] over Q_l ∪ P in evaluation form, addend[j] null (both) or over
 /// Q_l ∪ P in coefficient form, into u[j]. P's limbs of both parts are gathered side by side, so
 /// that one transform pair, one lift (or conversion) and one transform pair over Q_l serve both,
-/// and one launch ends both: 7 launches where one part at a time took 12 (perf.md §11: the host's
-/// share of a launch is about 10 µs, more than the kernel's at these sizes). With one special
-/// prime and no addend (every key switch of CKKS's default chain) the lift, the forward pair and
-/// the last step are two launches (Device::lift_forward_sub): 5 in all.
+/// and one launch ends both: 7 launches where one part at a time took 12 (on an H200 each launch
+/// or copy removed saved 10–14 µs of host time, more than a kernel takes at these sizes). With one
+/// special prime and no addend (every key switch of CKKS's default chain) the lift, the forward
+/// pair and the last step are two launches (Device::lift_forward_sub): 5 in all.
 void device_mod_down(const HybridKeySwitch& ks, std::size_t level, const std::array<u64*, 2>& acc,
                      const std::array<const u64*, 2>& addend, const std::array<RnsPoly*, 2>& u,
                      bool accumulate) {
@@ -844,11 +844,11 @@ void cpu_rescale(const RingContext& ring, std::size_t l, const RescaleConstants&
 // The same on a device, every part of the ciphertext in the same launches: the last limbs
 // gathered side by side, their inverse transforms (times μ^−1), their centred lifts to every
 // other prime (one buffer per part), the forward transforms of all of those, and per part
-// (x_i − ·)·q_l^−1. The transforms are latency-bound at these sizes (perf.md §11, H200, 2^16:
-// the last limbs' inverse takes 18.6 µs for two parts as for one; the forward 37 µs for 16 limbs
-// against 22.5 for 8). For two parts and μ = 1 (CKKS): a gather, the inverse pair, and the lift,
-// forward pair and final step as two launches (Device::lift_forward_sub): 5 launches and no copy,
-// where one part at a time took 12 launches. With μ ≠ 1 (BGV) the inverse's product by μ^−1
+// (x_i − ·)·q_l^−1. The transforms are latency-bound at these sizes (H200, 2^16: the last limbs'
+// inverse takes 18.6 µs for two parts as for one; the forward 37 µs for 16 limbs against 22.5
+// for 8). For two parts and μ = 1 (CKKS): a gather, the inverse pair, and the lift, forward pair
+// and final step as two launches (Device::lift_forward_sub): 5 launches and no copy, where one
+// part at a time took 12 launches. With μ ≠ 1 (BGV) the inverse's product by μ^−1
 // adds a launch per part, and the lift's product by μ rides in the column pass.
 void device_rescale(std::span<const RnsPoly* const> in, std::span<u64* const> out,
                     const RescaleConstants& k, u64 mu) {

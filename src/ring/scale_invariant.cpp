@@ -88,9 +88,9 @@ TensorProduct cpu_tensor(const ScaleInvariantTables& t, const RnsPoly& a0, const
 }
 
 // The CPU's steps on device operations, each over every polynomial of its stage in one set of
-// launches: the two-pass transforms are latency-bound at these sizes (perf.md §11, H200, N = 2^14:
-// 12.7 + 4.8 µs for 8 limbs, about the same for 32), so the four inputs share one inverse over
-// Q_l and one forward over R_l, and the three products one inverse over each and one forward.
+// launches: the two-pass transforms are latency-bound at these sizes (H200, N = 2^14: the row pass
+// 10.6 µs over 8 limbs, 13.3 over 32), so the four inputs share one inverse over Q_l and one
+// forward over R_l, and the three products one inverse over each and one forward.
 // Layout: the inputs' coefficients and R_l parts side by side (4·|Q_l| and 4·|R_l| limbs), the
 // products' Q_l and R_l limbs apart (3·|Q_l|, 3·|R_l|); the tensor over Q_l reads the inputs
 // where they are; the base conversions and the scale-and-round take every polynomial of their

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The device runbook (scripts/gpu-run.sh) on a fake pack, without a GPU: fake gtest binaries that
 # pass, skip, fail, hang and run nothing, a fake `polyhe` benchmark and a fake nvidia-smi. Checks
-# what a lent machine's one call depends on: exactly two files come back, every step has its line
+# what one call on a GPU machine depends on: exactly two files come back, every step has its line
 # in the summary, a skip / an empty binary / a hang / a failure each fail the run, the timeout
 # and the deadline hold, CUDA_MODULE_LOADING=EAGER reaches the binaries, the tarball has the raw
 # outputs. Exit 0 iff every check holds.

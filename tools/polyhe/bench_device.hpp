@@ -40,7 +40,7 @@ std::optional<double> enqueue_median(const BenchBackend& backend, F&& call,
 /// The timed calls of a device benchmark, marked for a profiler: on the CUDA backend
 /// cudaProfilerStart() when made and cudaProfilerStop() when destroyed, so that `ncu
 /// --profile-from-start off` sees exactly the kernels of the measured calls (the runbook's
-/// profiles.txt, docs/bench/gpu-status.md); nothing on the CPU or the emulated device.
+/// profiles.txt, docs/bench/gpu-runbook.md); nothing on the CPU or the emulated device.
 class ProfiledRegion {
  public:
   explicit ProfiledRegion(const BenchBackend& backend);

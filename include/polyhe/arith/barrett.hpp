@@ -4,9 +4,9 @@
 // precomputed µ and one by q. They differ in how far the quotient estimate can be off, hence in
 // how many correcting subtractions they need, and in how large q may be for µ to fit a word.
 // The `_steps` forms also report the number of corrections used (for the statistics in
-// docs/perf.md and docs/bench/reduction-corrections.md); the compiler drops that count where it
-// is unused. µ must fit a word: Modulus also refuses the one q at each algorithm's top length
-// where it would not (q = 2^(m−1), a power of two).
+// docs/bench/reduction-corrections.md); the compiler drops that count where it is unused. µ must
+// fit a word: Modulus also refuses the one q at each algorithm's top length where it would not
+// (q = 2^(m−1), a power of two).
 #pragma once
 
 #include "polyhe/arith/word.hpp"
@@ -72,8 +72,9 @@ struct BarrettAlg4 {
 
 /// Classical Barrett ([GPU-Polymul, Alg. 2]). Requires len(q) = m ≤ β−2, 0 ≤ x < 2^(2m).
 /// quot = ⌊⌊x / 2^(m−1)⌋ · µ / 2^(m+1)⌋ underestimates ⌊x/q⌋ by at most 2, so up to two
-/// corrections (the paper quotes Barrett's ~1% for the second; measured here on products a·b,
-/// a, b < q: at most 0.21%, and up to 9.5% on uniform x < 2^(2m): docs/perf.md). Output in [0, q).
+/// corrections (the paper quotes Barrett's ~1% for the second; measured by
+/// bench/reduction_stats.cpp on products a·b, a, b < q: at most 0.21%, and up to 9.5% on uniform
+/// x < 2^(2m)). Output in [0, q).
 template <Word W>
 POLYHE_HD constexpr ReduceSteps<W> barrett_classical_steps(Wide<W> x,
                                                            const BarrettClassical<W>& c) {

@@ -90,7 +90,7 @@ void gather_add(std::span<const std::uint64_t> a, std::span<const std::uint32_t>
 /// c1 of equal size n ≥ 1, n a multiple of 8 when n ≥ 8, key.size() = 2·parts·n·width bytes, no
 /// output overlapping an input or the other output. Inputs (and the key's residues) in [0, q).
 /// On the IFMA path the sums are lazy (one reduction per word); the key is prefetched ahead of
-/// the products (perf.md §8).
+/// the products (the hardware prefetcher alone runs too short a distance ahead).
 void key_inner_products(std::span<const std::uint64_t* const> a, std::span<const std::uint8_t> key,
                         std::size_t parts, std::size_t width, std::span<std::uint64_t> c0,
                         std::span<std::uint64_t> c1, const Modulus<std::uint64_t>& q);

@@ -20,9 +20,9 @@ namespace polyhe {
 
 /// Word i of a twiddle table. On the device through the read-only data cache (`__ldg`: the tables
 /// are written when a ring's tables are uploaded and only read by kernels; a plain load through a
-/// pointer the compiler cannot place is a generic one, the sixth H200 run's profile, docs/perf.md
-/// §11); on the host a plain load. On the device `t` must point into global memory (the
-/// uploaded tables): `__ldg` of a local or shared address faults.
+/// pointer the compiler cannot place is a generic one, as an H200 profile showed); on the host a
+/// plain load. On the device `t` must point into global memory (the uploaded tables): `__ldg` of
+/// a local or shared address faults.
 template <Word W>
 POLYHE_HD POLYHE_INLINE W table_word(const W* t, std::size_t i) {
 #if defined(__CUDA_ARCH__)

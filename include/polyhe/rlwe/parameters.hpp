@@ -73,7 +73,8 @@ struct ParametersLiteral {
 /// tables, are built under a lock).
 /// Cost: create() and load_parameters() plan an odd m's transforms (every check runs) but leave
 /// their O(φ(m)) tables per prime to the first transform, which then costs about one transform
-/// more (docs/perf.md §18): loading any admitted odd-m set takes well under a second.
+/// more (measured on an AMD Zen 3 core: an m = 131023 set of 28 primes loads in 0.02 s, not
+/// 1.4 s): loading any admitted odd-m set takes well under a second.
 class Parameters {
  public:
   /// Validates the literal (InvalidParameter naming the value and the rule; InsecureParameters

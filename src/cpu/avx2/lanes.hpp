@@ -80,8 +80,8 @@ constexpr u64 swap_halves(u64 x) {
 
 /// a·b mod 2^64 for a constant b, b_sw = swap_halves(b): with a = a1·2^32 + a0, it is
 /// a0·b0 + ((a0·b1 + a1·b0) mod 2^32)·2^32, the cross terms by one vpmulld (dword by dword:
-/// (a0·b1, a1·b0)): two multiplies and one shift where three partial products took three and two
-/// (perf.md §13j).
+/// (a0·b1, a1·b0)): two multiplies and one shift where three partial products took three and
+/// two.
 [[gnu::always_inline]] inline V mullo(V a, V b, V b_sw) {
   return _mm256_add_epi64(_mm256_mul_epu32(a, b), cross_terms(_mm256_mullo_epi32(a, b_sw)));
 }

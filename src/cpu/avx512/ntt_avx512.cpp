@@ -146,8 +146,9 @@ void Avx512NttKernel::fused_hadamard(const u64* a, const u64* b, u64* c) const {
 std::unique_ptr<NttKernel64> make_avx512_ntt_kernel(const NttTables64& t) {
   if (t.n < kMinN) return nullptr;  // the scalar kernel serves n < 32
   auto integer = std::make_unique<Avx512NttKernel>(t);
-  // Below 2^50 the double-precision transform, 1.2-1.3x this kernel's on an Intel core (perf.md
-  // §13i); its element-wise products stay this kernel's.
+  // Below 2^50 the double-precision transform, 1.2-1.4x this kernel's speed on an Intel core (on
+  // a Zen 5 core the integer one is faster, but no AMD core takes this path); its element-wise
+  // products stay this kernel's.
   if (t.q < (u64{1} << 50)) return make_avx512_fma_ntt_kernel(t, std::move(integer));
   return integer;
 }

@@ -19,8 +19,8 @@ namespace polyhe::cuda {
 /// refused) sets the targets one thread of a base conversion computes, and POLYHE_CUDA_PDL (1 or
 /// unset: on, 0: plain launches) launches the kernels as programmatic dependent launches on
 /// devices of compute capability 9.0 and up, each launch overlapping the tail of the kernel ahead
-/// of it (1.04–1.18× on the scheme operations of an H200, docs/perf.md §11). None
-/// of them changes a word of any result.
+/// of it (1.04–1.18× faster on the scheme operations of an H200). None of them changes a word of
+/// any result.
 [[nodiscard]] std::shared_ptr<Device> make_device(std::shared_ptr<const Context> ctx);
 
 }  // namespace polyhe::cuda

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The documents hold together: every relative link in README.md and docs/ (markdown) names a
+file or folder that exists, and no code comment points into the dated journal (docs/journal/) or
+into a numbered section of the performance page ("perf.md §…"): code points to stable documents.
+Prints each offence and fails.
+
+Usage: check_docs.py ROOT         check the tree at ROOT
+       check_docs.py --self-test  a tree with a broken link and a journal pointer fails, a clean
+                                  one passes
+"""
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+CODE_DIRS = ("src", "include", "tools", "python/src", "python/polyhe", "bench", "scripts",
+             "examples", "tests", "cmake")
+CODE_SUFFIXES = {".cpp", ".hpp", ".h", ".cu", ".cuh", ".py", ".sh", ".cmake", ".txt", ".pyi"}
+JOURNAL = re.compile(r"docs/journal/|perf-journal|perf\.md\s*§")
+
+
+def broken_links(root: Path) -> list:
+    found = []
+    docs = [root / "README.md"] + sorted((root / "docs").rglob("*.md"))
+    for doc in docs:
+        if not doc.is_file():
+            continue
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            for m in LINK.finditer(line):
+                target = m.group(1).split("#")[0]
+                if not target or re.match(r"^[a-z]+:", target):
+                    continue
+                if not (doc.parent / target).exists():
+                    found.append(f"{doc.relative_to(root)}:{number}: broken link {m.group(1)}")
+    return found
+
+
+def journal_pointers(root: Path) -> list:
+    found = []
+    for d in CODE_DIRS:
+        for path in sorted((root / d).rglob("*")):
+            if not path.is_file() or (path.suffix not in CODE_SUFFIXES
+                                      and path.name != "CMakeLists.txt"):
+                continue
+            if path.resolve() == Path(__file__).resolve():
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for number, line in enumerate(text.splitlines(), 1):
+                if JOURNAL.search(line):
+                    found.append(f"{path.relative_to(root)}:{number}: points into the journal "
+                                 f"or a section of perf.md: {line.strip()}")
+    return found
+
+
+def self_test() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "docs").mkdir()
+        (root / "src").mkdir()
+        (root / "README.md").write_text("[guide](docs/guide.md) [web](https://x.org) [top](#a)\n")
+        (root / "docs/guide.md").write_text("[readme](../README.md#a)\n")
+        (root / "src/a.cpp").write_text("// measured 1.3x faster (docs/perf.md has the table)\n")
+        if broken_links(root) or journal_pointers(root):
+            print("self-test: a clean tree was flagged")
+            return 1
+        (root / "docs/guide.md").write_text("ok\n\n[gone](bench/gone.md)\n")
+        (root / "src/b.hpp").write_text("// see perf.md §13b\n// docs/journal/x.md\n")
+        links, pointers = broken_links(root), journal_pointers(root)
+        if links != ["docs/guide.md:3: broken link bench/gone.md"] or len(pointers) != 2:
+            print("self-test: expected one broken link and two pointers, got", links, pointers)
+            return 1
+    print("self-test: passed")
+    return 0
+
+
+def main() -> int:
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    root = Path(sys.argv[1])
+    found = broken_links(root) + journal_pointers(root)
+    for line in found:
+        print(line)
+    if found:
+        print(f"{len(found)} offence(s)")
+        return 1
+    print("documents: every link resolves; no code points into the journal")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
