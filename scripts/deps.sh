@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages polyhe builds with (and python3-matplotlib, which draws the
-# report's plots; python3-venv and python3-dev, the Python module's environment and headers),
+# report's plots; python3-venv and python3-dev, the Python module's environment and headers;
+# doxygen, the C++ API reference),
 # when any is missing. Idempotent: with everything present it only checks. The CUDA toolkit is
 # optional and never installed here. Extra package names given as arguments (scripts/fuzz.sh:
 # clang and its runtimes) are checked and installed the same way.
@@ -11,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libgmp-dev libsodium-dev libflint-dev
   python3 python3-matplotlib python3-venv python3-dev
-  valgrind
+  valgrind doxygen
   "$@"
 )
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Makes build/pyenv, a private virtual environment with what the Python module is built and
-# tested with (python/requirements.txt: nanobind, scikit-build-core, numpy, pytest, Ray), from
-# PyPI, when it is missing or lacks any of them. Idempotent: with everything there it only checks.
+# Makes build/pyenv, a private virtual environment with what the Python module is built, tested
+# and documented with (python/requirements.txt: nanobind, scikit-build-core, numpy, pytest, Ray,
+# pdoc), from PyPI, when it is missing or lacks any of them. Idempotent: with everything there it
+# only checks.
 # The presets build the module with build/pyenv/bin/python (cmake/PolyhePython.cmake).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ if [[ ! -x $env/bin/python ]]; then
 fi
 if ! "$env/bin/python" - <<'PY' 2>/dev/null; then
 import importlib.util, sys
-need = ["nanobind", "scikit_build_core", "numpy", "pytest", "ray"]
+need = ["nanobind", "scikit_build_core", "numpy", "pytest", "ray", "pdoc"]
 sys.exit(0 if all(importlib.util.find_spec(m) for m in need) else 1)
 PY
   echo "polyhe: installing python/requirements.txt into $env" >&2

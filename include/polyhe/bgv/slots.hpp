@@ -62,7 +62,7 @@ class SlotEncoder {
   [[nodiscard]] std::span<const u64> zeta() const { return zeta_; }
   /// The representative h_i of every slot (an element of Z_m^*).
   [[nodiscard]] std::span<const std::size_t> representatives() const { return reps_; }
-  /// The hypercube: generators g_r of Z_m^*/<t> and their orders there.
+  /// The hypercube: generators g_r of Z_m^*/⟨t⟩ and their orders there.
   [[nodiscard]] std::span<const std::size_t> generators() const { return generators_; }
   [[nodiscard]] std::span<const std::size_t> orders() const { return orders_; }
   /// F_i's d + 1 coefficients (monic), lowest degree first.

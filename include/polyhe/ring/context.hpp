@@ -29,7 +29,7 @@ struct RingLevel {
 };
 
 /// Z_Q[x]/Φ_m(x), Q = q_0·…·q_{k−1}, in one of two shapes. Immutable; held through
-/// std::shared_ptr<const …>. Threads: one context may be shared by any number of threads — its
+/// `std::shared_ptr<const …>`. Threads: one context may be shared by any number of threads — its
 /// transforms work in per-thread scratch (core/wipe.hpp's ThreadScratch) and the one cache it
 /// fills after construction, automorphism_table's, is guarded by a mutex.
 ///

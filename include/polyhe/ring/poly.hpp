@@ -162,7 +162,7 @@ class RnsPoly {
   void add_automorphism(const RnsPoly& a, std::uint64_t k);
 
   /// Throws unless b shares this polynomial's context, limb count and placement
-  /// (MismatchedContext) and form (InvalidParameter), naming `op` (RnsPoly::<op>).
+  /// (MismatchedContext) and form (InvalidParameter), naming `op` (`RnsPoly::<op>`).
   void check_compatible(const RnsPoly& b, const char* op) const;
   /// Throws InvalidParameter naming `op` unless in evaluation form.
   void require_evaluation(const char* op) const;

@@ -19,7 +19,7 @@ struct BigCrt;  // Q and q̂_i as big integers: rns/bigint.hpp reads them
 
 /// An RNS basis: distinct primes of at most kMaxBits bits, in the caller's order (limb i of an
 /// RNS polynomial over this basis is the residue mod q_i). A cheap value: copies, prefixes and
-/// ranges share the prime table through std::shared_ptr<const …>; a prefix or range carries its
+/// ranges share the prime table through `std::shared_ptr<const …>`; a prefix or range carries its
 /// own CRT constants (they depend on the set: q̂_i = Q/q_i), computed once when it is made.
 ///
 /// CRT: x ≡ Σ_i [x_i·q̂_i^−1]_{q_i}·q̂_i (mod Q), with q̂_i = Q/q_i and q̂_i^−1 its inverse mod q_i.

@@ -34,7 +34,7 @@ std::string_view to_string(Decomposition d);
 
 /// The transform X[k] = Σ_j x[j]·ω^(jk) mod q, 0 ≤ j, k < n, for a primitive n-th root of unity
 /// ω mod a prime q ≡ 1 mod n with len(q) ≤ 62. Natural order in and out; inverse is the exact
-/// inverse, 1/n included. Immutable once created; share through std::shared_ptr<const …>;
+/// inverse, 1/n included. Immutable once created; share through `std::shared_ptr<const …>`;
 /// forward/inverse may run on several threads at once (per-thread scratch).
 ///
 /// create() validates and plans: it throws wherever the plan could ever fail, and builds no table
