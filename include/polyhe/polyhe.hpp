@@ -39,6 +39,7 @@
 #include "polyhe/ring/pinned.hpp"
 #include "polyhe/ring/poly.hpp"
 #include "polyhe/ring/poly_ops.hpp"
+#include "polyhe/ring/rescale.hpp"
 #include "polyhe/ring/sampler.hpp"
 #include "polyhe/ring/scale_invariant.hpp"
 #include "polyhe/rlwe/authentication.hpp"

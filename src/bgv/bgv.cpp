@@ -17,6 +17,7 @@
 #include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
+#include "polyhe/ring/rescale.hpp"
 #include "polyhe/ring/scale_invariant.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 #include "polyhe/rlwe/operations.hpp"
@@ -478,7 +479,7 @@ void Evaluator::mod_switch_to_next_inplace(Ciphertext& a) const {
     return;
   }
   // c' = (c − δ)·q_l^−1 with δ = t·[c·t^−1]_centred ≡ c mod q_l and ≡ 0 mod t: the message
-  // survives, times q_l^−1 mod t (ring/key_switching.hpp, error multiple t).
+  // survives, times q_l^−1 mod t (ring/rescale.hpp, error multiple t).
   rescale_by_last_prime_inplace(parts, ctx_->t().value());
   a.set_factor(mulmod(a.factor(), q_last_inv_t_[l - 1], ctx_->t().value()));
 }

@@ -52,8 +52,8 @@ using Complex = std::complex<double>;
 // overflows a double. Wider ones go through GMP.
 constexpr int kMaxHornerBits = 1000;
 
-// Coefficients per block of the mixed-radix reconstruction.
-constexpr std::size_t kGarnerBlock = 64;
+// Coefficients per block of the mixed-radix reconstruction (rns/mixed_radix.hpp).
+constexpr std::size_t kGarnerBlock = MixedRadix::kBlock;
 
 // Levels whose Q_l has at most this many bits compose their digits exactly in 128-bit integers:
 // every partial value is below Q_l/2 < 2^125.
@@ -104,7 +104,9 @@ std::shared_ptr<const RingContext> non_null(std::shared_ptr<const RingContext> c
 }  // namespace
 
 Encoder::Encoder(std::shared_ptr<const RingContext> context)
-    : context_(non_null(std::move(context))), slots_(context_->n() / 2) {
+    : context_(non_null(std::move(context))),
+      slots_(context_->n() / 2),
+      mixed_radix_(context_->basis()) {
   const std::size_t n = slots_;
   const std::uint64_t m = 2 * static_cast<std::uint64_t>(context_->n());
   const int log_slots = context_->log_n() - 1;
@@ -136,13 +138,6 @@ Encoder::Encoder(std::shared_ptr<const RingContext> context)
     // mpz_get_d truncates: the largest double ≤ (Q_l − 1)/2 while that is below 2^1024.
     const double max_coeff = bits <= 1024 ? half.get_d() : std::numeric_limits<double>::max();
     levels_.push_back({bits, max_coeff});
-    for (std::size_t j = 0; j < i; ++j) {
-      mpz_class inv;
-      const mpz_class qi = basis.prime(i);
-      const mpz_class qj = basis.prime(j);
-      mpz_invert(inv.get_mpz_t(), qj.get_mpz_t(), qi.get_mpz_t());
-      garner_.push_back(make_shoup<std::uint64_t>(inv.get_ui(), basis.prime(i)));
-    }
     if (bits <= kMaxExactBits) prefix_limbs_ = i + 1;
     const std::uint64_t q = basis.prime(i);
     one_.push_back(make_shoup<std::uint64_t>(1, q));
@@ -307,39 +302,6 @@ std::uint64_t reduce_large(double c, const Modulus<std::uint64_t>& mod,
   return c < 0 ? neg_mod(r, q) : r;
 }
 
-// Balanced mixed radix (Garner): x = v_0 + q_0·(v_1 + q_1·(v_2 + …)) with every digit centred,
-// |v_i| ≤ (q_i − 1)/2. For odd q_i these represent exactly the centred range of Q_l, so the digits
-// of the centred x come out directly: v_i = centre((x_i − v_0 − q_0·v_1 − …)/(q_0⋯q_{i−1}) mod
-// q_i), computed as t ← (t − v_j)·q_j^{−1} mod q_i for j < i. For `count` ≤ kGarnerBlock
-// coefficients (limb i of the first at words[i·stride]): digits[i·kGarnerBlock + c] = v_i of
-// coefficient c.
-void garner_digits(const std::uint64_t* words, std::size_t stride, std::size_t count,
-                   std::span<const Modulus<std::uint64_t>> moduli,
-                   std::span<const ShoupOperand<std::uint64_t>> garner, std::int64_t* digits) {
-  std::uint64_t t[kGarnerBlock];
-  for (std::size_t i = 0; i < moduli.size(); ++i) {
-    const std::uint64_t q = moduli[i].value();
-    // bias ≡ 0 mod q and ≥ 2^61 > |v_j|: d = t + bias − v_j ≥ 0 is congruent to t − v_j, and with
-    // t < 2q < 2^63 (lazy), bias < 2^61 + q < 2^61 + 2^62 and −v_j < 2^61, d < 2^64.
-    const std::uint64_t bias = q * (((std::uint64_t{1} << 61) + q - 1) / q);
-    for (std::size_t c = 0; c < count; ++c) t[c] = words[i * stride + c];
-    const ShoupOperand<std::uint64_t>* inv = garner.data() + i * (i - 1) / 2;
-    for (std::size_t j = 0; j < i; ++j) {
-      const std::int64_t* vj = digits + j * kGarnerBlock;
-      for (std::size_t c = 0; c < count; ++c) {
-        const std::uint64_t d = t[c] + bias - static_cast<std::uint64_t>(vj[c]);
-        t[c] = mul_shoup_lazy(d, inv[j], q);  // in [0, 2q)
-      }
-    }
-    for (std::size_t c = 0; c < count; ++c) t[c] -= t[c] >= q ? q : 0;
-    std::int64_t* vi = digits + i * kGarnerBlock;
-    for (std::size_t c = 0; c < count; ++c) {
-      vi[c] = t[c] > q / 2 ? static_cast<std::int64_t>(t[c]) - static_cast<std::int64_t>(q)
-                           : static_cast<std::int64_t>(t[c]);
-    }
-  }
-}
-
 // The rounded coefficients (Re buf[k] at k, Im buf[k] at k + n, integral doubles below 2^63 in
 // magnitude) as int64.
 void rounded_coefficients(std::span<const Complex> buf, std::span<std::int64_t> out) {
@@ -485,7 +447,7 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
     for (std::size_t b = blocks * r / ranges; b < b_end; ++b) {
       const std::size_t c0 = b * kGarnerBlock;
       const std::size_t count = std::min(kGarnerBlock, big_n - c0);
-      garner_digits(words + c0, big_n, count, moduli.first(prefix), garner_, digits.data());
+      mixed_radix_.digits(words + c0, big_n, count, prefix, digits.data());
       __extension__ __int128 x[kGarnerBlock];
       for (std::size_t c = 0; c < count; ++c) {
         __extension__ __int128 acc = digits[(prefix - 1) * kGarnerBlock + c];
@@ -559,7 +521,7 @@ void Encoder::reconstruct(const RnsPoly& p, double scale, std::span<double> coef
   std::vector<std::int64_t> digits(limbs * kGarnerBlock);
   for (const std::size_t c0 : full) {
     const std::size_t count = std::min(kGarnerBlock, big_n - c0);
-    garner_digits(words + c0, big_n, count, moduli, garner_, digits.data());
+    mixed_radix_.digits(words + c0, big_n, count, moduli.size(), digits.data());
     for (std::size_t c = 0; c < count; ++c) {
       const auto v = [&](std::size_t i) { return digits[i * kGarnerBlock + c]; };
       double acc = static_cast<double>(v(limbs - 1));

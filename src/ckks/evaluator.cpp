@@ -11,6 +11,7 @@
 #include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
+#include "polyhe/ring/rescale.hpp"
 #include "polyhe/rlwe/key_switch.hpp"
 #include "polyhe/rlwe/operations.hpp"
 

@@ -16,6 +16,7 @@
 #include "polyhe/core/error.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly.hpp"
+#include "polyhe/ring/rescale.hpp"
 #include "polyhe/rns/base_converter.hpp"
 #include "polyhe/rns/scale_rounder.hpp"
 #include "ring/ring_cases.hpp"

@@ -15,6 +15,7 @@
 #include "polyhe/ring/context.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly.hpp"
+#include "polyhe/ring/rescale.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe {

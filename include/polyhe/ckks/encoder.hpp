@@ -12,6 +12,7 @@
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ring/context.hpp"
 #include "polyhe/ring/poly.hpp"
+#include "polyhe/rns/mixed_radix.hpp"
 #include "polyhe/rns/wide_reduce.hpp"
 
 namespace polyhe::ckks {
@@ -83,13 +84,12 @@ class Encoder {
 
   std::shared_ptr<const RingContext> context_;
   std::size_t slots_;
+  MixedRadix mixed_radix_;  // the digits of a coefficient over the level's primes
   // Stage twiddles: twiddles_[h + j] = ζ^{(5^j mod 8h)·(N/4h)} for the stage of half-length h
   // (h = 1, 2, 4, …, N/4) and j < h; the inverse uses their conjugates.
   std::vector<std::complex<double>> twiddles_;
   std::vector<std::uint32_t> bit_reverse_;  // bit reversal on log2(N/2) bits
   std::vector<Level> levels_;
-  // Garner constants: garner_[i·(i−1)/2 + j] = q_j^{−1} mod q_i, for j < i.
-  std::vector<ShoupOperand<std::uint64_t>> garner_;
   // The short reconstruction: the first prefix_limbs_ primes (their product below 2^126), and
   // per prime 1 as a Shoup operand and the 128-bit Barrett constants (to reduce the candidate).
   std::size_t prefix_limbs_ = 1;

@@ -1,9 +1,9 @@
-// Hybrid key switching, ModDown, public-key encryption's ModDown and rescaling as ring operations
-// ([RNS-CKKS-GPU, Alg. 7/17] ModUp, [RNS-CKKS-GPU, Alg. 8/18] ModDown, [RNS-CKKS-GPU, Alg. 9/19]
-// rescale; Han–Ki hybrid key switching, [HK20]). Each runs where its polynomials live: on the host
-// the CPU kernels (fused where the CPU gains by it: ModUp with the inner product limb by limb, the
-// lift with the transform), on a device the device's kernels in the order the paper gives them —
-// the same words either way. The schemes (rlwe, ckks, bgv) call these; they never touch a kernel.
+// Hybrid key switching, ModDown and public-key encryption's ModDown as ring operations
+// ([RNS-CKKS-GPU, Alg. 7/17] ModUp, [RNS-CKKS-GPU, Alg. 8/18] ModDown; Han–Ki hybrid key
+// switching, [HK20]); rescaling is ring/rescale.hpp. Each runs where its polynomials live: on the
+// host the CPU kernels (fused where the CPU gains by it: ModUp with the inner product limb by limb,
+// the lift with the transform), on a device the device's kernels in the order the paper gives them
+// — the same words either way. The schemes (rlwe, ckks, bgv) call these; they never touch a kernel.
 //
 // Layout of a polynomial over Q_l ∪ P (the working basis of key switching): Q_l's l + 1 limbs,
 // then P's k limbs; the ring numbers P's primes L + 1 … L + k (they follow Q's in the basis).
@@ -70,16 +70,5 @@ void encrypt_with_public_key(const HybridKeySwitch& ks, std::size_t level,
                              std::span<const std::int64_t> v, std::span<const std::int64_t> e0,
                              std::span<const std::int64_t> e1, const RnsPoly& b, const RnsPoly& a,
                              const RnsPoly* m, RnsPoly& c0, RnsPoly& c1);
-
-/// Division by the last prime q_l of each polynomial x at level l ≥ 1 (evaluation form), into out
-/// (a new polynomial at level l − 1 where x lives) or, in place, x itself dropping its last limb:
-/// (x − δ)·q_l^−1 limb by limb with δ ≡ x mod q_l, δ = μ·[x_l·μ^−1]_centred, transformed under
-/// each q_i. Error multiple μ = 1: round(x/q_l), CKKS's rescale. μ = t: BGV's modulus switch,
-/// whose correction δ is ≡ 0 mod t so the message survives (times q_l^−1 mod t). Checks: level
-/// ≥ 1, evaluation form, all alike (context, level, placement), μ invertible mod q_l.
-void rescale_by_last_prime(std::span<const RnsPoly* const> in, std::span<RnsPoly* const> out,
-                           std::uint64_t error_multiple = 1);
-void rescale_by_last_prime_inplace(std::span<RnsPoly* const> polys,
-                                   std::uint64_t error_multiple = 1);
 
 }  // namespace polyhe
