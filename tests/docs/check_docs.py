@@ -2,7 +2,8 @@
 """The documents hold together: every relative link in README.md and docs/ (markdown) names a
 file or folder that exists, and no code comment points into the dated journal (docs/journal/) or
 into a numbered section of the performance page ("perf.md §…"): code points to stable documents.
-Prints each offence and fails.
+The documents a user starts from (README.md, docs/guide.md, docs/perf.md) speak of the project
+only: no work log's "session" or "lent". Prints each offence and fails.
 
 Usage: check_docs.py ROOT         check the tree at ROOT
        check_docs.py --self-test  a tree with a broken link and a journal pointer fails, a clean
@@ -18,6 +19,8 @@ CODE_DIRS = ("src", "include", "tools", "python/src", "python/polyhe", "bench", 
              "examples", "tests", "cmake")
 CODE_SUFFIXES = {".cpp", ".hpp", ".h", ".cu", ".cuh", ".py", ".sh", ".cmake", ".txt", ".pyi"}
 JOURNAL = re.compile(r"docs/journal/|perf-journal|perf\.md\s*§")
+USER_DOCS = ("README.md", "docs/guide.md", "docs/perf.md")
+WORK_LOG = re.compile(r"\b(sessions?|lent)\b", re.I)
 
 
 def broken_links(root: Path) -> list:
@@ -53,6 +56,20 @@ def journal_pointers(root: Path) -> list:
     return found
 
 
+def work_log_words(root: Path) -> list:
+    found = []
+    for name in USER_DOCS:
+        doc = root / name
+        if not doc.is_file():
+            continue
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            m = WORK_LOG.search(line)
+            if m:
+                found.append(f"{name}:{number}: '{m.group(0)}' is the work log's word: "
+                             f"{line.strip()}")
+    return found
+
+
 def self_test() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -61,9 +78,14 @@ def self_test() -> int:
         (root / "README.md").write_text("[guide](docs/guide.md) [web](https://x.org) [top](#a)\n")
         (root / "docs/guide.md").write_text("[readme](../README.md#a)\n")
         (root / "src/a.cpp").write_text("// measured 1.3x faster (docs/perf.md has the table)\n")
-        if broken_links(root) or journal_pointers(root):
+        if broken_links(root) or journal_pointers(root) or work_log_words(root):
             print("self-test: a clean tree was flagged")
             return 1
+        (root / "README.md").write_text("Measured when a GPU was lent.\n")
+        if len(work_log_words(root)) != 1:
+            print("self-test: 'lent' in README.md was not flagged")
+            return 1
+        (root / "README.md").write_text("[guide](docs/guide.md)\n")
         (root / "docs/guide.md").write_text("ok\n\n[gone](bench/gone.md)\n")
         (root / "src/b.hpp").write_text("// see perf.md §13b\n// docs/journal/x.md\n")
         links, pointers = broken_links(root), journal_pointers(root)
@@ -81,13 +103,13 @@ def main() -> int:
         print(__doc__)
         return 2
     root = Path(sys.argv[1])
-    found = broken_links(root) + journal_pointers(root)
+    found = broken_links(root) + journal_pointers(root) + work_log_words(root)
     for line in found:
         print(line)
     if found:
         print(f"{len(found)} offence(s)")
         return 1
-    print("documents: every link resolves; no code points into the journal")
+    print("documents: every link resolves; no code points into the journal; no work-log words")
     return 0
 
 
