@@ -14,7 +14,8 @@ POLYHE_REFERENCE_DIR="$out" doxygen docs/Doxyfile
 echo "polyhe: C++ reference in $out/cpp/index.html"
 if [[ -d $build/python/polyhe ]]; then
   scripts/python-deps.sh
-  PYTHONPATH="$build/python" build/pyenv/bin/python -W error -m pdoc -o "$out/python" polyhe
+  PYTHONPATH="$build/python" build/pyenv/bin/python -W error -m pdoc -o "$out/python" polyhe \
+    polyhe.distributed polyhe.parameters
   echo "polyhe: Python reference in $out/python/index.html"
 else
   echo "polyhe: $build has no Python module; the Python reference is not built" >&2
