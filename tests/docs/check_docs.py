@@ -3,11 +3,14 @@
 file or folder that exists, and no code comment points into the dated journal (docs/journal/) or
 into a numbered section of the performance page ("perf.md §…"): code points to stable documents.
 The documents a user starts from (README.md, docs/guide.md, docs/perf.md) speak of the project
-only: no work log's "session" or "lent". Prints each offence and fails.
+only: no work log's "session" or "lent". docs/guide.md's C++ blocks are whole example programs,
+byte for byte: each ```cpp block is preceded by `<!-- example: PATH -->` and equals the file PATH,
+which CTest builds and runs (examples/CMakeLists.txt: example.*), so the guide cannot show code
+that is not built and run (its Python blocks run in python/tests/test_guide.py). Prints each
+offence and fails.
 
 Usage: check_docs.py ROOT         check the tree at ROOT
-       check_docs.py --self-test  a tree with a broken link and a journal pointer fails, a clean
-                                  one passes
+       check_docs.py --self-test  a clean tree passes; one of each offence is found, each once
 """
 import re
 import sys
@@ -21,6 +24,7 @@ CODE_SUFFIXES = {".cpp", ".hpp", ".h", ".cu", ".cuh", ".py", ".sh", ".cmake", ".
 JOURNAL = re.compile(r"docs/journal/|perf-journal|perf\.md\s*§")
 USER_DOCS = ("README.md", "docs/guide.md", "docs/perf.md")
 WORK_LOG = re.compile(r"\b(sessions?|lent)\b", re.I)
+GUIDE_BLOCK = re.compile(r"(?:<!-- example: (\S+) -->\n)?```cpp\n(.*?)```", re.S)
 
 
 def broken_links(root: Path) -> list:
@@ -70,15 +74,42 @@ def work_log_words(root: Path) -> list:
     return found
 
 
+def guide_blocks(root: Path) -> list:
+    guide = root / "docs/guide.md"
+    if not guide.is_file():
+        return ["docs/guide.md: missing"]
+    text = guide.read_text(encoding="utf-8")
+    blocks = list(GUIDE_BLOCK.finditer(text))
+    found = [] if blocks else ["docs/guide.md: no C++ block"]
+    for m in blocks:
+        line = text.count("\n", 0, m.start()) + 1
+        path, body = m.group(1), m.group(2)
+        if path is None:
+            found.append(f"docs/guide.md:{line}: a C++ block without <!-- example: PATH -->")
+        elif not (root / path).is_file():
+            found.append(f"docs/guide.md:{line}: {path} does not exist")
+        elif (root / path).read_text(encoding="utf-8") != body:
+            found.append(f"docs/guide.md:{line}: the block differs from {path}")
+    return found
+
+
+def offences(root: Path) -> list:
+    return broken_links(root) + journal_pointers(root) + work_log_words(root) + guide_blocks(root)
+
+
 def self_test() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "docs").mkdir()
         (root / "src").mkdir()
         (root / "README.md").write_text("[guide](docs/guide.md) [web](https://x.org) [top](#a)\n")
-        (root / "docs/guide.md").write_text("[readme](../README.md#a)\n")
+        (root / "examples").mkdir()
+        (root / "examples/a.cpp").write_text("int main() { return 0; }\n")
+        good = ("[readme](../README.md#a)\n<!-- example: examples/a.cpp -->\n```cpp\n"
+                "int main() { return 0; }\n```\n")
+        (root / "docs/guide.md").write_text(good)
         (root / "src/a.cpp").write_text("// measured 1.3x faster (docs/perf.md has the table)\n")
-        if broken_links(root) or journal_pointers(root) or work_log_words(root):
+        if offences(root):
             print("self-test: a clean tree was flagged")
             return 1
         (root / "README.md").write_text("Measured when a GPU was lent.\n")
@@ -86,6 +117,15 @@ def self_test() -> int:
             print("self-test: 'lent' in README.md was not flagged")
             return 1
         (root / "README.md").write_text("[guide](docs/guide.md)\n")
+        (root / "docs/guide.md").write_text(
+            good.replace("return 0;", "return 1;") + "```cpp\nint f();\n```\n"
+            "<!-- example: examples/gone.cpp -->\n```cpp\n```\n")
+        want = ["docs/guide.md:2: the block differs from examples/a.cpp",
+                "docs/guide.md:6: a C++ block without <!-- example: PATH -->",
+                "docs/guide.md:9: examples/gone.cpp does not exist"]
+        if guide_blocks(root) != want:
+            print("self-test: expected", want, "got", guide_blocks(root))
+            return 1
         (root / "docs/guide.md").write_text("ok\n\n[gone](bench/gone.md)\n")
         (root / "src/b.hpp").write_text("// see perf.md §13b\n// docs/journal/x.md\n")
         links, pointers = broken_links(root), journal_pointers(root)
@@ -102,14 +142,14 @@ def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    root = Path(sys.argv[1])
-    found = broken_links(root) + journal_pointers(root) + work_log_words(root)
+    found = offences(Path(sys.argv[1]))
     for line in found:
         print(line)
     if found:
         print(f"{len(found)} offence(s)")
         return 1
-    print("documents: every link resolves; no code points into the journal; no work-log words")
+    print("documents: every link resolves; no code points into the journal; no work-log words; "
+          "the guide's C++ blocks are the examples")
     return 0
 
 
