@@ -2,7 +2,7 @@
 // switching. Encode, encrypt, add, multiply, relinearise, switch modulus, rotate, decrypt, decode,
 // and a ciphertext serialised and read back. Checks its own results; run by CTest
 // (example.bgv_basics).
-#include <polyhe/polyhe.hpp>
+#include <polyhe/bgv.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -20,13 +20,14 @@ int main() {
   const std::uint64_t t = 65537;
   const auto ctx = bgv::Context::create(rlwe::Parameters::create(lit), t);  // BGV: the default
 
-  rlwe::KeyGenerator keygen(ctx->params());
-  const auto sk = rlwe::share(keygen.secret_key());
-  rlwe::Encryptor encryptor(keygen.public_key(*sk));
+  // Keys, and the objects that use them: the context makes each one, and each keeps its keys.
+  rlwe::KeyGenerator keygen = ctx->key_generator();
+  const rlwe::SecretKey sk = keygen.secret_key();
   const std::int64_t steps[] = {1};
-  const bgv::Evaluator eval(ctx, rlwe::share(keygen.relinearization_key(*sk)),
-                            rlwe::share(keygen.rotation_keys(*sk, steps)));
-  const bgv::Decryptor decryptor(ctx, sk);
+  const bgv::Encryptor encryptor = ctx->encryptor(keygen.public_key(sk));
+  const bgv::Decryptor decryptor = ctx->decryptor(sk);
+  const bgv::Evaluator eval =
+      ctx->evaluator(keygen.relinearization_key(sk), keygen.rotation_keys(sk, steps));
 
   // Slots are two rows of N/2; rotate_rows(1) moves each row left by one.
   const std::size_t n = ctx->n(), row = n / 2;
@@ -35,15 +36,15 @@ int main() {
     x[i] = static_cast<std::int64_t>(i % 200) - 100;
     y[i] = static_cast<std::int64_t>(i % 7) + 1;
   }
-  const auto cx = bgv::encrypt(*ctx, encryptor, ctx->encode(x));
-  const auto cy = bgv::encrypt(*ctx, encryptor, ctx->encode(y));
+  const bgv::Ciphertext cx = encryptor.encrypt(ctx->encode(x));
+  const bgv::Ciphertext cy = encryptor.encrypt(ctx->encode(y));
 
   // (x + y) · y, one prime dropped (the noise shrinks with the modulus), then rotated.
   const auto product = eval.mod_switch_to_next(eval.multiply_relin(eval.add(cx, cy), cy));
   const auto rotated = eval.rotate_rows(product, 1);
 
   const std::vector<std::uint8_t> bytes = rlwe::serialize(rotated);
-  const rlwe::Ciphertext received = bgv::load_ciphertext(bytes, *ctx);
+  const bgv::Ciphertext received = bgv::load_ciphertext(bytes, *ctx);
 
   const std::vector<std::int64_t> got = ctx->decode_signed(decryptor.decrypt(received));
   std::size_t wrong = 0;

@@ -1,15 +1,12 @@
 // BGV over HElib's ring Z[X]/Φ_21845(X): 1024 slots of GF(65537^16), a product of two encrypted
 // vectors and an automorphism that moves the slots, checked against the plaintext arithmetic.
 // Built and run by the test suite (CTest example.bgv_cyclotomic).
+#include <polyhe/bgv.hpp>
+
 #include <cstdint>
 #include <cstdio>
 #include <span>
 #include <vector>
-
-#include "polyhe/bgv/bgv.hpp"
-#include "polyhe/bgv/slots.hpp"
-#include "polyhe/rlwe/keys.hpp"
-#include "polyhe/rlwe/parameters.hpp"
 
 int main() {
   using u64 = std::uint64_t;
@@ -31,14 +28,13 @@ int main() {
   std::printf("m = %zu: %zu slots of GF(%llu^%zu)\n", params->m(), k,
               static_cast<unsigned long long>(t), d);
 
-  rlwe::KeyGenerator keygen(params);
+  rlwe::KeyGenerator keygen = ctx->key_generator();
   const rlwe::SecretKey sk = keygen.secret_key();
-  const rlwe::PublicKey pk = keygen.public_key(sk);
-  const rlwe::KeySwitchKey relin = keygen.relinearization_key(sk);
   const u64 g = slots.generators()[0];  // an automorphism X -> X^g that rotates the slots
-  const rlwe::GaloisKeys galois = keygen.galois_keys(sk, std::vector<u64>{g});
-  rlwe::Encryptor encryptor(pk);
-  const bgv::Evaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
+  const bgv::Encryptor encryptor = ctx->encryptor(keygen.public_key(sk));
+  const bgv::Decryptor decryptor = ctx->decryptor(sk);
+  const bgv::Evaluator ev =
+      ctx->evaluator(keygen.relinearization_key(sk), keygen.galois_keys(sk, std::vector<u64>{g}));
 
   // Two vectors of slot values (d coefficients per slot, each below t).
   std::vector<u64> x(k * d), y(k * d);
@@ -46,14 +42,14 @@ int main() {
     x[i] = (3 * i + 1) % t;
     y[i] = (7 * i + 5) % t;
   }
-  const auto cx = bgv::encrypt(*ctx, encryptor, bgv::Plaintext{slots.encode(x)});
-  const auto cy = bgv::encrypt(*ctx, encryptor, bgv::Plaintext{slots.encode(y)});
+  const bgv::Ciphertext cx = encryptor.encrypt(bgv::Plaintext{slots.encode(x)});
+  const bgv::Ciphertext cy = encryptor.encrypt(bgv::Plaintext{slots.encode(y)});
 
   // x·y slot by slot (products in GF(t^16)), then the modulus switch; and σ_g(x).
   const auto product = ev.mod_switch_to_next(ev.multiply_relin(cx, cy));
   const auto moved = ev.apply_galois(cx, g);
-  const auto got_product = slots.decode(bgv::decrypt(*ctx, product, sk).coeffs);
-  const auto got_moved = slots.decode(bgv::decrypt(*ctx, moved, sk).coeffs);
+  const auto got_product = slots.decode(decryptor.decrypt(product).coeffs);
+  const auto got_moved = slots.decode(decryptor.decrypt(moved).coeffs);
 
   const auto action = slots.automorphism_action(g);
   std::size_t wrong = 0;
@@ -68,7 +64,7 @@ int main() {
     }
   }
   std::printf("product: noise budget %d bits left; slot 1 of sigma_%llu(x) is slot %zu of x\n",
-              bgv::noise_budget(*ctx, product, sk), static_cast<unsigned long long>(g),
+              decryptor.noise_budget(product), static_cast<unsigned long long>(g),
               action[1].source);
   std::printf("%s\n", wrong == 0 ? "every slot as expected" : "MISMATCH");
   return wrong == 0 ? 0 : 1;

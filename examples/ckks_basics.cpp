@@ -1,7 +1,7 @@
 // CKKS basics: approximate arithmetic on vectors of real numbers.
 // Encode, encrypt, add, multiply, relinearise, rescale, rotate, decrypt, decode, and a ciphertext
 // serialised and read back. Checks its own results; run by CTest (example.ckks_basics).
-#include <polyhe/polyhe.hpp>
+#include <polyhe/ckks.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -18,22 +18,22 @@ int main() {
   lit.p_bits = {40};
   const auto ctx = ckks::Context::create(rlwe::Parameters::create(lit));
 
-  // Keys. Each object below owns (a share of) the keys it uses.
-  rlwe::KeyGenerator keygen(ctx->params());
-  const auto sk = rlwe::share(keygen.secret_key());
-  rlwe::Encryptor encryptor(keygen.public_key(*sk));
+  // Keys, and the objects that use them: the context makes each one, and each keeps its keys.
+  rlwe::KeyGenerator keygen = ctx->key_generator();
+  const rlwe::SecretKey sk = keygen.secret_key();
   const std::int64_t steps[] = {1};
-  const ckks::Evaluator eval(ctx, rlwe::share(keygen.relinearization_key(*sk)),
-                             rlwe::share(keygen.rotation_keys(*sk, steps)));
-  const ckks::Decryptor decryptor(sk);
+  const ckks::Encryptor encryptor = ctx->encryptor(keygen.public_key(sk));
+  const ckks::Decryptor decryptor = ctx->decryptor(sk);
+  const ckks::Evaluator eval =
+      ctx->evaluator(keygen.relinearization_key(sk), keygen.rotation_keys(sk, steps));
 
   std::vector<double> x(ctx->slots()), y(ctx->slots());
   for (std::size_t i = 0; i < x.size(); ++i) {
     x[i] = std::sin(0.01 * static_cast<double>(i));
     y[i] = 0.5 + 0.0001 * static_cast<double>(i);
   }
-  const ckks::Ciphertext cx = ckks::encrypt(encryptor, ctx->encode(x));  // top level, scale 2^30
-  const ckks::Ciphertext cy = ckks::encrypt(encryptor, ctx->encode(y));
+  const ckks::Ciphertext cx = encryptor.encrypt(ctx->encode(x));  // top level, scale 2^30
+  const ckks::Ciphertext cy = encryptor.encrypt(ctx->encode(y));
 
   // (x + y) · y, rescaled back to about 2^30 (one level down), then rotated left by one slot.
   const ckks::Ciphertext sum = eval.add(cx, cy);

@@ -6,7 +6,7 @@
 // The ring here is a toy one (N = 2^10, SecurityLevel::insecure_none) so that the example runs in
 // a second or two; a secure bootstrappable set needs N = 2^16 (docs/ckks-bootstrapping.md), and
 // the code is the same.
-#include <polyhe/polyhe.hpp>
+#include <polyhe/ckks.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -36,13 +36,13 @@ int main() {
 
   // The bootstrapper names the rotations it needs; one key generation makes exactly those.
   const ckks::Bootstrapper boot(*ctx, config);
-  rlwe::KeyGenerator keygen(ctx->params());
-  const auto sk = rlwe::share(keygen.secret_key());
-  rlwe::Encryptor encryptor(keygen.public_key(*sk));
+  rlwe::KeyGenerator keygen = ctx->key_generator();
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const ckks::Encryptor encryptor = ctx->encryptor(keygen.public_key(sk));
+  const ckks::Decryptor decryptor = ctx->decryptor(sk);
   const std::vector<std::int64_t> steps = boot.rotations();
-  const ckks::Evaluator eval(ctx, rlwe::share(keygen.relinearization_key(*sk)),
-                             rlwe::share(keygen.rotation_keys(*sk, steps, /*conjugation=*/true)));
-  const ckks::Decryptor decryptor(sk);
+  const ckks::Evaluator eval = ctx->evaluator(
+      keygen.relinearization_key(sk), keygen.rotation_keys(sk, steps, /*conjugation=*/true));
 
   std::vector<double> theta(ctx->slots()), x(ctx->slots());
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -51,7 +51,7 @@ int main() {
   }
   // Encoded at level 0: the computation starts with a bootstrap, as one coming from a deeper
   // pipeline would.
-  ckks::Ciphertext ct = ckks::encrypt(encryptor, ctx->encode(x, std::size_t{0}, ctx->scale()));
+  ckks::Ciphertext ct = encryptor.encrypt(ctx->encode(x, std::size_t{0}, ctx->scale()));
 
   const int doublings = 5;
   int bootstraps = 0;

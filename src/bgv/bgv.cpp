@@ -170,6 +170,74 @@ int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey
 // ---------------------------------------------------------------------------------------------
 // Decryptor.
 
+rlwe::KeyGenerator Context::key_generator() const {
+  return rlwe::KeyGenerator(params_);
+}
+
+rlwe::KeyGenerator Context::key_generator(const Seed& master_seed) const {
+  return rlwe::KeyGenerator(params_, master_seed);
+}
+
+Encryptor Context::encryptor(rlwe::PublicKey pk, std::optional<Seed> seed) const {
+  return encryptor(rlwe::share(std::move(pk)), seed);
+}
+
+Encryptor Context::encryptor(std::shared_ptr<const rlwe::PublicKey> pk,
+                             std::optional<Seed> seed) const {
+  return Encryptor(
+      shared_from_this(),
+      std::make_shared<const rlwe::Encryptor>(
+          rlwe::checked_key(std::move(pk), params_, "bgv::Context::encryptor (public key)"), seed));
+}
+
+Encryptor Context::encryptor(rlwe::SecretKey sk, std::optional<Seed> seed) const {
+  return encryptor(rlwe::share(std::move(sk)), seed);
+}
+
+Encryptor Context::encryptor(std::shared_ptr<const rlwe::SecretKey> sk,
+                             std::optional<Seed> seed) const {
+  return Encryptor(
+      shared_from_this(),
+      std::make_shared<const rlwe::Encryptor>(
+          rlwe::checked_key(std::move(sk), params_, "bgv::Context::encryptor (secret key)"), seed));
+}
+
+Decryptor Context::decryptor(rlwe::SecretKey sk) const {
+  return decryptor(rlwe::share(std::move(sk)));
+}
+
+Decryptor Context::decryptor(std::shared_ptr<const rlwe::SecretKey> sk) const {
+  return Decryptor(shared_from_this(), std::move(sk));
+}
+
+Evaluator Context::evaluator() const {
+  return Evaluator(shared_from_this());
+}
+
+Evaluator Context::evaluator(rlwe::KeySwitchKey relin) const {
+  return Evaluator(shared_from_this(), rlwe::share(std::move(relin)));
+}
+
+Evaluator Context::evaluator(rlwe::KeySwitchKey relin, rlwe::GaloisKeys galois) const {
+  return Evaluator(shared_from_this(), rlwe::share(std::move(relin)),
+                   rlwe::share(std::move(galois)));
+}
+
+Evaluator Context::evaluator(std::shared_ptr<const rlwe::KeySwitchKey> relin,
+                             std::shared_ptr<const rlwe::GaloisKeys> galois) const {
+  return Evaluator(shared_from_this(), std::move(relin), std::move(galois));
+}
+
+Encryptor::Encryptor(ContextPtr ctx, std::shared_ptr<const rlwe::Encryptor> encryptor)
+    : ctx_(std::move(ctx)), encryptor_(std::move(encryptor)) {
+  if (!ctx_) throw InvalidParameter("bgv::Encryptor: null context");
+  if (!encryptor_) throw InvalidParameter("bgv::Encryptor: the rlwe encryptor is null");
+}
+
+Ciphertext Encryptor::encrypt(const Plaintext& m) const {
+  return bgv::encrypt(*ctx_, *encryptor_, m);
+}
+
 Decryptor::Decryptor(ContextPtr ctx, std::shared_ptr<const rlwe::SecretKey> sk)
     : ctx_(std::move(ctx)), sk_(std::move(sk)) {
   if (!ctx_) throw InvalidParameter("bgv::Decryptor: null context");

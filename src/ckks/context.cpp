@@ -92,6 +92,69 @@ Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
   return ckks::decrypt(ct, *sk_, options_);
 }
 
+rlwe::KeyGenerator Context::key_generator() const {
+  return rlwe::KeyGenerator(params_);
+}
+
+rlwe::KeyGenerator Context::key_generator(const Seed& master_seed) const {
+  return rlwe::KeyGenerator(params_, master_seed);
+}
+
+Encryptor Context::encryptor(rlwe::PublicKey pk, std::optional<Seed> seed) const {
+  return encryptor(rlwe::share(std::move(pk)), seed);
+}
+
+Encryptor Context::encryptor(std::shared_ptr<const rlwe::PublicKey> pk,
+                             std::optional<Seed> seed) const {
+  return Encryptor(std::make_shared<const rlwe::Encryptor>(
+      rlwe::checked_key(std::move(pk), params_, "ckks::Context::encryptor (public key)"), seed));
+}
+
+Encryptor Context::encryptor(rlwe::SecretKey sk, std::optional<Seed> seed) const {
+  return encryptor(rlwe::share(std::move(sk)), seed);
+}
+
+Encryptor Context::encryptor(std::shared_ptr<const rlwe::SecretKey> sk,
+                             std::optional<Seed> seed) const {
+  return Encryptor(std::make_shared<const rlwe::Encryptor>(
+      rlwe::checked_key(std::move(sk), params_, "ckks::Context::encryptor (secret key)"), seed));
+}
+
+Decryptor Context::decryptor(rlwe::SecretKey sk, DecryptOptions options) const {
+  return decryptor(rlwe::share(std::move(sk)), options);
+}
+
+Decryptor Context::decryptor(std::shared_ptr<const rlwe::SecretKey> sk,
+                             DecryptOptions options) const {
+  return Decryptor(rlwe::checked_key(std::move(sk), params_, "ckks::Context::decryptor"), options);
+}
+
+Evaluator Context::evaluator() const {
+  return Evaluator(params_);
+}
+
+Evaluator Context::evaluator(rlwe::KeySwitchKey relin) const {
+  return Evaluator(params_, rlwe::share(std::move(relin)));
+}
+
+Evaluator Context::evaluator(rlwe::KeySwitchKey relin, rlwe::GaloisKeys galois) const {
+  return Evaluator(params_, rlwe::share(std::move(relin)), rlwe::share(std::move(galois)));
+}
+
+Evaluator Context::evaluator(std::shared_ptr<const rlwe::KeySwitchKey> relin,
+                             std::shared_ptr<const rlwe::GaloisKeys> galois) const {
+  return Evaluator(params_, std::move(relin), std::move(galois));
+}
+
+Encryptor::Encryptor(std::shared_ptr<const rlwe::Encryptor> encryptor)
+    : encryptor_(std::move(encryptor)) {
+  if (!encryptor_) throw InvalidParameter("ckks::Encryptor: the rlwe encryptor is null");
+}
+
+Ciphertext Encryptor::encrypt(const Plaintext& pt) const {
+  return ckks::encrypt(*encryptor_, pt);
+}
+
 Evaluator::Evaluator(const std::shared_ptr<const Context>& ctx,
                      std::shared_ptr<const rlwe::KeySwitchKey> relin,
                      std::shared_ptr<const rlwe::GaloisKeys> galois)

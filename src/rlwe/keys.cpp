@@ -29,6 +29,10 @@ void check_same_params(const ParametersPtr& a, const ParametersPtr& b, const cha
   throw MismatchedContext(std::string(what) + ": operands belong to different Parameters" + why);
 }
 
+void check_not_null(const void* key, const char* what) {
+  if (key == nullptr) throw InvalidParameter(std::string(what) + ": the key is null");
+}
+
 std::uint64_t galois_element_for_rotation(std::size_t n, std::int64_t step) {
   const std::uint64_t two_n = 2 * static_cast<std::uint64_t>(n);
   const auto slots = static_cast<std::int64_t>(n / 2);

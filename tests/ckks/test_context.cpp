@@ -1,6 +1,7 @@
 // The CKKS front door (ckks/context.hpp): the default scale, encode/decode through the context
 // equal to the functions it wraps, real values in and out, the Decryptor, an Evaluator built from
-// a context, keys that outlive the names they were made under, and every refusal by name.
+// a context, keys that outlive the names they were made under, the objects the context makes
+// (word for word those of the building blocks), and every refusal by name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -144,6 +145,116 @@ TEST(CkksContext, RefusesNullKeysAndBadOptions) {
   EXPECT_THROW(Decryptor(sk, DecryptOptions{61}), InvalidParameter);
   EXPECT_THROW(Decryptor(sk, DecryptOptions{-1}), InvalidParameter);
   EXPECT_NO_THROW(Decryptor(sk, DecryptOptions{40}));
+}
+
+// The context's factories make, word for word, what the building blocks make from the same seeds:
+// keys, an encryption, a product and a decryption.
+TEST(CkksContext, FactoriesEqualTheBuildingBlocks) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto ctx = Context::create(params_with({40, 30, 30}));
+  const Seed key_seed = test::make_seed(rng), enc_seed = test::make_seed(rng);
+
+  rlwe::KeyGenerator made = ctx->key_generator(key_seed);
+  rlwe::KeyGenerator built(ctx->params(), key_seed);
+  const rlwe::SecretKey sk = made.secret_key();
+  const rlwe::SecretKey sk_built = built.secret_key();
+  ASSERT_TRUE(same(sk.s, sk_built.s));
+  const rlwe::PublicKey pk = made.public_key(sk);
+  const rlwe::KeySwitchKey relin = made.relinearization_key(sk);
+  const std::int64_t steps[] = {1, -3};
+  const rlwe::GaloisKeys galois = made.rotation_keys(sk, steps);
+
+  const Encryptor encryptor = ctx->encryptor(pk, enc_seed);
+  const rlwe::Encryptor rlwe_encryptor(pk, enc_seed);
+  const Decryptor decryptor = ctx->decryptor(sk);
+  const Evaluator eval = ctx->evaluator(relin, galois);
+  const Evaluator built_eval(ctx, rlwe::share(relin), rlwe::share(galois));
+
+  std::vector<double> x(ctx->slots());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25 + 0.001 * static_cast<double>(i % 300);
+  const Plaintext pt = ctx->encode(x);
+  const Ciphertext ct = encryptor.encrypt(pt);
+  const Ciphertext ct_built = encrypt(rlwe_encryptor, pt);
+  for (std::size_t j = 0; j < 2; ++j) ASSERT_TRUE(same(ct[j], ct_built[j])) << j;
+  EXPECT_EQ(encryptor.device(), nullptr);
+
+  const Ciphertext prod = eval.rotate(eval.rescale(eval.multiply_relin(ct, ct)), -3);
+  const Ciphertext prod_built =
+      built_eval.rotate(built_eval.rescale(built_eval.multiply_relin(ct, ct)), -3);
+  for (std::size_t j = 0; j < 2; ++j) EXPECT_TRUE(same(prod[j], prod_built[j])) << j;
+  EXPECT_TRUE(same(decryptor.decrypt(prod).poly, decrypt(prod, sk).poly));
+
+  const std::vector<double> got = ctx->decode_real(decryptor.decrypt(prod));
+  const std::size_t n = x.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double want = x[(i + n - 3) % n] * x[(i + n - 3) % n];
+    EXPECT_NEAR(got[i], want, 1e-4) << i;
+  }
+
+  // A symmetric encryptor (from the secret key) and an evaluator without keys.
+  const Encryptor symmetric = ctx->encryptor(sk);
+  const Evaluator keyless = ctx->evaluator();
+  const Ciphertext sum = keyless.add(symmetric.encrypt(pt), ct);
+  const std::vector<double> twice = ctx->decode_real(decryptor.decrypt(sum));
+  for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(twice[i], 2 * x[i], 1e-5) << i;
+  EXPECT_THROW((void)keyless.multiply_relin(ct, ct), InvalidParameter);
+}
+
+// Copies of one encryptor share its stream of seeds: two copies seeded alike never encrypt with
+// the same randomness; they draw what one rlwe::Encryptor of that seed draws, in turn.
+TEST(CkksContext, EncryptorCopiesShareOneSeedStream) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto ctx = Context::create(params_with({40, 30}));
+  rlwe::KeyGenerator keygen = ctx->key_generator(test::make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const auto pk = rlwe::share(keygen.public_key(sk));
+  const Seed seed = test::make_seed(rng);
+  const Encryptor first = ctx->encryptor(pk, seed);
+  const Encryptor second = first;  // NOLINT(performance-unnecessary-copy-initialization)
+  const rlwe::Encryptor reference(pk, seed);
+  const Plaintext pt = ctx->encode(std::vector<double>{1.0, -2.0});
+  const Ciphertext a = first.encrypt(pt), b = second.encrypt(pt);
+  EXPECT_FALSE(same(a[1], b[1]));
+  EXPECT_TRUE(same(a[1], encrypt(reference, pt)[1]));
+  EXPECT_TRUE(same(b[1], encrypt(reference, pt)[1]));
+}
+
+// Keys of another parameter set are refused by every factory (MismatchedContext, naming the
+// factory), null keys by name (InvalidParameter), a plaintext of other parameters at encryption.
+TEST(CkksContext, FactoriesRefuseForeignAndNullKeys) {
+  const auto ctx = Context::create(params_with({40, 30}));
+  const auto other = Context::create(params_with({40, 30}));  // equal literal, another object
+  rlwe::KeyGenerator keygen = other->key_generator();
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::PublicKey pk = keygen.public_key(sk);
+  const rlwe::KeySwitchKey relin = keygen.relinearization_key(sk);
+  const std::int64_t steps[] = {1};
+  const rlwe::GaloisKeys galois = keygen.rotation_keys(sk, steps);
+  const auto refused = [](const auto& make, const char* what) {
+    try {
+      make();
+      ADD_FAILURE() << "accepted a key of other parameters: " << what;
+    } catch (const MismatchedContext& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { (void)ctx->encryptor(pk); }, "ckks::Context::encryptor (public key)");
+  refused([&] { (void)ctx->encryptor(sk); }, "ckks::Context::encryptor (secret key)");
+  refused([&] { (void)ctx->decryptor(sk); }, "ckks::Context::decryptor");
+  refused([&] { (void)ctx->evaluator(relin); }, "relinearization key");
+  refused([&] { (void)ctx->evaluator(nullptr, rlwe::share(galois)); }, "Galois keys");
+  EXPECT_THROW((void)ctx->encryptor(std::shared_ptr<const rlwe::PublicKey>{}), InvalidParameter);
+  EXPECT_THROW((void)ctx->encryptor(std::shared_ptr<const rlwe::SecretKey>{}), InvalidParameter);
+  EXPECT_THROW((void)ctx->decryptor(std::shared_ptr<const rlwe::SecretKey>{}), InvalidParameter);
+  EXPECT_THROW((void)ctx->decryptor(rlwe::SecretKey(keygen.secret_key()), DecryptOptions{61}),
+               MismatchedContext);
+  EXPECT_THROW(Encryptor(std::shared_ptr<const rlwe::Encryptor>{}), InvalidParameter);
+
+  rlwe::KeyGenerator own = ctx->key_generator();
+  const rlwe::SecretKey own_sk = own.secret_key();
+  EXPECT_THROW((void)ctx->decryptor(own_sk, DecryptOptions{61}), InvalidParameter);
+  const Encryptor encryptor = ctx->encryptor(own.public_key(own_sk));
+  EXPECT_THROW((void)encryptor.encrypt(other->encode(std::vector<double>{1.0})), MismatchedContext);
 }
 
 }  // namespace

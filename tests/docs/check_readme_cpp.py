@@ -18,9 +18,9 @@ FRAGMENT_INPUTS = {
     # "Running the schemes on a GPU": the host objects of the CKKS first steps.
     "auto dev = polyhe::cuda::make_device(": (
         "#include <polyhe/backend/cuda/device.hpp>\n",
-        "const polyhe::rlwe::ParametersPtr& params, const polyhe::ckks::Encoder& encoder, "
+        "const polyhe::ckks::ContextPtr& ctx, const std::vector<double>& values, "
         "const polyhe::rlwe::PublicKey& pk, const polyhe::rlwe::SecretKey& sk, "
-        "const polyhe::rlwe::KeySwitchKey& relin, const polyhe::ckks::Plaintext& pt",
+        "const polyhe::rlwe::KeySwitchKey& relin",
     ),
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu/ntt_kernel.hpp"
+#include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/polyhe.hpp"
 #include "support/cpu_path_test.hpp"
 #include "support/test_rng.hpp"

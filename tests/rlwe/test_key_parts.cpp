@@ -13,7 +13,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ntt/cyclic/powerful.hpp"
-#include "polyhe/rlwe/key_parts.hpp"
+#include "polyhe/ring/key_parts.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 #include "support/test_rng.hpp"
 

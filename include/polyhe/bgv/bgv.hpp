@@ -81,7 +81,8 @@ namespace polyhe::bgv {
 /// (MismatchedContext). BGV: t·encrypt_zero(L) + m (lifted centred), factor 1; a symmetric
 /// encryption loses its seed (t·c_1 is no longer the seed's expansion): it serialises at full
 /// size. BFV: an rlwe encryption of zero (public-key or symmetric, as the encryptor was made) plus
-/// round(Q·m/t); a symmetric one keeps its seed.
+/// round(Q·m/t); a symmetric one keeps its seed. The building block of bgv::Encryptor, which a
+/// Context makes: `ctx->encryptor(pk).encrypt(m)`.
 [[nodiscard]] Ciphertext encrypt(const Context& ctx, const rlwe::Encryptor& encryptor,
                                  const Plaintext& m);
 
@@ -99,6 +100,27 @@ namespace polyhe::bgv {
 /// secret key, and the value leaks information about the noise and hence the key: keep it private
 /// (for parameter tuning and tests, never published alongside ciphertexts). Exact (GMP).
 [[nodiscard]] int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk);
+
+/// bgv::encrypt with a context and an encryptor kept together. Made by Context::encryptor; copies
+/// share one rlwe::Encryptor and so one stream of seeds. Threads and wiping: rlwe::Encryptor's
+/// (one encryptor may serve several threads at once).
+class Encryptor {
+ public:
+  /// InvalidParameter for a null context or encryptor.
+  Encryptor(ContextPtr ctx, std::shared_ptr<const rlwe::Encryptor> encryptor);
+
+  /// bgv::encrypt(*context(), rlwe_encryptor(), m): m at the top level.
+  [[nodiscard]] Ciphertext encrypt(const Plaintext& m) const;
+  /// Where the key lives, and so the ciphertexts (null: host memory).
+  [[nodiscard]] const std::shared_ptr<Device>& device() const { return encryptor_->device(); }
+  [[nodiscard]] const ContextPtr& context() const { return ctx_; }
+  /// The rlwe encryptor underneath (encryptions of zero, the building blocks of rlwe/).
+  [[nodiscard]] const rlwe::Encryptor& rlwe_encryptor() const { return *encryptor_; }
+
+ private:
+  ContextPtr ctx_;
+  std::shared_ptr<const rlwe::Encryptor> encryptor_;
+};
 
 /// decrypt and noise_budget with a context and a secret key kept together. Threads: immutable
 /// after construction; one decryptor may be shared by any number of threads. Wiping: the
@@ -138,7 +160,8 @@ class Evaluator {
  public:
   /// relin and galois may be null (multiply then returns size 3; rotations need galois). The
   /// evaluator shares ownership of the keys (rlwe::share makes a shared key), so they live as
-  /// long as it does. MismatchedContext for keys of other parameters.
+  /// long as it does. MismatchedContext for keys of other parameters. Context::evaluator makes
+  /// one from keys given by value.
   explicit Evaluator(ContextPtr ctx, std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
                      std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);
 

@@ -31,6 +31,7 @@
 #include "polyhe/bgv/slots.hpp"
 #include "polyhe/ring/context.hpp"
 #include "polyhe/rlwe/ciphertext.hpp"
+#include "polyhe/rlwe/keys.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 #include "polyhe/rns/base_converter.hpp"
 #include "polyhe/rns/decrypt_rounder.hpp"
@@ -54,11 +55,25 @@ struct Plaintext {
   std::vector<std::uint64_t> coeffs;
 };
 
+class Encryptor;  // bgv/bgv.hpp, with the decryptor and the evaluator
+class Decryptor;
+class Evaluator;
+
 /// The rlwe parameters with a plaintext modulus t and a scheme, and (BFV) everything BFV
-/// precomputes per level. Immutable; held through std::shared_ptr<const Context>. Threads: may be
-/// shared by any number of threads (the one lazily built member, slot_encoder(), is built under
-/// std::call_once).
-class Context {
+/// precomputes per level; and the factory of everything that works under them, in the same
+/// shape as ckks::Context's:
+///
+///     auto ctx = bgv::Context::create(rlwe::Parameters::create(lit), t);  // or Scheme::bfv
+///     rlwe::KeyGenerator keygen = ctx->key_generator();
+///     const rlwe::SecretKey sk = keygen.secret_key();
+///     const bgv::Encryptor encryptor = ctx->encryptor(keygen.public_key(sk));
+///     const bgv::Decryptor decryptor = ctx->decryptor(sk);
+///     const bgv::Evaluator eval = ctx->evaluator(keygen.relinearization_key(sk));
+///
+/// (the objects are bgv/bgv.hpp's: include it, or polyhe/bgv.hpp, to call the factories).
+/// Immutable; held through std::shared_ptr<const Context>. Threads: may be shared by any number
+/// of threads (the one lazily built member, slot_encoder(), is built under std::call_once).
+class Context : public std::enable_shared_from_this<Context> {
  public:
   /// Validates (InvalidParameter naming the value): t as PlaintextModulus (2 ≤ t < 2^60); no
   /// prime of Q divides t (decryption needs Q^−1 mod t); over Φ_m, t coprime to m. Scheme::bfv
@@ -112,6 +127,37 @@ class Context {
   /// BFV only (InvalidParameter for BGV): the ring of R's primes (their NTT plans); level l uses
   /// its first level(l).aux limbs.
   [[nodiscard]] const std::shared_ptr<const RingContext>& aux_ring() const;
+
+  /// A key generator of these parameters: fresh operating-system seeds, or with `master_seed`
+  /// reproducible (whoever knows that seed knows every key).
+  [[nodiscard]] rlwe::KeyGenerator key_generator() const;
+  [[nodiscard]] rlwe::KeyGenerator key_generator(const Seed& master_seed) const;
+
+  /// An encryptor of the public key (or, given the secret key, a symmetric one), which it keeps:
+  /// a key passed by value is moved in (pass std::move(key), or a temporary, to avoid a copy);
+  /// a shared key is shared. `seed` as rlwe::Encryptor's. MismatchedContext for a key of other
+  /// parameters; InvalidParameter for a null one.
+  [[nodiscard]] Encryptor encryptor(rlwe::PublicKey pk, std::optional<Seed> seed = {}) const;
+  [[nodiscard]] Encryptor encryptor(std::shared_ptr<const rlwe::PublicKey> pk,
+                                    std::optional<Seed> seed = {}) const;
+  [[nodiscard]] Encryptor encryptor(rlwe::SecretKey sk, std::optional<Seed> seed = {}) const;
+  [[nodiscard]] Encryptor encryptor(std::shared_ptr<const rlwe::SecretKey> sk,
+                                    std::optional<Seed> seed = {}) const;
+
+  /// A decryptor keeping the secret key (a copy given by value is wiped with it, as every
+  /// SecretKey is; a shared key is shared). MismatchedContext for a key of other parameters;
+  /// InvalidParameter for a null one.
+  [[nodiscard]] Decryptor decryptor(rlwe::SecretKey sk) const;
+  [[nodiscard]] Decryptor decryptor(std::shared_ptr<const rlwe::SecretKey> sk) const;
+
+  /// An evaluator keeping the relinearisation key and the Galois keys (moved in when given by
+  /// value, shared when shared; either may be absent: multiply_relin needs the first, rotations
+  /// the second). MismatchedContext for keys of other parameters.
+  [[nodiscard]] Evaluator evaluator() const;
+  [[nodiscard]] Evaluator evaluator(rlwe::KeySwitchKey relin) const;
+  [[nodiscard]] Evaluator evaluator(rlwe::KeySwitchKey relin, rlwe::GaloisKeys galois) const;
+  [[nodiscard]] Evaluator evaluator(std::shared_ptr<const rlwe::KeySwitchKey> relin,
+                                    std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr) const;
 
  private:
   Context(rlwe::ParametersPtr params, std::uint64_t t, Scheme scheme);

@@ -45,7 +45,8 @@ struct Plaintext {
 [[nodiscard]] std::vector<std::complex<double>> decode(const Encoder& encoder, const Plaintext& pt);
 
 /// Encrypts a plaintext (its level and scale carry over). Threads and wiping: rlwe::Encryptor's
-/// (one encryptor may serve several threads at once).
+/// (one encryptor may serve several threads at once). The building block of ckks::Encryptor
+/// (ckks/context.hpp), which a Context makes: `ctx->encryptor(pk).encrypt(pt)`.
 [[nodiscard]] Ciphertext encrypt(const rlwe::Encryptor& encryptor, const Plaintext& pt);
 
 /// Decryption options. Noise flooding (Li–Micciancio, "On the security of homomorphic encryption
@@ -80,7 +81,8 @@ class Evaluator {
  public:
   /// The keys are optional: relinearisation needs `relin`, rotation and conjugation `galois`.
   /// The evaluator shares ownership of both (rlwe::share makes a shared key from one returned by
-  /// KeyGenerator), so they live as long as it does; nothing is copied.
+  /// KeyGenerator), so they live as long as it does; nothing is copied. Context::evaluator makes
+  /// one from keys given by value.
   explicit Evaluator(ParametersPtr params,
                      std::shared_ptr<const rlwe::KeySwitchKey> relin = nullptr,
                      std::shared_ptr<const rlwe::GaloisKeys> galois = nullptr);

@@ -80,10 +80,10 @@ void gather_add(std::span<const std::uint64_t> a, std::span<const std::uint32_t>
                 std::span<std::uint64_t> c, const Modulus<std::uint64_t>& q);
 
 /// The inner products of hybrid key switching against an interleaved, packed key (the layout of
-/// rlwe::KeySwitchParts): the key holds `parts` pairs (b_j, a_j) of n residues each, `width`
-/// bytes per residue (little-endian), side by side in groups of G = min(8, n) residues — group g
-/// is b_0, a_0, b_1, a_1, …, b_{parts−1}, a_{parts−1}, G residues each — so that the products read
-/// it as one sequential stream no longer than the residues need. For 0 ≤ i < n:
+/// KeySwitchParts, ring/key_parts.hpp): the key holds `parts` pairs (b_j, a_j) of n residues
+/// each, `width` bytes per residue (little-endian), side by side in groups of G = min(8, n)
+/// residues — group g is b_0, a_0, b_1, a_1, …, b_{parts−1}, a_{parts−1}, G residues each — so that
+/// the products read it as one sequential stream no longer than the residues need. For 0 ≤ i < n:
 ///   c0[i] = Σ_{j < a.size()} a[j][i]·b_j[i] mod q,  c1[i] = Σ_{j < a.size()} a[j][i]·a_j[i] mod q
 /// (a: the digits of ModUp, each n words; the first a.size() parts are used, as at lower levels).
 /// Checked: 1 ≤ a.size() ≤ parts, no null term, 1 ≤ width ≤ 8 with q − 1 < 2^(8·width), c0 and

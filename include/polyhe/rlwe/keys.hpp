@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "polyhe/ring/key_parts.hpp"
 #include "polyhe/ring/poly.hpp"
 #include "polyhe/ring/sampler.hpp"
-#include "polyhe/rlwe/key_parts.hpp"
 #include "polyhe/rlwe/parameters.hpp"
 
 namespace polyhe::rlwe {
@@ -172,6 +172,20 @@ template <class Key>
 
 /// Throws MismatchedContext unless `a` and `b` are the same Parameters object, naming `what`.
 void check_same_params(const ParametersPtr& a, const ParametersPtr& b, const char* what);
+
+/// InvalidParameter "`what`: the key is null" for a null pointer.
+void check_not_null(const void* key, const char* what);
+
+/// `key` itself, once checked: not null (check_not_null) and of `params` (check_same_params).
+/// What the scheme contexts' factories keep.
+template <class Key>
+[[nodiscard]] std::shared_ptr<const Key> checked_key(std::shared_ptr<const Key> key,
+                                                     const ParametersPtr& params,
+                                                     const char* what) {
+  check_not_null(key.get(), what);
+  check_same_params(params, key->params, what);
+  return key;
+}
 
 /// InvalidParameter "op: `count` `what`, above the cap of `cap` (`why`)" when count > cap: every
 /// list a call takes is capped before any work, so that no list can exhaust memory or time.
