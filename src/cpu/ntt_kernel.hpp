@@ -14,7 +14,7 @@
 namespace polyhe::cpu {
 
 /// The plan's tables, borrowed while a kernel is constructed (a kernel copies what it keeps).
-/// Index i holds the twiddle of bit-reversed position i, as in ntt/butterfly.hpp.
+/// Index i holds the twiddle of bit-reversed position i, as in arith/butterfly.hpp.
 struct NttTables64 {
   std::size_t n = 0;
   std::uint64_t q = 0;                            // an NTT prime, len(q) ≤ 62

@@ -53,7 +53,7 @@ namespace polyhe::cuda::detail {
 
 using u64 = std::uint64_t;
 
-/// The butterfly policy every device transform runs: the CPU's default (ntt/butterfly.hpp), so
+/// The butterfly policy every device transform runs: the CPU's default (arith/butterfly.hpp), so
 /// the words agree with NttPlan's.
 using RingButterfly = ShoupLazyButterfly<u64>;
 inline constexpr NttVariant kRingVariant = NttVariant::shoup_lazy;

@@ -5,8 +5,8 @@
 // and the polynomial product in those passes, plain (NTT–Hadamard–INTT) or fused
 // ([GPU-Polymul, Alg. 8]).
 //
-// Every transform is the merged one of ntt/schedule.hpp, over the same butterfly policies
-// (ntt/butterfly.hpp), so its words equal the CPU's. The stages are grouped into passes of up to
+// Every transform is the merged one of arith/ntt_schedule.hpp, over the same butterfly policies
+// (arith/butterfly.hpp), so its words equal the CPU's. The stages are grouped into passes of up to
 // r_max = log2(radix) stages: in one pass a thread loads R = 2^r words into registers, runs the r
 // stages there and stores them, one barrier per pass (the paper's radix 2/4/8/16 per thread).
 //

@@ -8,13 +8,13 @@
 #include <type_traits>
 
 #include "cpu/ntt_kernel.hpp"
+#include "polyhe/arith/ntt_schedule.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/overlap.hpp"
 #include "polyhe/cpu/elementwise.hpp"
 #include "polyhe/ntt/dispatch.hpp"
-#include "polyhe/ntt/schedule.hpp"
 
 namespace polyhe {
 

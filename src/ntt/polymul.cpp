@@ -5,9 +5,9 @@
 #include <type_traits>
 
 #include "cpu/ntt_kernel.hpp"
+#include "polyhe/arith/ntt_schedule.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ntt/dispatch.hpp"
-#include "polyhe/ntt/schedule.hpp"
 
 namespace polyhe {
 

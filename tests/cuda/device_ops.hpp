@@ -13,10 +13,10 @@
 
 #include "polyhe/arith/add.hpp"
 #include "polyhe/arith/barrett.hpp"
+#include "polyhe/arith/butterfly.hpp"
 #include "polyhe/arith/montgomery.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/arith/word.hpp"
-#include "polyhe/ntt/butterfly.hpp"
 
 namespace polyhe::test {
 
@@ -177,7 +177,7 @@ struct MulShoupOp {
   }
 };
 
-// --- Butterfly policies (ntt/butterfly.hpp) ----------------------------------------------------
+// --- Butterfly policies (arith/butterfly.hpp) ----------------------------------------------------
 
 /// Points a policy's forward and inverse tables at one twiddle (and its companion), so that
 /// fwd_tw(0) and inv_tw(0) read it through the policy's own accessors. On the device the twiddle

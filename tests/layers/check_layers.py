@@ -2,11 +2,14 @@
 """The layers as a build fact: no scheme or rlwe source (src/{ckks,bgv,rlwe}, include/polyhe/
 {ckks,bgv,rlwe}) includes a header of the transform or kernel layers (polyhe/ntt/, polyhe/cpu/,
 or the same from src/); they reach both through the ring layer (ring/context.hpp, ring/poly.hpp)
-and the arithmetic helpers through arith/. The umbrella headers hold the user API only: each of
-include/polyhe/{ckks,bgv,polyhe}.hpp includes nothing outside its list below (an expert header —
-ring/ key switching, rns/ converters, cpu/ kernels — is included by name, never through them). The
-examples use the schemes as a user does: polyhe headers only through the umbrellas, and no
-rlwe::share (the contexts make the objects that keep the keys). Prints each offence and fails.
+and the arithmetic helpers through arith/. The CPU kernels (src/cpu, include/polyhe/cpu) include
+no ntt/ header: the NTT plans call the kernels, and what both need (the butterflies and the
+transform loops) is arith's, so the two layers form no cycle. The umbrella headers hold the user
+API only: each of include/polyhe/{ckks,bgv,polyhe}.hpp includes nothing outside its list below
+(an expert header — ring/ key switching, rns/ converters, cpu/ kernels — is included by name,
+never through them). The examples use the schemes as a user does: polyhe headers only through
+the umbrellas, and no rlwe::share (the contexts make the objects that keep the keys). Prints each
+offence and fails.
 
 Usage: check_layers.py ROOT         check the tree at ROOT
        check_layers.py --self-test  a tree with one offending include fails, a clean one passes
@@ -19,6 +22,8 @@ from pathlib import Path
 SCHEME_DIRS = ("src/ckks", "src/bgv", "src/rlwe",
                "include/polyhe/ckks", "include/polyhe/bgv", "include/polyhe/rlwe")
 LOWER = re.compile(r'^\s*#\s*include\s*[<"](?:polyhe/)?(ntt|cpu)/([^">]+)[">]')
+KERNEL_DIRS = ("src/cpu", "include/polyhe/cpu")
+NTT = re.compile(r'^\s*#\s*include\s*[<"](?:polyhe/)?ntt/([^">]+)[">]')
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](polyhe/[^">]+)[">]')
 
 # What each scheme's umbrella header may include: the scheme's own headers and the user-facing
@@ -80,6 +85,15 @@ def offences(root: Path) -> list:
                 if m:
                     found.append(f"{path.relative_to(root)}:{number}: includes the {m.group(1)} "
                                  f"layer's {m.group(2)}: {line.strip()}")
+    for d in KERNEL_DIRS:
+        for path in sorted((root / d).rglob("*")):
+            if path.suffix not in (".cpp", ".hpp", ".h", ".cu", ".cuh"):
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                m = NTT.match(line)
+                if m:
+                    found.append(f"{path.relative_to(root)}:{number}: a CPU kernel includes the "
+                                 f"ntt layer's {m.group(1)} (the plans call the kernels: a cycle)")
     return found
 
 
@@ -132,6 +146,14 @@ def self_test() -> int:
                                                    "ntt layer's plan.hpp"):
             print("self-test: expected three offences, got", got)
             return 1
+        (root / "src/cpu/scalar").mkdir(parents=True)
+        (root / "src/cpu/scalar/k.cpp").write_text(
+            '#include "polyhe/arith/butterfly.hpp"\n#include "polyhe/ntt/schedule.hpp"\n')
+        got = offences(root)
+        if len(got) != 4 or not got[3].startswith("src/cpu/scalar/k.cpp:2: a CPU kernel includes "
+                                                   "the ntt layer's schedule.hpp"):
+            print("self-test: expected the kernel's ntt include flagged, got", got)
+            return 1
     print("self-test: passed")
     return 0
 
@@ -147,14 +169,14 @@ def main() -> int:
     for line in layered + shaped:
         print(line)
     if layered:
-        print(f"{len(layered)} include(s) across the layers: reach the transforms and kernels "
-              "through the ring layer")
+        print(f"{len(layered)} include(s) across the layers: the schemes reach the transforms "
+              "and kernels through the ring layer, the kernels include no ntt/ header")
     if shaped:
         print(f"{len(shaped)} offence(s) against the user API's headers and examples")
     if layered or shaped:
         return 1
-    print("layers: no scheme or rlwe source includes ntt/ or cpu/; the umbrella headers hold the "
-          "user API only; the examples use it")
+    print("layers: no scheme or rlwe source includes ntt/ or cpu/, no CPU kernel ntt/; the "
+          "umbrella headers hold the user API only; the examples use it")
     return 0
 
 

@@ -2,7 +2,7 @@
 // to a callable. Include this where a transform schedule is instantiated.
 #pragma once
 
-#include "polyhe/ntt/butterfly.hpp"
+#include "polyhe/arith/butterfly.hpp"
 #include "polyhe/ntt/plan.hpp"
 
 namespace polyhe {

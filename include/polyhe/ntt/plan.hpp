@@ -88,7 +88,7 @@ class NttPlan {
   void forward_lifted(std::span<const W> x, W p,
                       std::span<W> out) const requires std::same_as<W, std::uint64_t>;
 
-  /// Tables (index i holds the twiddle for bit-reversed position i; see ntt/butterfly.hpp).
+  /// Tables (index i holds the twiddle for bit-reversed position i; see arith/butterfly.hpp).
   [[nodiscard]] std::span<const W> forward_twiddles() const { return fwd_; }  // ψ^br(i)
   [[nodiscard]] std::span<const W> inverse_twiddles() const { return inv_; }  // ψ^−br(i)
   [[nodiscard]] std::span<const W> inverse_half_twiddles() const { return inv_half_; }

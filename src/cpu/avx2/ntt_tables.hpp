@@ -47,7 +47,7 @@ inline LastStageScales last_stage_scales(std::size_t n, std::uint64_t q, std::ui
   return {n_inv, m.mul(n_inv, inv1), two_n_inv, m.mul(two_n_inv, inv1)};
 }
 
-/// The fused product's ±α² (detail::fused_hadamard in ntt/schedule.hpp) in the lane order of
+/// The fused product's ±α² (detail::fused_hadamard in arith/ntt_schedule.hpp) in the lane order of
 /// avx2_fused_hadamard: entry 4k + l serves the pair 4k + (0, 2, 1, 3)[l], whose α² is
 /// fwd[n/4 + ⌊pair/2⌋], negated (q − α²) for an odd pair. n/2 words; n a multiple of 8.
 inline std::vector<std::uint64_t> fused_alpha2_lanes(std::size_t n, std::uint64_t q,

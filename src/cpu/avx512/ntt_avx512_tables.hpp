@@ -62,8 +62,8 @@ inline void put_lane(u64* entry, int lane, const Tw3& tw) {
   entry[16 + lane] = tw.shoup_hi;
 }
 
-/// ±α² per pair of the fused product (ntt/schedule.hpp): pair i uses +ψ^br(n/4 + ⌊i/2⌋) for even
-/// i and its negation for odd i. Per 16-element group, 24 words in the lane order of
+/// ±α² per pair of the fused product (arith/ntt_schedule.hpp): pair i uses +ψ^br(n/4 + ⌊i/2⌋) for
+/// even i and its negation for odd i. Per 16-element group, 24 words in the lane order of
 /// unpacklo(P, Q) over the group's two vectors: pairs 0, 4, 1, 5, 2, 6, 3, 7.
 inline AVec<u64> build_fused_alpha2(const NttTables64& t) {
   AVec<u64> out(t.n / 16 * 24);

@@ -4,7 +4,7 @@
 //
 // Stage (m, t) has m blocks of 2t words; block i pairs a[2t·i + j] with a[2t·i + j + t] under
 // the twiddle of bit-reversed index m + i (ψ^br(m+i) forward, ψ^−br(m+i) inverse), exactly as
-// ntt/schedule.hpp. Forward stages run t = n/2, n/4, …, 1; inverse stages t = 1, 2, …, n/2.
+// arith/ntt_schedule.hpp. Forward stages run t = n/2, n/4, …, 1; inverse stages t = 1, 2, …, n/2.
 #pragma once
 
 #include <cstddef>

@@ -4,18 +4,18 @@
 // Harvey's lazy butterflies with Shoup twiddles, two stages per pass over memory (radix-4:
 // four loads, four butterflies, four stores), which halves the loads and stores of the radix-2
 // loops and their per-block overhead. The inverse does not halve in every stage as the
-// per-reduction variants do (ntt/butterfly.hpp); it folds 1/N into its last stage as one Shoup
+// per-reduction variants do (arith/butterfly.hpp); it folds 1/N into its last stage as one Shoup
 // multiplication per output, as SEAL and HEXL do. The fused product's middle step is the generic
-// one (ntt/schedule.hpp).
+// one (arith/ntt_schedule.hpp).
 #include <bit>
 #include <vector>
 
 #include "cpu/ntt_kernel.hpp"
 #include "polyhe/arith/barrett.hpp"
+#include "polyhe/arith/butterfly.hpp"
 #include "polyhe/arith/modulus.hpp"
+#include "polyhe/arith/ntt_schedule.hpp"
 #include "polyhe/arith/primes.hpp"
-#include "polyhe/ntt/butterfly.hpp"
-#include "polyhe/ntt/schedule.hpp"
 
 namespace polyhe::cpu {
 

@@ -3,7 +3,7 @@
 // memory (LOS), longer transforms in two passes over device memory (LOM), every limb of a batch
 // in the same launches (TOM), and c = a·b mod (x^n + 1, q) as NTT–Hadamard–INTT or by the fused
 // product of [GPU-Polymul, Alg. 8]. Each kernel runs the butterfly policy of an NttVariant
-// (ntt/butterfly.hpp) — the same POLYHE_HD arithmetic as the CPU — so its words equal NttPlan's,
+// (arith/butterfly.hpp) — the same POLYHE_HD arithmetic as the CPU — so its words equal NttPlan's,
 // bit for bit.
 //
 // Layout (docs/design.md, "Data layout"): L limbs of n words, limb i at [i·n, (i+1)·n), transformed

@@ -1,6 +1,7 @@
-// The merged transforms of [GPU-Polymul] as loops over a butterfly
-// policy (ntt/butterfly.hpp). Host code; the CUDA kernels schedule the same butterflies their
-// own way.
+// The merged transforms of [GPU-Polymul] as loops over a butterfly policy (arith/butterfly.hpp).
+// Host code; the CUDA kernels schedule the same butterflies their own way. Here in arith, below
+// both the NTT plans (ntt/) and the CPU kernels that run them (src/cpu/), so that neither of those
+// layers includes the other's headers (layers.include_rules).
 #pragma once
 
 #include <cstddef>

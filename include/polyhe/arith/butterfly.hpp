@@ -1,7 +1,8 @@
 // Butterfly arithmetic policies: each NTT variant is one small struct that says how a
 // Cooley–Tukey butterfly, a halving Gentleman–Sande butterfly and a product are computed, and
-// where its twiddles are. The transform schedules (ntt/schedule.hpp) and the CUDA kernels run over
-// these policies, so the arithmetic is written once for host and device.
+// where its twiddles are. The transform schedules (arith/ntt_schedule.hpp) and the CUDA kernels
+// run over these policies, so the arithmetic is written once for host and device. Here in arith,
+// below both the NTT plans (ntt/) and the CPU kernels (src/cpu/), which both include it.
 //
 // Conventions ([GPU-Polymul, Alg. 5/6]):
 //   ct(x, y, w):  (x, y) ← (x + w·y, x − w·y)
