@@ -13,6 +13,7 @@
 #include "cuda/launch.cuh"
 #include "cuda/ntt_programs.hpp"
 #include "polyhe/backend/cuda/ntt.hpp"
+#include "polyhe/core/overlap.hpp"
 #include "polyhe/ntt/dispatch.hpp"
 
 namespace polyhe::cuda {
@@ -32,13 +33,13 @@ void with_device_radix(unsigned r_max, F&& f) {
   }
 }
 
-/// Whether [a, a + n) and [b, b + n) (words) overlap without being the same range.
+/// Whether [a, a + n) and [b, b + n) (words of T) overlap without being the same range: the one
+/// predicate of core/overlap.hpp.
 template <class T, class U>
 bool overlaps_partly(const T* a, const U* b, std::size_t n) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a);
-  const auto y = reinterpret_cast<std::uintptr_t>(b);
   const std::size_t bytes = n * sizeof(T);
-  return x != y && x < y + bytes && y < x + bytes;
+  return static_cast<const void*>(a) != static_cast<const void*>(b) &&
+         bytes_overlap(a, bytes, b, bytes);
 }
 
 template <Word W>
