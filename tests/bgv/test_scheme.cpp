@@ -23,6 +23,7 @@
 #include "polyhe/rlwe/encryption.hpp"
 #include "polyhe/rlwe/keys.hpp"
 #include "polyhe/rlwe/operations.hpp"
+#include "support/expect_error.hpp"
 #include "support/test_rng.hpp"
 
 namespace polyhe::bgv {
@@ -35,12 +36,7 @@ using Fixture = SchemeFixture;
 // InvalidParameter whose message contains `needle`.
 template <class Call>
 void expect_message(const Call& call, const std::string& needle) {
-  try {
-    call();
-    ADD_FAILURE() << "no InvalidParameter; expected one naming " << needle;
-  } catch (const InvalidParameter& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
+  test::expect_error<InvalidParameter>(call, needle);
 }
 
 // ---------------------------------------------------------------------------------------------

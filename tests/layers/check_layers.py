@@ -74,26 +74,28 @@ def example_offences(root: Path) -> list:
     return found
 
 
+def source_lines(root: Path, dirs: tuple):
+    """(path, line number, line) of every C++ or CUDA source under `dirs`, in order."""
+    for d in dirs:
+        for path in sorted((root / d).rglob("*")):
+            if path.suffix not in (".cpp", ".hpp", ".h", ".cu", ".cuh"):
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                yield path.relative_to(root), number, line
+
+
 def offences(root: Path) -> list:
     found = []
-    for d in SCHEME_DIRS:
-        for path in sorted((root / d).rglob("*")):
-            if path.suffix not in (".cpp", ".hpp", ".h", ".cu", ".cuh"):
-                continue
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                m = LOWER.match(line)
-                if m:
-                    found.append(f"{path.relative_to(root)}:{number}: includes the {m.group(1)} "
-                                 f"layer's {m.group(2)}: {line.strip()}")
-    for d in KERNEL_DIRS:
-        for path in sorted((root / d).rglob("*")):
-            if path.suffix not in (".cpp", ".hpp", ".h", ".cu", ".cuh"):
-                continue
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                m = NTT.match(line)
-                if m:
-                    found.append(f"{path.relative_to(root)}:{number}: a CPU kernel includes the "
-                                 f"ntt layer's {m.group(1)} (the plans call the kernels: a cycle)")
+    for path, number, line in source_lines(root, SCHEME_DIRS):
+        m = LOWER.match(line)
+        if m:
+            found.append(f"{path}:{number}: includes the {m.group(1)} layer's {m.group(2)}: "
+                         f"{line.strip()}")
+    for path, number, line in source_lines(root, KERNEL_DIRS):
+        m = NTT.match(line)
+        if m:
+            found.append(f"{path}:{number}: a CPU kernel includes the ntt layer's {m.group(1)} "
+                         "(the plans call the kernels: a cycle)")
     return found
 
 
