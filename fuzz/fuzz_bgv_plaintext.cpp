@@ -22,9 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     fuzz::require(ctx->encode(ctx->decode(pt)).coeffs == pt.coeffs,
                   "BGV plaintext: encode(decode(pt)) ≠ pt");
-    rlwe::Encryptor enc(f.sk, fuzz::fixed_seed(4));
-    const bgv::Ciphertext ct = bgv::encrypt(*ctx, enc, pt);
-    fuzz::require(bgv::decrypt(*ctx, ct, f.sk).coeffs == pt.coeffs,
+    const bgv::Ciphertext ct = ctx->encryptor(f.sk, fuzz::fixed_seed(4)).encrypt(pt);
+    fuzz::require(ctx->decryptor(f.sk).decrypt(ct).coeffs == pt.coeffs,
                   "BGV plaintext: Dec(Enc(pt)) ≠ pt");
   });
 }

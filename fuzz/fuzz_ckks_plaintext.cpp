@@ -8,13 +8,14 @@
 
 #include "fuzz_common.hpp"
 #include "polyhe/ckks/ckks.hpp"
+#include "polyhe/ckks/context.hpp"
 #include "polyhe/ckks/serial.hpp"
 #include "polyhe/ring/poly_ops.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace polyhe;
   const fuzz::Fixture& f = fuzz::fixture();
-  static const ckks::Encoder encoder(f.params->ring());
+  const ckks::ContextPtr& ctx = fuzz::ckks_context();
   const std::span<const std::uint8_t> in(data, size);
   return fuzz::run([&] {
     const ckks::Plaintext pt = ckks::load_plaintext(in, f.params);
@@ -22,9 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(pt.params == f.params && pt.scale > 0 && pt.level() <= f.params->max_level(),
                   "CKKS plaintext: loaded with an invalid level or scale");
 
-    (void)ckks::decode(encoder, pt);
-    rlwe::Encryptor enc(f.sk, fuzz::fixed_seed(4));
-    const ckks::Ciphertext ct = ckks::encrypt(enc, pt);
+    (void)ctx->decode(pt);
+    const ckks::Ciphertext ct = ctx->encryptor(f.sk, fuzz::fixed_seed(4)).encrypt(pt);
     fuzz::require(ct.level() == pt.level() && ct.scale() == pt.scale,
                   "CKKS plaintext: its encryption has another level or scale");
     fuzz::require_small(difference(rlwe::decrypt_poly(ct, f.sk), pt.poly), kErrorEta,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "polyhe/bgv/context.hpp"
+#include "polyhe/ckks/context.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/core/serial.hpp"
 #include "polyhe/ring/poly.hpp"
@@ -88,6 +89,12 @@ inline const Fixture& fixture() {
 inline constexpr std::uint64_t kPlainModulus = 65537;
 inline const bgv::ContextPtr& bgv_context() {
   static const bgv::ContextPtr ctx = bgv::Context::create(fixture().params, kPlainModulus);
+  return ctx;
+}
+
+/// The CKKS context of the fixture's parameters (default scale; the targets pass theirs).
+inline const ckks::ContextPtr& ckks_context() {
+  static const ckks::ContextPtr ctx = ckks::Context::create(fixture().params);
   return ctx;
 }
 

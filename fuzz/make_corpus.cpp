@@ -132,17 +132,16 @@ void ciphertexts(Corpus& c, const fuzz::Fixture& f) {
 }
 
 void plaintexts(Corpus& c, const fuzz::Fixture& f) {
-  const ckks::Encoder encoder(f.params->ring());
-  std::vector<std::complex<double>> z(encoder.slots());
+  const ckks::ContextPtr& ckks_ctx = fuzz::ckks_context();
+  std::vector<std::complex<double>> z(ckks_ctx->slots());
   for (std::size_t i = 0; i < z.size(); ++i) {
     z[i] = {0.25 * static_cast<double>(i), -0.5 + 0.125 * static_cast<double>(i)};
   }
-  const rlwe::ParametersPtr& p = f.params;
   c.add("fuzz_ckks_plaintext", "top_level",
-        ckks::serialize(ckks::encode(encoder, p, z, 1u << 20, p->max_level())));
-  c.add("fuzz_ckks_plaintext", "level0", ckks::serialize(ckks::encode(encoder, p, z, 1u << 25, 0)));
+        ckks::serialize(ckks_ctx->encode(z, f.params->max_level(), 1u << 20)));
+  c.add("fuzz_ckks_plaintext", "level0", ckks::serialize(ckks_ctx->encode(z, 0, 1u << 25)));
   c.add("fuzz_ckks_plaintext", "zero",
-        ckks::serialize(ckks::encode(encoder, p, std::vector<std::complex<double>>{}, 1.0, 1)));
+        ckks::serialize(ckks_ctx->encode(std::vector<std::complex<double>>{}, 1, 1.0)));
 
   const bgv::ContextPtr& ctx = fuzz::bgv_context();
   std::vector<std::uint64_t> slots(ctx->n());

@@ -134,7 +134,7 @@ def main() -> int:
         lvl = ctx.max_level
         native_ops = {
             "multiply_relin": lambda: ev.multiply_relin(x._ct, y._ct),
-            "encrypt": lambda: native.encrypt(enc, ctx._native.encode_complex(z, lvl, 0.0)),
+            "encrypt": lambda: enc.encrypt(ctx._native.encode_complex(z, lvl, 0.0)),
             "decrypt": lambda: ctx._native.decode(dec.decrypt(x._ct)),
         }
         print()

@@ -331,7 +331,7 @@ class KeyedContext:
                 key = self._placed_key("_pk" if self._pk is not None else "_sk")
                 if key is None:
                     self._require("public key", "_pk", "encrypt")
-                enc = _polyhe.Encryptor(key)
+                enc = self._make_encryptor(key)
                 self._cache["encryptor"] = enc
             return enc
 
@@ -344,6 +344,9 @@ class KeyedContext:
             return ev
 
     def _make_evaluator(self):
+        raise NotImplementedError
+
+    def _make_encryptor(self, key):
         raise NotImplementedError
 
     def _check_same(self, other: "KeyedContext", op: str) -> None:
@@ -513,8 +516,7 @@ def _check_key_sections(ctx: KeyedContext) -> None:
         )
 
     zero = probe.plaintext(np.zeros(int(probe.n), dtype=np.uint64))
-    encryptor = _polyhe.Encryptor(ctx._pk if ctx._pk is not None else sk)
-    ct = probe.encrypt(encryptor, zero)
+    ct = _polyhe.bgv.Encryptor(probe, ctx._pk if ctx._pk is not None else sk).encrypt(zero)
     if ctx._pk is not None and not is_zero(ct):
         refuse("secret key", "a zero encrypted under the public key does not decrypt to zero")
     if ctx._relin is None and ctx._galois is None:

@@ -255,6 +255,9 @@ class Context(KeyedContext):
             self._native, self._placed_key("_relin"), self._placed_key("_galois")
         )
 
+    def _make_encryptor(self, key):
+        return _native.Encryptor(self._native, key)
+
     def generate_keys(
         self,
         rotations: Iterable[int] = (),
@@ -394,7 +397,7 @@ class Context(KeyedContext):
         pt = values if isinstance(values, Plaintext) else self.encode(values)
         if pt._ctx is not self:
             self._check_same(pt._ctx, "encrypt")
-        ct = self._native.encrypt(self._encryptor(), pt._pt)
+        ct = self._encryptor().encrypt(pt._pt)
         return Ciphertext(ct, self, pt._encoding, pt._length)
 
     def _decryptor(self, op: str):

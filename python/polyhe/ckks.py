@@ -196,6 +196,9 @@ class Context(KeyedContext):
             self._native, self._placed_key("_relin"), self._placed_key("_galois")
         )
 
+    def _make_encryptor(self, key):
+        return _native.Encryptor(self._native, key)
+
     # --- what it is ----------------------------------------------------------------------------
     @property
     def slots(self) -> int:
@@ -264,7 +267,7 @@ class Context(KeyedContext):
                 )
         else:
             pt = self.encode(values, level, scale)
-        ct = _native.encrypt(self._encryptor(), self._place(pt._pt))
+        ct = self._encryptor().encrypt(self._place(pt._pt))
         return Ciphertext(ct, self, pt._real, pt._length)
 
     def decrypt(

@@ -6,6 +6,7 @@
 #include <polyhe/bgv/serial.hpp>
 #include <polyhe/core/error.hpp>
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -141,13 +142,26 @@ void bind_bgv(nb::module_& parent) {
             nb::gil_scoped_release release;
             return bgv::load_ciphertext(bytes.span(), *c.ptr, id);
           },
-          nb::arg("data"), nb::arg("key") = nb::bytes("", 0))
+          nb::arg("data"), nb::arg("key") = nb::bytes("", 0));
+
+  nb::class_<bgv::Encryptor>(m, "Encryptor",
+                             "Encryption under a public key (or symmetric, under a secret key) "
+                             "at the top level of one context; safe to share between threads.")
       .def(
-          "encrypt",
-          [](const BgvContext& c, const rlwe::Encryptor& e, const bgv::Plaintext& pt) {
-            return bgv::encrypt(*c.ptr, e, pt);
+          "__init__",
+          [](bgv::Encryptor* self, const BgvContext& c, const PublicKey& pk,
+             const std::optional<nb::bytes>& seed) {
+            new (self) bgv::Encryptor(c.ptr->encryptor(pk.ptr, optional_seed(seed)));
           },
-          nb::call_guard<Release>());
+          nb::arg("context"), nb::arg("key"), nb::arg("seed") = nb::none())
+      .def(
+          "__init__",
+          [](bgv::Encryptor* self, const BgvContext& c, const SecretKey& sk,
+             const std::optional<nb::bytes>& seed) {
+            new (self) bgv::Encryptor(c.ptr->encryptor(sk.ptr, optional_seed(seed)));
+          },
+          nb::arg("context"), nb::arg("key"), nb::arg("seed") = nb::none())
+      .def("encrypt", &bgv::Encryptor::encrypt, nb::arg("plaintext"), nb::call_guard<Release>());
 
   nb::class_<bgv::Decryptor>(m, "Decryptor", "Decryption and the noise budget with an owned key.")
       .def(

@@ -34,11 +34,6 @@ Seed seed_of(const nb::bytes& b) {
   return s;
 }
 
-std::optional<Seed> optional_seed(const std::optional<nb::bytes>& b) {
-  if (!b) return std::nullopt;
-  return seed_of(*b);
-}
-
 rlwe::MacKey mac_key_of(const nb::bytes& b) {
   if (b.size() != rlwe::kMacKeyBytes) {
     throw InvalidParameter("MAC key: " + std::to_string(b.size()) + " bytes, expected " +
@@ -69,6 +64,11 @@ auto mover() {
 }
 
 }  // namespace
+
+std::optional<Seed> optional_seed(const std::optional<nb::bytes>& b) {
+  if (!b) return std::nullopt;
+  return seed_of(*b);
+}
 
 void bind_keys(nb::module_& m) {
   nb::class_<SecretKey>(m, "SecretKey", "The secret s (ternary), wiped when released.")

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "bindings.hpp"
@@ -46,6 +47,10 @@ struct DeviceHandle {
 [[nodiscard]] rlwe::SecurityLevel parse_security(const std::string& s);
 /// The inverse: "128", "192", "256", "none".
 [[nodiscard]] std::string security_name(rlwe::SecurityLevel s);
+
+/// A seed from Python: None (fresh operating-system seeds) or 32 bytes; InvalidParameter naming
+/// the length otherwise.
+[[nodiscard]] std::optional<Seed> optional_seed(const std::optional<nb::bytes>& b);
 
 /// The key of a null-or-key argument (None in Python: no key).
 template <class Wrapper>

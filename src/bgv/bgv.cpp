@@ -118,12 +118,10 @@ void check_ciphertext(const Context& ctx, const Ciphertext& ct, const char* op) 
   }
 }
 
-}  // namespace
+// The words of encryption, decryption and the noise budget, shared by the classes and by
+// bgv.hpp's deprecated free functions.
 
-// ---------------------------------------------------------------------------------------------
-// Encryption, decryption, noise budget.
-
-Ciphertext encrypt(const Context& ctx, const rlwe::Encryptor& encryptor, const Plaintext& m) {
+Ciphertext encrypt_with(const Context& ctx, const rlwe::Encryptor& encryptor, const Plaintext& m) {
   check_plaintext(ctx, m, "encrypt");
   const std::size_t top = ctx.params()->max_level();
   if (ctx.scheme() == Scheme::bfv) {
@@ -136,7 +134,7 @@ Ciphertext encrypt(const Context& ctx, const rlwe::Encryptor& encryptor, const P
   return ct;
 }
 
-Plaintext decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
+Plaintext decrypt_with(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
   check_ciphertext(ctx, ct, "decrypt");
   RnsPoly x = rlwe::decrypt_poly(ct, sk);
   {
@@ -158,7 +156,7 @@ Plaintext decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKe
   return out;
 }
 
-int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
+int noise_budget_with(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
   rlwe::check_same_params(ctx.params(), ct.params(), "noise_budget");
   if (ctx.scheme() == Scheme::bfv) {
     check_bfv_factor(ct, "noise_budget");
@@ -167,8 +165,28 @@ int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey
   return detail::noise_budget_bits(ctx, ct, sk, 1);
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
-// Decryptor.
+// The free functions of bgv.hpp (deprecated): forwards to the words above.
+
+Ciphertext encrypt(const Context& ctx, const rlwe::Encryptor& encryptor, const Plaintext& m) {
+  return encrypt_with(ctx, encryptor, m);
+}
+
+Plaintext decrypt(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
+  return decrypt_with(ctx, ct, sk);
+}
+
+int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk) {
+  return noise_budget_with(ctx, ct, sk);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encryption, decryption, noise budget.
+
+// ---------------------------------------------------------------------------------------------
+// Context, Encryptor, Decryptor.
 
 rlwe::KeyGenerator Context::key_generator() const {
   return rlwe::KeyGenerator(params_);
@@ -235,7 +253,7 @@ Encryptor::Encryptor(ContextPtr ctx, std::shared_ptr<const rlwe::Encryptor> encr
 }
 
 Ciphertext Encryptor::encrypt(const Plaintext& m) const {
-  return bgv::encrypt(*ctx_, *encryptor_, m);
+  return encrypt_with(*ctx_, *encryptor_, m);
 }
 
 Decryptor::Decryptor(ContextPtr ctx, std::shared_ptr<const rlwe::SecretKey> sk)
@@ -249,11 +267,11 @@ Decryptor::Decryptor(ContextPtr ctx, const rlwe::SecretKey& sk)
     : Decryptor(std::move(ctx), std::make_shared<const rlwe::SecretKey>(sk)) {}
 
 Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
-  return bgv::decrypt(*ctx_, ct, *sk_);
+  return decrypt_with(*ctx_, ct, *sk_);
 }
 
 int Decryptor::noise_budget(const Ciphertext& ct) const {
-  return bgv::noise_budget(*ctx_, ct, *sk_);
+  return noise_budget_with(*ctx_, ct, *sk_);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,11 @@
 #include <string>
 #include <utility>
 
+#include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
+#include "polyhe/core/wipe.hpp"
+#include "polyhe/ring/sampler.hpp"
+#include "polyhe/rlwe/operations.hpp"
 
 namespace polyhe::ckks {
 
@@ -23,7 +27,82 @@ void check_options(const DecryptOptions& options) {
   }
 }
 
+// The words of encoding, encryption and decryption, shared by the context's classes and by
+// ckks.hpp's deprecated free functions.
+
+template <class Value>
+Plaintext encode_at(const Encoder& encoder, const ParametersPtr& params,
+                    std::span<const Value> values, double scale, std::size_t level) {
+  if (level > params->max_level()) {
+    throw InvalidParameter("encode: level " + std::to_string(level) +
+                           " exceeds the top level L = " + std::to_string(params->max_level()));
+  }
+  Plaintext pt{params, RnsPoly(params->ring(), level + 1), scale};
+  encoder.encode(values, scale, pt.poly);
+  return pt;
+}
+
+Ciphertext encrypt_with(const rlwe::Encryptor& encryptor, const Plaintext& pt) {
+  Ciphertext ct = encryptor.encrypt(pt.poly);
+  ct.set_scale(pt.scale);
+  return ct;
+}
+
+Plaintext decrypt_with(const Ciphertext& ct, const rlwe::SecretKey& sk,
+                       const DecryptOptions& options) {
+  if (ct.size() != 2 && ct.size() != 3) {
+    throw InvalidParameter("decrypt: ciphertext of size " + std::to_string(ct.size()));
+  }
+  RnsPoly m = rlwe::decrypt_poly(ct, sk);
+  if (options.flooding_bits != 0) {
+    if (options.flooding_bits < 1 || options.flooding_bits > 60) {
+      throw InvalidParameter("decrypt: flooding_bits = " + std::to_string(options.flooding_bits) +
+                             " is outside [1, 60]");
+    }
+    // The noise is secret (m + noise − noise is the unflooded m + e): its transform runs in a
+    // SecretScope (the kernels' scratch wiped, core/wipe.hpp), its words are wiped once added.
+    const polyhe::detail::SecretScope secret;
+    RnsPoly noise(m.context(), m.limbs(), PolyForm::kCoefficient, m.device());
+    Prng prng(random_seed());
+    sample_uniform_bounded(prng, options.flooding_bits, noise);
+    noise.to_evaluation();
+    m.add(noise);
+    noise.wipe();
+  }
+  // m + e (+ the flooding): revealed to the caller by design (core/constant_time.hpp).
+  polyhe::detail::ct_public_poly(m);
+  return Plaintext{ct.params(), std::move(m), ct.scale()};
+}
+
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The free functions of ckks.hpp (deprecated): forwards to the words above.
+
+Plaintext encode(const Encoder& encoder, const ParametersPtr& params,
+                 std::span<const std::complex<double>> values, double scale, std::size_t level) {
+  return encode_at(encoder, params, values, scale, level);
+}
+
+Plaintext encode(const Encoder& encoder, const ParametersPtr& params,
+                 std::span<const double> values, double scale, std::size_t level) {
+  return encode_at(encoder, params, values, scale, level);
+}
+
+std::vector<std::complex<double>> decode(const Encoder& encoder, const Plaintext& pt) {
+  return encoder.decode(pt.poly, pt.scale);
+}
+
+Ciphertext encrypt(const rlwe::Encryptor& encryptor, const Plaintext& pt) {
+  return encrypt_with(encryptor, pt);
+}
+
+Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk, const DecryptOptions& options) {
+  return decrypt_with(ct, sk, options);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context.
 
 Context::Context(rlwe::ParametersPtr params, double scale)
     : params_(std::move(params)), encoder_(params_->ring()), scale_(scale) {}
@@ -53,25 +132,25 @@ std::shared_ptr<const Context> Context::create(rlwe::ParametersPtr params, doubl
 }
 
 Plaintext Context::encode(std::span<const double> values) const {
-  return ckks::encode(encoder_, params_, values, scale_, params_->max_level());
+  return encode_at(encoder_, params_, values, scale_, params_->max_level());
 }
 
 Plaintext Context::encode(std::span<const std::complex<double>> values) const {
-  return ckks::encode(encoder_, params_, values, scale_, params_->max_level());
+  return encode_at(encoder_, params_, values, scale_, params_->max_level());
 }
 
 Plaintext Context::encode(std::span<const double> values, std::size_t level, double scale) const {
-  return ckks::encode(encoder_, params_, values, scale == 0 ? scale_ : scale, level);
+  return encode_at(encoder_, params_, values, scale == 0 ? scale_ : scale, level);
 }
 
 Plaintext Context::encode(std::span<const std::complex<double>> values, std::size_t level,
                           double scale) const {
-  return ckks::encode(encoder_, params_, values, scale == 0 ? scale_ : scale, level);
+  return encode_at(encoder_, params_, values, scale == 0 ? scale_ : scale, level);
 }
 
 std::vector<std::complex<double>> Context::decode(const Plaintext& pt) const {
   rlwe::check_same_params(params_, pt.params, "ckks::Context::decode");
-  return ckks::decode(encoder_, pt);
+  return encoder_.decode(pt.poly, pt.scale);
 }
 
 std::vector<double> Context::decode_real(const Plaintext& pt) const {
@@ -89,7 +168,7 @@ Decryptor::Decryptor(const rlwe::SecretKey& sk, DecryptOptions options)
     : Decryptor(std::make_shared<const rlwe::SecretKey>(sk), options) {}
 
 Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
-  return ckks::decrypt(ct, *sk_, options_);
+  return decrypt_with(ct, *sk_, options_);
 }
 
 rlwe::KeyGenerator Context::key_generator() const {
@@ -152,7 +231,7 @@ Encryptor::Encryptor(std::shared_ptr<const rlwe::Encryptor> encryptor)
 }
 
 Ciphertext Encryptor::encrypt(const Plaintext& pt) const {
-  return ckks::encrypt(*encryptor_, pt);
+  return encrypt_with(*encryptor_, pt);
 }
 
 Evaluator::Evaluator(const std::shared_ptr<const Context>& ctx,

@@ -6,9 +6,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/arith/shoup.hpp"
 #include "polyhe/ckks/ckks.hpp"
-#include "polyhe/core/constant_time.hpp"
 #include "polyhe/core/error.hpp"
-#include "polyhe/core/wipe.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/ring/poly_ops.hpp"
 #include "polyhe/ring/rescale.hpp"
@@ -38,66 +36,6 @@ double log2_modulus(const rlwe::Parameters& params, std::size_t level) {
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// Plaintexts, encryption, decryption.
-
-Plaintext encode(const Encoder& encoder, const ParametersPtr& params,
-                 std::span<const std::complex<double>> values, double scale, std::size_t level) {
-  if (level > params->max_level()) {
-    throw InvalidParameter("encode: level " + std::to_string(level) +
-                           " exceeds the top level L = " + std::to_string(params->max_level()));
-  }
-  Plaintext pt{params, RnsPoly(params->ring(), level + 1), scale};
-  encoder.encode(values, scale, pt.poly);
-  return pt;
-}
-
-Plaintext encode(const Encoder& encoder, const ParametersPtr& params,
-                 std::span<const double> values, double scale, std::size_t level) {
-  if (level > params->max_level()) {
-    throw InvalidParameter("encode: level " + std::to_string(level) +
-                           " exceeds the top level L = " + std::to_string(params->max_level()));
-  }
-  Plaintext pt{params, RnsPoly(params->ring(), level + 1), scale};
-  encoder.encode(values, scale, pt.poly);
-  return pt;
-}
-
-std::vector<std::complex<double>> decode(const Encoder& encoder, const Plaintext& pt) {
-  return encoder.decode(pt.poly, pt.scale);
-}
-
-Ciphertext encrypt(const rlwe::Encryptor& encryptor, const Plaintext& pt) {
-  Ciphertext ct = encryptor.encrypt(pt.poly);
-  ct.set_scale(pt.scale);
-  return ct;
-}
-
-Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk, const DecryptOptions& options) {
-  if (ct.size() != 2 && ct.size() != 3) {
-    throw InvalidParameter("decrypt: ciphertext of size " + std::to_string(ct.size()));
-  }
-  RnsPoly m = rlwe::decrypt_poly(ct, sk);
-  if (options.flooding_bits != 0) {
-    if (options.flooding_bits < 1 || options.flooding_bits > 60) {
-      throw InvalidParameter("decrypt: flooding_bits = " + std::to_string(options.flooding_bits) +
-                             " is outside [1, 60]");
-    }
-    // The noise is secret (m + noise − noise is the unflooded m + e): its transform runs in a
-    // SecretScope (the kernels' scratch wiped, core/wipe.hpp), its words are wiped once added.
-    const polyhe::detail::SecretScope secret;
-    RnsPoly noise(m.context(), m.limbs(), PolyForm::kCoefficient, m.device());
-    Prng prng(random_seed());
-    sample_uniform_bounded(prng, options.flooding_bits, noise);
-    noise.to_evaluation();
-    m.add(noise);
-    noise.wipe();
-  }
-  // m + e (+ the flooding): revealed to the caller by design (core/constant_time.hpp).
-  polyhe::detail::ct_public_poly(m);
-  return Plaintext{ct.params(), std::move(m), ct.scale()};
-}
 
 // ---------------------------------------------------------------------------------------------
 // Evaluator.

@@ -127,7 +127,7 @@ LinearTransform::LinearTransform(const Context& ctx, const Diagonals& diagonals,
     const std::size_t shift = (n1_ * g) % slots_;
     // rot(d_k, −n1·g)[j] = d_k[(j − n1·g) mod slots].
     for (std::size_t j = 0; j < slots_; ++j) rotated[j] = values[(j + slots_ - shift) % slots_];
-    plain_[g].emplace(b, encode(ctx.encoder(), params_, rotated, scale_, level_));
+    plain_[g].emplace(b, ctx.encode(rotated, level_, scale_));
   }
 }
 

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "polyhe/arith/primes.hpp"
@@ -94,9 +96,18 @@ inline std::vector<Case> batch_cases() {
   };
 }
 
+/// `encryptor`'s rlwe encryptor (the same key and the same stream of seeds) beside `ctx`, another
+/// context of the same parameters: what one rlwe::Encryptor given to encryptions under two
+/// contexts (BGV and BFV over one key) draws.
+inline Encryptor rebind(const Encryptor& encryptor, ContextPtr ctx) {
+  const auto owner = std::make_shared<const Encryptor>(encryptor);
+  return Encryptor(std::move(ctx),
+                   std::shared_ptr<const rlwe::Encryptor>(owner, &owner->rlwe_encryptor()));
+}
+
 /// Everything one parameter set needs under one scheme: context, keys (Galois keys for `steps`
-/// and the row swap), seeded encryptors and the evaluator, with encryption, batch decryption and
-/// the noise budget as members.
+/// and the row swap), seeded encryptors, the decryptor and the evaluator, with encryption, batch
+/// decryption and the noise budget as members.
 struct SchemeFixture {
   explicit SchemeFixture(const Case& c, Scheme scheme, test::TestRng& rng,
                          std::vector<std::int64_t> steps = {})
@@ -106,21 +117,20 @@ struct SchemeFixture {
         pk(keygen.public_key(sk)),
         relin(keygen.relinearization_key(sk)),
         galois(keygen.rotation_keys(sk, steps, /*conjugation=*/true)),
-        pk_enc(pk, make_seed(rng)),
-        sk_enc(sk, make_seed(rng)),
+        pk_enc(ctx->encryptor(pk, make_seed(rng))),
+        sk_enc(ctx->encryptor(sk, make_seed(rng))),
+        dec(ctx->decryptor(sk)),
         ev(ctx, rlwe::share(relin), rlwe::share(galois)) {}
 
   Plaintext encode(const std::vector<u64>& slots) const {
     return Plaintext{ctx->batch_encoder().encode(slots)};
   }
   /// Public-key encryption of the encoded slots.
-  Ciphertext encrypt(const std::vector<u64>& slots) {
-    return bgv::encrypt(*ctx, pk_enc, encode(slots));
-  }
+  Ciphertext encrypt(const std::vector<u64>& slots) { return pk_enc.encrypt(encode(slots)); }
   std::vector<u64> decrypt(const Ciphertext& ct) const {
-    return ctx->batch_encoder().decode(bgv::decrypt(*ctx, ct, sk).coeffs);
+    return ctx->batch_encoder().decode(dec.decrypt(ct).coeffs);
   }
-  int budget(const Ciphertext& ct) const { return bgv::noise_budget(*ctx, ct, sk); }
+  int budget(const Ciphertext& ct) const { return dec.noise_budget(ct); }
   Scheme scheme() const { return ctx->scheme(); }
 
   ContextPtr ctx;
@@ -129,8 +139,9 @@ struct SchemeFixture {
   rlwe::PublicKey pk;
   rlwe::KeySwitchKey relin;
   rlwe::GaloisKeys galois;
-  rlwe::Encryptor pk_enc;
-  rlwe::Encryptor sk_enc;
+  Encryptor pk_enc;
+  Encryptor sk_enc;
+  Decryptor dec;
   Evaluator ev;
 };
 

@@ -185,8 +185,9 @@ TEST_P(BgvCyclotomic, DepthThreeWithModulusSwitchingAndAutomorphisms) {
   const rlwe::KeySwitchKey relin = keygen.relinearization_key(sk);
   const std::vector<u64> elements{2, 3, c.m - 1};
   const rlwe::GaloisKeys galois = keygen.galois_keys(sk, elements);
-  rlwe::Encryptor pk_enc(pk, seed_from(rng));
-  rlwe::Encryptor sk_enc(sk, seed_from(rng));
+  const Encryptor pk_enc = ctx->encryptor(pk, seed_from(rng));
+  const Encryptor sk_enc = ctx->encryptor(sk, seed_from(rng));
+  const Decryptor decryptor = ctx->decryptor(sk);
   const Evaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
 
   const auto random_plain = [&] {
@@ -194,24 +195,24 @@ TEST_P(BgvCyclotomic, DepthThreeWithModulusSwitchingAndAutomorphisms) {
     for (auto& x : v) x = rng.uniform(0, t - 1);
     return v;
   };
-  const auto dec = [&](const Ciphertext& ct) { return decrypt(*ctx, ct, sk).coeffs; };
+  const auto dec = [&](const Ciphertext& ct) { return decryptor.decrypt(ct).coeffs; };
   std::vector<std::vector<u64>> plain;
   std::vector<Ciphertext> cts;
   for (int i = 0; i < 4; ++i) {
     plain.push_back(random_plain());
-    cts.push_back(encrypt(*ctx, i % 2 == 0 ? pk_enc : sk_enc, Plaintext{plain.back()}));
+    cts.push_back((i % 2 == 0 ? pk_enc : sk_enc).encrypt(Plaintext{plain.back()}));
     ASSERT_EQ(dec(cts.back()), plain.back()) << "fresh encryption " << i;
   }
   // ((x0·x1)·x2)·x3 with a modulus switch after each product, checked level by level.
   std::vector<u64> want = ref.power(plain[0]);
   Ciphertext acc = cts[0];
-  int budget = noise_budget(*ctx, acc, sk);
+  int budget = decryptor.noise_budget(acc);
   for (int depth = 1; depth <= 3; ++depth) {
     acc = ev.mod_switch_to_next(ev.multiply_relin(acc, cts[depth]));
     want = ref.multiply(want, ref.power(plain[depth]));
     const auto got = dec(acc);
     ASSERT_EQ(ref.power(got), want) << "depth " << depth;
-    const int now = noise_budget(*ctx, acc, sk);
+    const int now = decryptor.noise_budget(acc);
     EXPECT_GT(now, 0) << "depth " << depth;
     EXPECT_LT(now, budget) << "depth " << depth;
     budget = now;
@@ -259,12 +260,12 @@ TEST_P(BgvCyclotomic, ParametersAndCiphertextsRoundTrip) {
   const auto ctx = Context::create(params, c.t);
   rlwe::KeyGenerator keygen(params, seed_from(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
-  rlwe::Encryptor enc(sk, seed_from(rng));
+  const Encryptor enc = ctx->encryptor(sk, seed_from(rng));
   std::vector<u64> v(ctx->n());
   for (auto& x : v) x = rng.uniform(0, c.t - 1);
-  const Ciphertext ct = encrypt(*ctx, enc, Plaintext{v});
+  const Ciphertext ct = enc.encrypt(Plaintext{v});
   const Ciphertext back = load_ciphertext(rlwe::serialize(ct), *ctx);
-  EXPECT_EQ(decrypt(*ctx, back, sk).coeffs, v);
+  EXPECT_EQ(ctx->decryptor(sk).decrypt(back).coeffs, v);
   const auto gk = keygen.galois_keys(sk, std::vector<u64>{2});
   const auto gk_back = rlwe::load_galois_keys(rlwe::serialize(gk), params);
   EXPECT_TRUE(gk_back.contains(2));
@@ -282,14 +283,15 @@ TEST_P(BgvCyclotomic, LoadedParametersEncryptMultiplyAndDecrypt) {
   rlwe::KeyGenerator keygen(loaded, seed_from(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const Evaluator ev(ctx, rlwe::share(keygen.relinearization_key(sk)));
-  rlwe::Encryptor enc(sk, seed_from(rng));
+  const Encryptor enc = ctx->encryptor(sk, seed_from(rng));
+  const Decryptor dec = ctx->decryptor(sk);
   std::vector<u64> a(ctx->n()), b(ctx->n());
   for (auto& x : a) x = rng.uniform(0, c.t - 1);
   for (auto& x : b) x = rng.uniform(0, c.t - 1);
-  const Ciphertext ca = encrypt(*ctx, enc, Plaintext{a});
-  const Ciphertext cb = encrypt(*ctx, enc, Plaintext{b});
-  EXPECT_EQ(decrypt(*ctx, ca, sk).coeffs, a);
-  EXPECT_EQ(ref.power(decrypt(*ctx, ev.multiply_relin(ca, cb), sk).coeffs),
+  const Ciphertext ca = enc.encrypt(Plaintext{a});
+  const Ciphertext cb = enc.encrypt(Plaintext{b});
+  EXPECT_EQ(dec.decrypt(ca).coeffs, a);
+  EXPECT_EQ(ref.power(dec.decrypt(ev.multiply_relin(ca, cb)).coeffs),
             ref.multiply(ref.power(a), ref.power(b)));
 }
 

@@ -38,10 +38,11 @@ struct Twin {
         ev(host.ctx, rlwe::share(relin), rlwe::share(galois)),
         pk_seed(make_seed(rng)),
         sk_seed(make_seed(rng)),
-        h_pk(host.pk, pk_seed),
-        d_pk(pk, pk_seed),
-        h_sk(host.sk, sk_seed),
-        d_sk(sk, sk_seed) {}
+        h_pk(host.ctx->encryptor(host.pk, pk_seed)),
+        d_pk(host.ctx->encryptor(pk, pk_seed)),
+        h_sk(host.ctx->encryptor(host.sk, sk_seed)),
+        d_sk(host.ctx->encryptor(sk, sk_seed)),
+        dec(host.ctx->decryptor(sk)) {}
   SchemeFixture host;
   rlwe::SecretKey sk;
   rlwe::PublicKey pk;
@@ -51,7 +52,9 @@ struct Twin {
   Seed pk_seed;
   Seed sk_seed;
   // Host and device encryptors of one seed: the same draws, so the same ciphertexts.
-  rlwe::Encryptor h_pk, d_pk, h_sk, d_sk;
+  Encryptor h_pk, d_pk, h_sk, d_sk;
+  // The device key's decryptor (the host key's: host.dec).
+  Decryptor dec;
 };
 
 class SchemeDevice : public ::testing::TestWithParam<std::tuple<Scheme, Case>> {};
@@ -70,13 +73,13 @@ TEST_P(SchemeDevice, EveryOperationGivesTheCpuWords) {
   const std::size_t n = ctx.n();
   const auto x = random_slots(rng, n, c.t), y = random_slots(rng, n, c.t);
   const Plaintext px = f.host.encode(x), py = f.host.encode(y);
-  const Ciphertext hx = encrypt(ctx, f.h_pk, px), dx = encrypt(ctx, f.d_pk, px);
+  const Ciphertext hx = f.h_pk.encrypt(px), dx = f.d_pk.encrypt(px);
   expect_same(hx, dx, "public-key encrypt");
-  const Ciphertext hy = encrypt(ctx, f.h_sk, py), dy = encrypt(ctx, f.d_sk, py);
+  const Ciphertext hy = f.h_sk.encrypt(py), dy = f.d_sk.encrypt(py);
   expect_same(hy, dy, "symmetric encrypt");
-  EXPECT_EQ(decrypt(ctx, dx, f.sk).coeffs, px.coeffs);
-  EXPECT_EQ(noise_budget(ctx, dx, f.sk), noise_budget(ctx, hx, f.host.sk));
-  EXPECT_EQ(noise_budget(ctx, dy, f.sk), noise_budget(ctx, hy, f.host.sk));
+  EXPECT_EQ(f.dec.decrypt(dx).coeffs, px.coeffs);
+  EXPECT_EQ(f.dec.noise_budget(dx), f.host.dec.noise_budget(hx));
+  EXPECT_EQ(f.dec.noise_budget(dy), f.host.dec.noise_budget(hy));
 
   expect_same(he.add(hx, hy), de.add(dx, dy), "add");
   expect_same(he.sub(hx, hy), de.sub(dx, dy), "sub");
@@ -104,15 +107,15 @@ TEST_P(SchemeDevice, EveryOperationGivesTheCpuWords) {
     }
   }
   const auto prod = times(x, y, c.t);
-  EXPECT_EQ(ctx.batch_encoder().decode(decrypt(ctx, d2, f.sk).coeffs), prod);
-  EXPECT_EQ(ctx.batch_encoder().decode(decrypt(ctx, d3, f.sk).coeffs), prod) << "size 3";
-  EXPECT_EQ(noise_budget(ctx, d2, f.sk), noise_budget(ctx, h2, f.host.sk));
+  EXPECT_EQ(ctx.batch_encoder().decode(f.dec.decrypt(d2).coeffs), prod);
+  EXPECT_EQ(ctx.batch_encoder().decode(f.dec.decrypt(d3).coeffs), prod) << "size 3";
+  EXPECT_EQ(f.dec.noise_budget(d2), f.host.dec.noise_budget(h2));
   if (ctx.params()->max_level() >= 1) {
     const Ciphertext hs = he.mod_switch_to_next(h2), ds = de.mod_switch_to_next(d2);
     expect_same(hs, ds, "mod_switch_to_next");
     expect_same(he.mod_switch_to(hx, 0), de.mod_switch_to(dx, 0), "mod_switch_to 0");
-    EXPECT_EQ(ctx.batch_encoder().decode(decrypt(ctx, ds, f.sk).coeffs), prod);
-    EXPECT_EQ(noise_budget(ctx, ds, f.sk), noise_budget(ctx, hs, f.host.sk));
+    EXPECT_EQ(ctx.batch_encoder().decode(f.dec.decrypt(ds).coeffs), prod);
+    EXPECT_EQ(f.dec.noise_budget(ds), f.host.dec.noise_budget(hs));
     if (bfv) {
       // One level down: the operands switched alike.
       const Ciphertext hxs = he.mod_switch_to_next(hx), dxs = de.mod_switch_to_next(dx);
@@ -148,10 +151,10 @@ TEST(BgvDeviceCoefficients, SixtyBitPlaintextModulus) {
   std::vector<u64> m(ctx.n());
   for (u64& v : m) v = rng.uniform(0, t - 1);
   const Plaintext pm{m};
-  const Ciphertext hx = encrypt(ctx, f.h_pk, pm), dx = encrypt(ctx, f.d_pk, pm);
+  const Ciphertext hx = f.h_pk.encrypt(pm), dx = f.d_pk.encrypt(pm);
   expect_same(hx, dx, "encrypt");
   expect_same(f.host.ev.add_plain(hx, pm), f.ev.add_plain(dx, pm), "add_plain");
-  EXPECT_EQ(decrypt(ctx, dx, f.sk).coeffs, m);
+  EXPECT_EQ(f.dec.decrypt(dx).coeffs, m);
 }
 
 }  // namespace

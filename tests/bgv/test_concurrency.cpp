@@ -66,7 +66,7 @@ TEST_P(Concurrency, SharedObjectsGiveEachThreadWhatOneThreadComputes) {
   const std::int64_t steps[] = {1};
   const Evaluator ev(ctx, rlwe::share(keygen.relinearization_key(*sk)),
                      rlwe::share(keygen.rotation_keys(*sk, steps)));
-  const rlwe::Encryptor encryptor(pk);  // OS seeds: one stream shared by every thread
+  const Encryptor encryptor = ctx->encryptor(pk);  // OS seeds: one stream shared by every thread
   const Decryptor decryptor(ctx, sk);
   const BatchEncoder& encoder = ctx->batch_encoder();
   const auto encode = [&](const std::vector<u64>& v) { return Plaintext{encoder.encode(v)}; };
@@ -77,8 +77,8 @@ TEST_P(Concurrency, SharedObjectsGiveEachThreadWhatOneThreadComputes) {
   for (std::size_t i = 0; i < kThreads; ++i) {
     xs.push_back(cases::random_slots(rng, ctx->n(), t));
     ys.push_back(cases::random_slots(rng, ctx->n(), t));
-    cxs.push_back(encrypt(*ctx, encryptor, encode(xs[i])));
-    cys.push_back(encrypt(*ctx, encryptor, encode(ys[i])));
+    cxs.push_back(encryptor.encrypt(encode(xs[i])));
+    cys.push_back(encryptor.encrypt(encode(ys[i])));
     references.push_back(evaluate(ev, cxs[i], cys[i]));
   }
 
@@ -101,8 +101,8 @@ TEST_P(Concurrency, SharedObjectsGiveEachThreadWhatOneThreadComputes) {
         r.decrypts_exactly =
             r.decrypts_exactly && encoder.decode(decryptor.decrypt(again).coeffs) == want;
         // Fresh encryptions from the shared encryptor, evaluated and decrypted.
-        const Ciphertext fx = encrypt(*ctx, encryptor, encode(xs[i]));
-        const Ciphertext fy = encrypt(*ctx, encryptor, encode(ys[i]));
+        const Ciphertext fx = encryptor.encrypt(encode(xs[i]));
+        const Ciphertext fy = encryptor.encrypt(encode(ys[i]));
         const Ciphertext result = evaluate(ev, fx, fy);
         r.decrypts_exactly = r.decrypts_exactly &&
                              encoder.decode(decryptor.decrypt(result).coeffs) == want &&

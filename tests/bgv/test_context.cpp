@@ -1,6 +1,7 @@
 // The objects a bgv::Context makes (key generator, encryptor, decryptor, evaluator), for BGV and
 // BFV alike: word for word those of the building blocks from the same seeds, copies of an
-// encryptor sharing one seed stream, and keys of other parameters or null keys refused by name.
+// encryptor sharing one seed stream, keys of other parameters or null keys refused by name, and
+// the deprecated free functions of bgv.hpp as forwards to the classes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,8 +45,9 @@ TEST_P(BgvContextFactories, EqualTheBuildingBlocks) {
   const rlwe::GaloisKeys galois = made.rotation_keys(sk, steps);
 
   const Encryptor encryptor = ctx->encryptor(pk, enc_seed);
-  const rlwe::Encryptor rlwe_encryptor(pk, enc_seed);
+  const Encryptor built_encryptor(ctx, std::make_shared<const rlwe::Encryptor>(pk, enc_seed));
   const Decryptor decryptor = ctx->decryptor(sk);
+  const Decryptor built_decryptor(ctx, sk);
   const Evaluator eval = ctx->evaluator(relin, galois);
   const Evaluator built_eval(ctx, rlwe::share(relin), rlwe::share(galois));
   EXPECT_EQ(encryptor.context(), ctx);
@@ -56,14 +58,14 @@ TEST_P(BgvContextFactories, EqualTheBuildingBlocks) {
   const std::vector<u64> x = random_slots(rng, n, c.t);
   const Plaintext pt = ctx->encode(std::vector<std::uint64_t>(x));
   const Ciphertext ct = encryptor.encrypt(pt);
-  const Ciphertext ct_built = encrypt(*ctx, rlwe_encryptor, pt);
+  const Ciphertext ct_built = built_encryptor.encrypt(pt);
   for (std::size_t j = 0; j < 2; ++j) ASSERT_TRUE(same(ct[j], ct_built[j])) << j;
 
   const Ciphertext prod = eval.rotate_rows(eval.multiply_relin(ct, ct), 1);
   const Ciphertext prod_built = built_eval.rotate_rows(built_eval.multiply_relin(ct, ct), 1);
   for (std::size_t j = 0; j < 2; ++j) EXPECT_TRUE(same(prod[j], prod_built[j])) << j;
-  EXPECT_EQ(decryptor.decrypt(prod).coeffs, decrypt(*ctx, prod, sk).coeffs);
-  EXPECT_EQ(decryptor.noise_budget(prod), noise_budget(*ctx, prod, sk));
+  EXPECT_EQ(decryptor.decrypt(prod).coeffs, built_decryptor.decrypt(prod).coeffs);
+  EXPECT_EQ(decryptor.noise_budget(prod), built_decryptor.noise_budget(prod));
 
   const std::vector<u64> got = ctx->decode(decryptor.decrypt(prod));
   const std::vector<u64> squares = times(x, x, c.t);
@@ -92,12 +94,40 @@ TEST_P(BgvContextFactories, EncryptorCopiesShareOneSeedStream) {
   const Seed seed = make_seed(rng);
   const Encryptor first = ctx->encryptor(pk, seed);
   const Encryptor second = first;  // NOLINT(performance-unnecessary-copy-initialization)
-  const rlwe::Encryptor reference(pk, seed);
+  const Encryptor reference(ctx, std::make_shared<const rlwe::Encryptor>(pk, seed));
   const Plaintext pt = ctx->encode(std::vector<std::uint64_t>{1, 2, 3});
   const Ciphertext a = first.encrypt(pt), b = second.encrypt(pt);
   EXPECT_FALSE(same(a[1], b[1]));
-  EXPECT_TRUE(same(a[1], encrypt(*ctx, reference, pt)[1]));
-  EXPECT_TRUE(same(b[1], encrypt(*ctx, reference, pt)[1]));
+  EXPECT_TRUE(same(a[1], reference.encrypt(pt)[1]));
+  EXPECT_TRUE(same(b[1], reference.encrypt(pt)[1]));
+}
+
+// The free functions of bgv.hpp are deprecated forwards: the same words as the classes from the
+// same seeds, the same refusals.
+TEST_P(BgvContextFactories, DeprecatedFreeFunctionsForwardToTheClasses) {
+  POLYHE_SEEDED_RNG(rng);
+  const Case c{12, {36, 36}, {37}, 65537, "deprecated"};
+  const ContextPtr ctx = Context::create(make_params(c), c.t, GetParam());
+  const ContextPtr other = Context::create(make_params(c), c.t, GetParam());
+  rlwe::KeyGenerator keygen = ctx->key_generator(make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::PublicKey pk = keygen.public_key(sk);
+  const Seed seed = make_seed(rng);
+  const Plaintext pt = ctx->encode(random_slots(rng, ctx->n(), c.t));
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  const Ciphertext ct = encrypt(*ctx, rlwe::Encryptor(pk, seed), pt);
+  const Plaintext back = decrypt(*ctx, ct, sk);
+  const int budget = noise_budget(*ctx, ct, sk);
+  EXPECT_THROW((void)encrypt(*other, rlwe::Encryptor(pk, seed), pt), MismatchedContext);
+  EXPECT_THROW((void)decrypt(*other, ct, sk), MismatchedContext);
+#pragma GCC diagnostic pop
+  const Ciphertext want = ctx->encryptor(pk, seed).encrypt(pt);
+  for (std::size_t j = 0; j < 2; ++j) EXPECT_TRUE(same(ct[j], want[j])) << j;
+  EXPECT_EQ(back.coeffs, pt.coeffs);
+  EXPECT_EQ(back.coeffs, ctx->decryptor(sk).decrypt(ct).coeffs);
+  EXPECT_EQ(budget, ctx->decryptor(sk).noise_budget(ct));
+  EXPECT_GT(budget, 0);
 }
 
 TEST_P(BgvContextFactories, RefuseForeignAndNullKeys) {

@@ -53,7 +53,7 @@ TEST_P(SchemeBatch, EncryptDecryptAndLinearOperations) {
   const u64 t = c.t;
   const auto x = random_slots(rng, n, t), y = random_slots(rng, n, t);
   const Ciphertext cx = f.encrypt(x);
-  const Ciphertext cy = encrypt(*f.ctx, f.sk_enc, f.encode(y));
+  const Ciphertext cy = f.sk_enc.encrypt(f.encode(y));
   EXPECT_EQ(cx.factor(), 1U);
   EXPECT_EQ(cy.factor(), 1U);
   EXPECT_EQ(f.decrypt(cx), x);
@@ -169,7 +169,7 @@ TEST_P(SchemeTest, LargeN32768) {
   Fixture f(c, scheme, rng, {step});
   const auto x = random_slots(rng, n, t), y = random_slots(rng, n, t);
   const Ciphertext cx = f.encrypt(x);
-  const Ciphertext cy = encrypt(*f.ctx, f.sk_enc, f.encode(y));
+  const Ciphertext cy = f.sk_enc.encrypt(f.encode(y));
   Ciphertext xy = f.ev.multiply_relin(cx, cy);
   if (scheme == Scheme::bgv) xy = f.ev.mod_switch_to_next(xy);
   Ciphertext xxy = f.ev.multiply_relin(xy, cx);  // BGV: levels differ
@@ -296,10 +296,10 @@ TEST_P(SchemeTest, CoefficientsSixtyBitPlaintextModulus) {
   for (auto& v : a) v = static_cast<std::int64_t>(rng.uniform(0, 2000)) - 1000;
   b[0] = 3;
   b[1] = -2;  // b = 3 − 2x
-  const Ciphertext ca = encrypt(*f.ctx, f.pk_enc, Plaintext{enc.encode(a)});
-  const Ciphertext cb = encrypt(*f.ctx, f.sk_enc, Plaintext{enc.encode(b)});
+  const Ciphertext ca = f.pk_enc.encrypt(Plaintext{enc.encode(a)});
+  const Ciphertext cb = f.sk_enc.encrypt(Plaintext{enc.encode(b)});
   const auto dec = [&](const Ciphertext& ct) {
-    return enc.decode_signed(decrypt(*f.ctx, ct, f.sk).coeffs);
+    return enc.decode_signed(f.dec.decrypt(ct).coeffs);
   };
   EXPECT_EQ(dec(ca), a);
   EXPECT_EQ(dec(cb), b);
@@ -321,9 +321,10 @@ TEST_P(SchemeTest, CoefficientsSixtyBitPlaintextModulus) {
   EXPECT_EQ(dec(f.ev.add(f.ev.mod_switch_to_next(prod), fresh)), sum);
 }
 
-// decrypt and noise_budget through a Decryptor (shared and copied key) agree with the free
-// functions; a null context or key, and a key of other parameters, are refused.
-TEST_P(SchemeTest, DecryptorMatchesTheFreeFunctions) {
+// decrypt and noise_budget through a Decryptor of a shared and of a copied key agree with the
+// context's (Context::decryptor, the key given by value); a null context or key, and a key of
+// other parameters, are refused.
+TEST_P(SchemeTest, DecryptorsOfSharedAndCopiedKeysAgree) {
   POLYHE_SEEDED_RNG(rng);
   const Case c{12, {36, 36}, {37}, 65537, "decryptor"};
   Fixture f(c, GetParam(), rng);
@@ -334,11 +335,11 @@ TEST_P(SchemeTest, DecryptorMatchesTheFreeFunctions) {
   const Decryptor copied(f.ctx, f.sk);
   for (const Decryptor* d : {&shared, &copied}) {
     EXPECT_EQ(d->context(), f.ctx);
-    EXPECT_EQ(d->decrypt(cx).coeffs, decrypt(*f.ctx, cx, f.sk).coeffs);
+    EXPECT_EQ(d->decrypt(cx).coeffs, f.dec.decrypt(cx).coeffs);
     EXPECT_EQ(f.ctx->batch_encoder().decode(d->decrypt(cx).coeffs), x);
-    EXPECT_EQ(d->decrypt(three).coeffs, decrypt(*f.ctx, three, f.sk).coeffs);
-    EXPECT_EQ(d->noise_budget(cx), noise_budget(*f.ctx, cx, f.sk));
-    EXPECT_EQ(d->noise_budget(three), noise_budget(*f.ctx, three, f.sk));
+    EXPECT_EQ(d->decrypt(three).coeffs, f.dec.decrypt(three).coeffs);
+    EXPECT_EQ(d->noise_budget(cx), f.dec.noise_budget(cx));
+    EXPECT_EQ(d->noise_budget(three), f.dec.noise_budget(three));
     EXPECT_GT(d->noise_budget(cx), 0);
   }
   expect_message([&] { (void)Decryptor(nullptr, f.sk); }, "null context");
@@ -356,18 +357,17 @@ TEST_P(SchemeTest, ErrorsNameTheProblem) {
   Fixture f(c, scheme, rng);
   const std::size_t n = f.ctx->n();
   // Plaintext of the wrong size, and a coefficient ≥ t (value and index named).
-  expect_message([&] { (void)encrypt(*f.ctx, f.pk_enc, Plaintext{std::vector<u64>(n - 1)}); },
+  expect_message([&] { (void)f.pk_enc.encrypt(Plaintext{std::vector<u64>(n - 1)}); },
                  std::to_string(n - 1));
   std::vector<u64> big(n, 0);
   big[7] = c.t;
-  expect_message([&] { (void)encrypt(*f.ctx, f.pk_enc, Plaintext{big}); },
-                 "coefficient 65537 at index 7");
-  const Ciphertext cx = encrypt(*f.ctx, f.pk_enc, Plaintext{std::vector<u64>(n)});
+  expect_message([&] { (void)f.pk_enc.encrypt(Plaintext{big}); }, "coefficient 65537 at index 7");
+  const Ciphertext cx = f.pk_enc.encrypt(Plaintext{std::vector<u64>(n)});
   expect_message([&] { (void)f.ev.add_plain(cx, Plaintext{big}); }, "index 7");
   expect_message([&] { (void)f.ev.multiply_plain(cx, Plaintext{big}); }, "index 7");
   // Another context (same values, other object): MismatchedContext.
   Fixture g(c, scheme, rng);
-  const Ciphertext cg = encrypt(*g.ctx, g.pk_enc, Plaintext{std::vector<u64>(n)});
+  const Ciphertext cg = g.pk_enc.encrypt(Plaintext{std::vector<u64>(n)});
   try {
     (void)f.ev.add(cx, cg);
     FAIL() << "ciphertexts of two contexts added";
@@ -377,9 +377,12 @@ TEST_P(SchemeTest, ErrorsNameTheProblem) {
   }
   EXPECT_THROW((void)f.ev.multiply(cx, cg), MismatchedContext);
   EXPECT_THROW((void)f.ev.mod_switch_to_next(cg), MismatchedContext);
-  EXPECT_THROW((void)decrypt(*f.ctx, cg, f.sk), MismatchedContext);
-  EXPECT_THROW((void)noise_budget(*f.ctx, cg, f.sk), MismatchedContext);
-  EXPECT_THROW((void)encrypt(*f.ctx, g.pk_enc, Plaintext{std::vector<u64>(n)}), MismatchedContext);
+  EXPECT_THROW((void)f.dec.decrypt(cg), MismatchedContext);
+  EXPECT_THROW((void)f.dec.noise_budget(cg), MismatchedContext);
+  // g's key beside f's context: refused by the factory, and g's encryptor at encryption.
+  EXPECT_THROW((void)f.ctx->encryptor(g.pk), MismatchedContext);
+  EXPECT_THROW((void)rebind(g.pk_enc, f.ctx).encrypt(Plaintext{std::vector<u64>(n)}),
+               MismatchedContext);
   EXPECT_THROW((void)Evaluator(f.ctx, rlwe::share(g.relin)), MismatchedContext);
   EXPECT_THROW((void)Evaluator(f.ctx, nullptr, rlwe::share(g.galois)), MismatchedContext);
   expect_message([&] { (void)Evaluator(nullptr); }, "null context");
@@ -410,7 +413,7 @@ TEST_P(SchemeTest, ErrorsNameTheProblem) {
   Ciphertext bad = cx;
   bad.set_factor(c.t);
   expect_message([&] { (void)f.ev.negate(bad); }, "factor f = 65537");
-  expect_message([&] { (void)decrypt(*f.ctx, bad, f.sk); }, "factor f = 65537");
+  expect_message([&] { (void)f.dec.decrypt(bad); }, "factor f = 65537");
   EXPECT_THROW(bad.set_factor(0), InvalidParameter);
   // t must be coprime to Q; t outside [2, 2^60).
   const u64 q0 = f.ctx->params()->q_primes()[0];
@@ -566,7 +569,7 @@ TEST(BfvModSwitch, MessageSurvivesAndLowerLevelsEvaluate) {
   const u64 t = c.t;
   const auto x = random_slots(rng, n, t), y = random_slots(rng, n, t);
   Ciphertext cx = f.encrypt(x);
-  Ciphertext cy = encrypt(*f.ctx, f.sk_enc, f.encode(y));
+  Ciphertext cy = f.sk_enc.encrypt(f.encode(y));
   int last = f.budget(cx);
   const std::size_t row = n / 2;
   std::vector<u64> swapped(n);
@@ -618,30 +621,31 @@ TEST(BfvMode, RefusesBgvCiphertexts) {
   const Case c{12, {36, 36}, {37}, 65537, "mix"};
   Fixture f(c, Scheme::bfv, rng);
   const std::size_t n = f.ctx->n();
-  const Ciphertext cx = encrypt(*f.ctx, f.pk_enc, Plaintext{std::vector<u64>(n)});
+  const Ciphertext cx = f.pk_enc.encrypt(Plaintext{std::vector<u64>(n)});
   Ciphertext with_factor = cx;
   with_factor.set_factor(3);
   try {
-    (void)decrypt(*f.ctx, with_factor, f.sk);
+    (void)f.dec.decrypt(with_factor);
     FAIL() << "a factor-3 ciphertext decrypted as BFV";
   } catch (const InvalidParameter& e) {
     EXPECT_NE(std::string(e.what()).find("f = 3"), std::string::npos) << e.what();
   }
   EXPECT_THROW((void)f.ev.add(with_factor, cx), InvalidParameter);
   EXPECT_THROW((void)f.ev.add(cx, with_factor), InvalidParameter);
-  // A BGV context over the same parameters and keys: its switched ciphertext has a factor ≠ 1.
+  // A BGV context over the same parameters and keys (f's encryptor, its seed stream, beside it):
+  // its switched ciphertext has a factor ≠ 1.
   const ContextPtr bgv_ctx = Context::create(f.ctx->params(), c.t, Scheme::bgv);
   const Evaluator bgv_ev(bgv_ctx);
   const Plaintext m = f.encode(random_slots(rng, n, c.t));
-  const Ciphertext g = bgv_ev.mod_switch_to_next(encrypt(*bgv_ctx, f.pk_enc, m));
+  const Ciphertext g = bgv_ev.mod_switch_to_next(rebind(f.pk_enc, bgv_ctx).encrypt(m));
   ASSERT_NE(g.factor(), 1U);
   const std::string f_named = "f = " + std::to_string(g.factor());
   expect_message([&] { (void)f.ev.negate(g); }, f_named);
   expect_message([&] { (void)f.ev.multiply(g, g); }, f_named);
   expect_message([&] { (void)f.ev.mod_switch_to_next(f.ev.mod_switch_to_next(g)); }, f_named);
   expect_message([&] { (void)f.ev.rotate_columns(g); }, "Scheme::bgv");
-  expect_message([&] { (void)decrypt(*f.ctx, g, f.sk); }, f_named);
-  expect_message([&] { (void)noise_budget(*f.ctx, g, f.sk); }, f_named);
+  expect_message([&] { (void)f.dec.decrypt(g); }, f_named);
+  expect_message([&] { (void)f.dec.noise_budget(g); }, f_named);
   expect_message([&] { (void)Decryptor(f.ctx, f.sk).decrypt(g); }, f_named);
 }
 

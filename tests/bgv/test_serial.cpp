@@ -91,32 +91,35 @@ TEST(BgvSerial, CiphertextsKeepTheirFactorAndDecrypt) {
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::PublicKey pk = keygen.public_key(sk);
   const rlwe::KeySwitchKey relin = keygen.relinearization_key(sk);
-  rlwe::Encryptor pk_enc(pk, make_seed(rng));
-  rlwe::Encryptor sk_enc(sk, make_seed(rng));
+  // The public-key encryptor (one stream of seeds) serves both contexts.
+  const Encryptor pk_enc = ctx->encryptor(pk, make_seed(rng));
+  const Encryptor bfv_sk_enc = bfv_ctx->encryptor(sk, make_seed(rng));
+  const Encryptor bfv_pk_enc = rebind(pk_enc, bfv_ctx);
+  const Decryptor dec = ctx->decryptor(sk), bfv_dec = bfv_ctx->decryptor(sk);
   const auto x = random_slots(rng, n, 65537);
   const Plaintext pt{ctx->batch_encoder().encode(x)};
   const Evaluator bgv(ctx, rlwe::share(relin));
 
   // BFV, public-key and symmetric (seeded: half size).
-  const Ciphertext b_pk = encrypt(*bfv_ctx, pk_enc, pt);
-  const Ciphertext b_sk = encrypt(*bfv_ctx, sk_enc, pt);
+  const Ciphertext b_pk = bfv_pk_enc.encrypt(pt);
+  const Ciphertext b_sk = bfv_sk_enc.encrypt(pt);
   const Bytes full = rlwe::serialize(b_pk);
   const Bytes seeded = rlwe::serialize(b_sk);
   EXPECT_LT(seeded.size(), full.size() * 2 / 3);
-  EXPECT_EQ(decrypt(*bfv_ctx, load_ciphertext(full, *bfv_ctx), sk).coeffs, pt.coeffs);
-  EXPECT_EQ(decrypt(*bfv_ctx, load_ciphertext(seeded, *bfv_ctx), sk).coeffs, pt.coeffs);
+  EXPECT_EQ(bfv_dec.decrypt(load_ciphertext(full, *bfv_ctx)).coeffs, pt.coeffs);
+  EXPECT_EQ(bfv_dec.decrypt(load_ciphertext(seeded, *bfv_ctx)).coeffs, pt.coeffs);
 
   // BGV after a modulus switch: the factor q_L^−1 mod t survives the round trip.
-  const Ciphertext g = bgv.mod_switch_to_next(encrypt(*ctx, pk_enc, pt));
+  const Ciphertext g = bgv.mod_switch_to_next(pk_enc.encrypt(pt));
   ASSERT_NE(g.factor(), 1U);
   const Ciphertext back = load_ciphertext(rlwe::serialize(g), *ctx);
   EXPECT_EQ(back.factor(), g.factor());
   EXPECT_EQ(back.level(), g.level());
-  EXPECT_EQ(ctx->batch_encoder().decode(decrypt(*ctx, back, sk).coeffs), x);
+  EXPECT_EQ(ctx->batch_encoder().decode(dec.decrypt(back).coeffs), x);
   // Size 3 (before relinearisation).
-  const Ciphertext three = bgv.multiply(encrypt(*ctx, pk_enc, pt), encrypt(*ctx, pk_enc, pt));
+  const Ciphertext three = bgv.multiply(pk_enc.encrypt(pt), pk_enc.encrypt(pt));
   const Ciphertext three_back = load_ciphertext(rlwe::serialize(three), *ctx);
-  EXPECT_EQ(decrypt(*ctx, three_back, sk).coeffs, decrypt(*ctx, three, sk).coeffs);
+  EXPECT_EQ(dec.decrypt(three_back).coeffs, dec.decrypt(three).coeffs);
 }
 
 // The scheme's rules on load (issue 19): scale 1; BGV's factor a unit below t (decryption divides
@@ -128,8 +131,8 @@ TEST(BgvSerial, CiphertextFactorAndScaleAreChecked) {
   const ContextPtr bfv_ctx = Context::create(ctx->params(), t, Scheme::bfv);
   rlwe::KeyGenerator keygen(ctx->params(), make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
-  rlwe::Encryptor enc(sk, make_seed(rng));
-  const Bytes bytes = rlwe::serialize(encrypt(*ctx, enc, Plaintext{std::vector<u64>(ctx->n(), 5)}));
+  const Encryptor enc = ctx->encryptor(sk, make_seed(rng));
+  const Bytes bytes = rlwe::serialize(enc.encrypt(Plaintext{std::vector<u64>(ctx->n(), 5)}));
   // origin | level u64 | size u64 | scale f64 | factor u64
   constexpr std::size_t kScaleAt = serial::kHeaderBytes + rlwe::kOriginBytes + 16;
   constexpr std::size_t kFactorAt = kScaleAt + 8;
@@ -146,7 +149,8 @@ TEST(BgvSerial, CiphertextFactorAndScaleAreChecked) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  EXPECT_EQ(decrypt(*ctx, load_ciphertext(bytes, *ctx), sk).coeffs, std::vector<u64>(ctx->n(), 5));
+  EXPECT_EQ(ctx->decryptor(sk).decrypt(load_ciphertext(bytes, *ctx)).coeffs,
+            std::vector<u64>(ctx->n(), 5));
   EXPECT_EQ(load_ciphertext(with(kFactorAt, 3), *ctx).factor(), 3U);
   EXPECT_EQ(load_ciphertext(with(kFactorAt, t - 1), *ctx).factor(), t - 1);
   for (const u64 f : {u64{2}, u64{6}, t, t + 1, ~u64{0}}) {
@@ -173,9 +177,12 @@ TEST(BgvSerial, CiphertextsRecordSchemeTAndKey) {
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::KeyId key = rlwe::key_id(keygen.public_key(sk));
   const rlwe::KeyId other_key = rlwe::key_id(keygen.public_key(keygen.secret_key()));
-  rlwe::Encryptor enc(sk, make_seed(rng));
+  // One encryptor (one stream of seeds) for both contexts.
+  const Encryptor enc = ctx->encryptor(sk, make_seed(rng));
+  const Encryptor bfv_enc = rebind(enc, bfv_ctx);
+  const Decryptor dec = ctx->decryptor(sk), bfv_dec = bfv_ctx->decryptor(sk);
   const Plaintext pt{std::vector<u64>(ctx->n(), 7)};
-  const Bytes bytes = rlwe::serialize(encrypt(*ctx, enc, pt), origin(*ctx, key));
+  const Bytes bytes = rlwe::serialize(enc.encrypt(pt), origin(*ctx, key));
   auto mismatch = [](const std::function<void()>& load, const std::string& needle) {
     try {
       load();
@@ -184,7 +191,7 @@ TEST(BgvSerial, CiphertextsRecordSchemeTAndKey) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  EXPECT_EQ(decrypt(*ctx, load_ciphertext(bytes, *ctx, key), sk).coeffs, pt.coeffs);
+  EXPECT_EQ(dec.decrypt(load_ciphertext(bytes, *ctx, key)).coeffs, pt.coeffs);
   EXPECT_NO_THROW((void)load_ciphertext(bytes, *ctx));  // no key named: not compared
   mismatch([&] { (void)load_ciphertext(bytes, *bfv_ctx, key); },
            "the bytes hold a BGV ciphertext, the context is BFV");
@@ -194,18 +201,17 @@ TEST(BgvSerial, CiphertextsRecordSchemeTAndKey) {
   mismatch([&] { (void)ckks::load_ciphertext(bytes, ctx->params()); },
            "the bytes hold a BGV ciphertext, the context is CKKS");
   // BFV bytes into BGV, and CKKS bytes into either.
-  const Bytes bfv_bytes = rlwe::serialize(encrypt(*bfv_ctx, enc, pt), origin(*bfv_ctx, key));
-  EXPECT_EQ(decrypt(*bfv_ctx, load_ciphertext(bfv_bytes, *bfv_ctx, key), sk).coeffs, pt.coeffs);
+  const Bytes bfv_bytes = rlwe::serialize(bfv_enc.encrypt(pt), origin(*bfv_ctx, key));
+  EXPECT_EQ(bfv_dec.decrypt(load_ciphertext(bfv_bytes, *bfv_ctx, key)).coeffs, pt.coeffs);
   mismatch([&] { (void)load_ciphertext(bfv_bytes, *ctx, key); },
            "the bytes hold a BFV ciphertext, the context is BGV");
-  rlwe::Ciphertext zero = enc.encrypt_zero(ctx->params()->max_level());
+  rlwe::Ciphertext zero = enc.rlwe_encryptor().encrypt_zero(ctx->params()->max_level());
   const Bytes ckks_bytes = rlwe::serialize(zero, ckks::origin(key));
   mismatch([&] { (void)load_ciphertext(ckks_bytes, *ctx, key); },
            "the bytes hold a CKKS ciphertext, the context is BGV");
   // Bytes recording nothing (rlwe::serialize without an origin) load as before.
-  EXPECT_EQ(
-      decrypt(*ctx, load_ciphertext(rlwe::serialize(encrypt(*ctx, enc, pt)), *ctx, key), sk).coeffs,
-      pt.coeffs);
+  EXPECT_EQ(dec.decrypt(load_ciphertext(rlwe::serialize(enc.encrypt(pt)), *ctx, key)).coeffs,
+            pt.coeffs);
   EXPECT_EQ(origin(*bfv_ctx, key).scheme, rlwe::SchemeTag::bfv);
   EXPECT_EQ(origin(*ctx).t, 65537u);
 }

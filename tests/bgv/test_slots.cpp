@@ -251,15 +251,16 @@ TEST(SlotsBgv, EncryptedSlotsMultiplyAndMoveUnderAutomorphisms) {
   const u64 g = enc.generators()[0];
   const std::vector<u64> elements{g};
   const auto galois = keygen.galois_keys(sk, elements);
-  rlwe::Encryptor encryptor(sk, seed);
+  const Encryptor encryptor = ctx->encryptor(sk, seed);
+  const Decryptor decryptor = ctx->decryptor(sk);
   const Evaluator ev(ctx, rlwe::share(relin), rlwe::share(galois));
   const std::size_t d = enc.slot_degree();
   const auto v = random_values(rng, enc.slot_count() * d, t);
   const auto w = random_values(rng, enc.slot_count() * d, t);
-  const auto cv = encrypt(*ctx, encryptor, Plaintext{enc.encode(v)});
-  const auto cw = encrypt(*ctx, encryptor, Plaintext{enc.encode(w)});
+  const auto cv = encryptor.encrypt(Plaintext{enc.encode(v)});
+  const auto cw = encryptor.encrypt(Plaintext{enc.encode(w)});
   const auto prod =
-      enc.decode(decrypt(*ctx, ev.mod_switch_to_next(ev.multiply_relin(cv, cw)), sk).coeffs);
+      enc.decode(decryptor.decrypt(ev.mod_switch_to_next(ev.multiply_relin(cv, cw))).coeffs);
   for (std::size_t i = 0; i < enc.slot_count(); ++i) {
     const auto want = enc.multiply(std::span<const u64>(v.data() + i * d, d),
                                    std::span<const u64>(w.data() + i * d, d));
@@ -267,7 +268,7 @@ TEST(SlotsBgv, EncryptedSlotsMultiplyAndMoveUnderAutomorphisms) {
         std::equal(want.begin(), want.end(), prod.begin() + static_cast<std::ptrdiff_t>(i * d)))
         << i;
   }
-  const auto moved = enc.decode(decrypt(*ctx, ev.apply_galois(cv, g), sk).coeffs);
+  const auto moved = enc.decode(decryptor.decrypt(ev.apply_galois(cv, g)).coeffs);
   const auto action = enc.automorphism_action(g);
   for (std::size_t i = 0; i < enc.slot_count(); ++i) {
     const auto want = enc.frobenius(std::span<const u64>(v.data() + action[i].source * d, d),

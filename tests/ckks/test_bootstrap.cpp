@@ -88,14 +88,16 @@ struct Fixture {
   ContextPtr ctx;
   rlwe::KeyGenerator keygen;
   rlwe::SecretKey sk;
-  rlwe::Encryptor encryptor;
+  Encryptor encryptor;
+  Decryptor decryptor;
 
   explicit Fixture(polyhe::test::TestRng& rng, std::size_t boot_levels, std::size_t weight = 64)
       : params(make(boot_levels, weight)),
         ctx(Context::create(params, std::ldexp(1.0, 40))),
         keygen(params, test::make_seed(rng)),
         sk(keygen.secret_key()),
-        encryptor(sk, test::make_seed(rng)) {}
+        encryptor(ctx->encryptor(sk, test::make_seed(rng))),
+        decryptor(ctx->decryptor(sk)) {}
 
   // q_0 of 60 bits, two user levels of 40, then the bootstrapping levels of 58 bits (the working
   // scale: the message, 2^40 against q_0·K, keeps ~24 bits above CoeffToSlot's noise); h = 64
@@ -116,7 +118,7 @@ struct Fixture {
     return Evaluator(params, rlwe::share(keygen.relinearization_key(sk)),
                      rlwe::share(keygen.rotation_keys(sk, steps, /*conjugation=*/true)));
   }
-  Vec decrypt(const Ciphertext& ct) const { return ctx->decode(ckks::decrypt(ct, sk)); }
+  Vec decrypt(const Ciphertext& ct) const { return ctx->decode(decryptor.decrypt(ct)); }
 };
 
 // ModRaise keeps the decryption modulo q_0 and adds q_0·I with I small.
@@ -124,13 +126,13 @@ TEST(BootstrapParts, ModRaiseAddsASmallMultipleOfQ0) {
   POLYHE_SEEDED_RNG(rng);
   Fixture f(rng, 4);
   const Evaluator ev(f.params);
-  const Ciphertext ct = ckks::encrypt(
-      f.encryptor, f.ctx->encode(test::random_values(rng, f.ctx->slots()), std::size_t{1}));
+  const Ciphertext ct =
+      f.encryptor.encrypt(f.ctx->encode(test::random_values(rng, f.ctx->slots()), std::size_t{1}));
   const Ciphertext raised = mod_raise(ev, ct);
   EXPECT_EQ(raised.level(), f.params->max_level());
   EXPECT_EQ(raised.scale(), ct.scale());
-  RnsPoly low = ckks::decrypt(ev.drop_to_level(ct, 0), f.sk).poly;
-  RnsPoly high = ckks::decrypt(raised, f.sk).poly;
+  RnsPoly low = f.decryptor.decrypt(ev.drop_to_level(ct, 0)).poly;
+  RnsPoly high = f.decryptor.decrypt(raised).poly;
   low.to_coefficient();
   high.to_coefficient();
   const std::uint64_t q0 = f.params->q_primes()[0];
@@ -178,8 +180,7 @@ TEST_P(Bootstrap, RefreshesTheSlotsAtTheInputsScale) {
   const Evaluator ev = f.evaluator(boot);
   const Vec x = test::random_values(rng, f.ctx->slots());
   // A ciphertext at the bottom, as a computation leaves it.
-  const Ciphertext low =
-      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
+  const Ciphertext low = f.encryptor.encrypt(f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
   const Ciphertext fresh = boot.bootstrap(ev, low);
   EXPECT_EQ(fresh.level(), boot.levels_after());
   EXPECT_EQ(fresh.scale(), low.scale());
@@ -208,8 +209,7 @@ TEST(BootstrapEvalMod, TheChosenDegreeIsShorterAndLosesNoPrecision) {
   POLYHE_SEEDED_RNG(rng);
   Fixture f(rng, 13);
   const Vec x = test::random_values(rng, f.ctx->slots());
-  const Ciphertext low =
-      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
+  const Ciphertext low = f.encryptor.encrypt(f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
   for (const auto& [method, full, below] :
        {std::tuple{EvalMod::chebyshev, std::size_t{255}, std::size_t{128}},
         std::tuple{EvalMod::double_angle, std::size_t{31}, std::size_t{16}}}) {
@@ -277,8 +277,7 @@ TEST(BootstrapIterations, ASecondIterationDoublesTheBitsForOneLevel) {
   EXPECT_EQ(Bootstrapper::depth_for(f.params, config), twice.depth());
   const Evaluator ev = f.evaluator(twice);
   const Vec x = test::random_values(rng, f.ctx->slots());
-  const Ciphertext low =
-      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
+  const Ciphertext low = f.encryptor.encrypt(f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
   const Vec kept = f.decrypt(low);  // the input's slots with its noise
   const Ciphertext one = once.bootstrap(ev, low);
   const Ciphertext two = twice.bootstrap(ev, low);
@@ -295,7 +294,7 @@ TEST(BootstrapIterations, ASecondIterationDoublesTheBitsForOneLevel) {
   config.iteration_precision_bits = 12;
   const Bootstrapper given(*f.ctx, config);
   EXPECT_EQ(given.iteration_precision_bits(), 12);
-  const Ciphertext high = ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{2}));
+  const Ciphertext high = f.encryptor.encrypt(f.ctx->encode(x, std::size_t{2}));
   const Ciphertext three = given.bootstrap(ev, high);
   EXPECT_GT(test::precision_bits(f.decrypt(ev.drop_to_level(high, 0)), f.decrypt(three)),
             bits_one + 6.0);
@@ -347,7 +346,7 @@ TEST(BootstrapMessageRatio, ScalesTheInputAndTradesNoiseForTheSinesError) {
   EXPECT_EQ(scaled.depth(), plain.depth());
   const Evaluator ev = f.evaluator(plain);
   const auto refreshed_bits = [&](const Bootstrapper& b, const Vec& x, double scale) {
-    const Ciphertext low = ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, scale));
+    const Ciphertext low = f.encryptor.encrypt(f.ctx->encode(x, std::size_t{0}, scale));
     const Ciphertext fresh = b.bootstrap(ev, low);
     EXPECT_EQ(fresh.scale(), low.scale());
     return test::precision_bits(x, f.decrypt(fresh));
@@ -366,8 +365,7 @@ TEST(BootstrapMessageRatio, ScalesTheInputAndTradesNoiseForTheSinesError) {
       << "rho' = " << rho << ", before " << before << ", after " << after;
   EXPECT_GT(refreshed_bits(plain, ones, std::ldexp(1.0, 40)), before - 2.0);
   // A ciphertext at a larger scale than the context's would leave q_0/m below the ratio: refused.
-  const Ciphertext big =
-      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 46)));
+  const Ciphertext big = f.encryptor.encrypt(f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 46)));
   try {
     (void)scaled.bootstrap(ev, big);
     ADD_FAILURE() << "a ciphertext at 2^46 was bootstrapped with a ratio made for 2^40";
@@ -409,7 +407,7 @@ TEST(BootstrapMessageRatio, TheArcsineLiftsTheConstantVectorsBound) {
         std::log2(static_cast<double>(f.params->q_primes()[0])) - 40 - arcsine.input_scaling_bits();
     const Evaluator ev = f.evaluator(sine);
     const auto refreshed_bits = [&](const Bootstrapper& b, const Vec& v) {
-      const Ciphertext low = ckks::encrypt(f.encryptor, f.ctx->encode(v, std::size_t{0}));
+      const Ciphertext low = f.encryptor.encrypt(f.ctx->encode(v, std::size_t{0}));
       const Ciphertext fresh = b.bootstrap(ev, low);
       EXPECT_EQ(fresh.level(), b.levels_after());
       return test::precision_bits(v, f.decrypt(fresh));
@@ -463,8 +461,7 @@ TEST(BootstrapEncapsulation, RefreshesUnderADenseSecret) {
   const Evaluator ev(f.params, rlwe::share(f.keygen.relinearization_key(f.sk)),
                      rlwe::share(std::move(keys.galois)));
   const Vec x = test::random_values(rng, f.ctx->slots());
-  const Ciphertext low =
-      ckks::encrypt(f.encryptor, f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
+  const Ciphertext low = f.encryptor.encrypt(f.ctx->encode(x, std::size_t{0}, std::ldexp(1.0, 40)));
   const Ciphertext fresh = boot.bootstrap(ev, low, *keys.encapsulation);
   EXPECT_EQ(fresh.level(), boot.levels_after());
   EXPECT_EQ(fresh.scale(), low.scale());
@@ -508,8 +505,8 @@ TEST(BootstrapEncapsulation, KeysForABootstrapperWithoutItAreRefused) {
   const Bootstrapper boot(*f.ctx, config);
   const EncapsulationKeys keys = boot.encapsulation_keys(f.keygen, f.sk);
   const Evaluator ev(f.params);
-  const Ciphertext low = ckks::encrypt(
-      f.encryptor, f.ctx->encode(test::random_values(rng, f.ctx->slots()), std::size_t{0}));
+  const Ciphertext low =
+      f.encryptor.encrypt(f.ctx->encode(test::random_values(rng, f.ctx->slots()), std::size_t{0}));
   try {
     (void)plain.bootstrap(ev, low, keys);
     ADD_FAILURE() << "encapsulation keys were accepted by a plain bootstrapper";

@@ -106,12 +106,12 @@ TEST(BootstrapPresets, TheN15PresetBootstraps) {
   BootstrapKeys keys = boot.generate_keys(keygen, sk);
   const Evaluator ev(params, rlwe::share(keygen.relinearization_key(sk)),
                      rlwe::share(std::move(keys.galois)));
-  rlwe::Encryptor encryptor(sk, test::make_seed(rng));
+  const Encryptor encryptor = ctx->encryptor(sk, test::make_seed(rng));
   const test::Vec x = test::random_values(rng, ctx->slots());
-  const Ciphertext low = encrypt(encryptor, ctx->encode(x, std::size_t{0}));
+  const Ciphertext low = encryptor.encrypt(ctx->encode(x, std::size_t{0}));
   const Ciphertext fresh = boot.bootstrap(ev, low, *keys.encapsulation);
   EXPECT_EQ(fresh.level(), 1u);
-  const double bits = test::precision_bits(x, ctx->decode(decrypt(fresh, sk)));
+  const double bits = test::precision_bits(x, ctx->decode(ctx->decryptor(sk).decrypt(fresh)));
   EXPECT_GT(bits, 16.0);
   std::cout << "N = 2^15 preset bootstrap: " << bits << " bits, " << boot.rotations().size()
             << " rotation keys\n";

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ckks/ckks_cases.hpp"
+#include "polyhe/ckks/context.hpp"
 #include "polyhe/core/error.hpp"
 
 namespace polyhe::ckks {
@@ -36,7 +37,7 @@ TEST_P(CkksOps, MatchesDoublePrecision) {
   const double slack = std::max(0, GetParam().log_n - 13);
   const std::size_t slots = params->n() / 2;
   const std::size_t top = params->max_level();
-  Encoder encoder(params->ring());
+  const ContextPtr ctx = Context::create(params, scale);
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::PublicKey pk = keygen.public_key(sk);
@@ -48,21 +49,23 @@ TEST_P(CkksOps, MatchesDoublePrecision) {
   steps.push_back(-3);
   const rlwe::GaloisKeys gks = keygen.rotation_keys(sk, steps, /*conjugation=*/true);
   Evaluator eval(params, rlwe::share(rlk), rlwe::share(gks));
-  rlwe::Encryptor pk_enc(pk);
-  rlwe::Encryptor sk_enc(sk);
+  const Encryptor pk_enc = ctx->encryptor(pk);
+  const Encryptor sk_enc = ctx->encryptor(sk);
+  const Decryptor decryptor = ctx->decryptor(sk);
 
   const Vec x = test::random_values(rng, slots);
   const Vec y = test::random_values(rng, slots);
-  const Plaintext px = encode(encoder, params, x, scale, top);
-  EXPECT_GE(test::precision_bits(x, decode(encoder, px)), 30.0 - slack) << "encode/decode";
+  const Plaintext px = ctx->encode(x, top, scale);
+  EXPECT_GE(test::precision_bits(x, ctx->decode(px)), 30.0 - slack) << "encode/decode";
 
-  const Ciphertext cx = encrypt(pk_enc, px);
-  const Ciphertext cy = encrypt(sk_enc, encode(encoder, params, y, scale, top));
+  const Ciphertext cx = pk_enc.encrypt(px);
+  const Ciphertext cy = sk_enc.encrypt(ctx->encode(y, top, scale));
   EXPECT_EQ(cx.level(), top);
   EXPECT_EQ(cx.scale(), scale);
-  const double fresh = test::precision_bits(x, decode(encoder, decrypt(cx, sk)));
+  const double fresh = test::precision_bits(x, ctx->decode(decryptor.decrypt(cx)));
   EXPECT_GE(fresh, 25.0 - slack) << "public-key encrypt/decrypt";
-  EXPECT_GE(test::precision_bits(y, decode(encoder, decrypt(cy, sk))), 25.0 - slack) << "symmetric";
+  EXPECT_GE(test::precision_bits(y, ctx->decode(decryptor.decrypt(cy))), 25.0 - slack)
+      << "symmetric";
 
   Vec sum(slots), diff(slots), prod(slots), xc(slots);
   for (std::size_t i = 0; i < slots; ++i) {
@@ -71,14 +74,13 @@ TEST_P(CkksOps, MatchesDoublePrecision) {
     prod[i] = x[i] * y[i];
     xc[i] = std::conj(x[i]);
   }
-  EXPECT_GE(test::precision_bits(sum, decode(encoder, decrypt(eval.add(cx, cy), sk))),
+  EXPECT_GE(test::precision_bits(sum, ctx->decode(decryptor.decrypt(eval.add(cx, cy)))),
             24.0 - slack);
-  EXPECT_GE(test::precision_bits(diff, decode(encoder, decrypt(eval.sub(cx, cy), sk))),
+  EXPECT_GE(test::precision_bits(diff, ctx->decode(decryptor.decrypt(eval.sub(cx, cy)))),
             24.0 - slack);
   EXPECT_GE(
       test::precision_bits(
-          sum,
-          decode(encoder, decrypt(eval.add_plain(cx, encode(encoder, params, y, scale, top)), sk))),
+          sum, ctx->decode(decryptor.decrypt(eval.add_plain(cx, ctx->encode(y, top, scale))))),
       24.0 - slack);  // cx's fresh noise, as for add and sub: the same bar and the same slack
   const std::complex<double> c(0.25, -0.75);
   Vec xpc(slots), xtc(slots), neg(slots);
@@ -87,20 +89,21 @@ TEST_P(CkksOps, MatchesDoublePrecision) {
     xtc[i] = x[i] * c;
     neg[i] = -x[i];
   }
-  EXPECT_GE(test::precision_bits(xpc, decode(encoder, decrypt(eval.add_const(cx, c), sk))),
+  EXPECT_GE(test::precision_bits(xpc, ctx->decode(decryptor.decrypt(eval.add_const(cx, c)))),
             24.0 - slack);
-  EXPECT_GE(test::precision_bits(neg, decode(encoder, decrypt(eval.negate(cx), sk))), 24.0 - slack);
+  EXPECT_GE(test::precision_bits(neg, ctx->decode(decryptor.decrypt(eval.negate(cx)))),
+            24.0 - slack);
   {
     const Ciphertext m = eval.rescale(eval.multiply_const(cx, c));
     EXPECT_EQ(m.level(), top - 1);
     EXPECT_NEAR(m.scale(), scale, scale * 1e-12) << "const_scale = q_l restores the scale";
-    EXPECT_GE(test::precision_bits(xtc, decode(encoder, decrypt(m, sk))), 22.0 - slack);
+    EXPECT_GE(test::precision_bits(xtc, ctx->decode(decryptor.decrypt(m))), 22.0 - slack);
   }
   {
     const Ciphertext m = eval.multiply_integer(cx, -3);
     Vec e(slots);
     for (std::size_t i = 0; i < slots; ++i) e[i] = -3.0 * x[i];
-    EXPECT_GE(test::precision_bits(e, decode(encoder, decrypt(m, sk))), 22.0 - slack);
+    EXPECT_GE(test::precision_bits(e, ctx->decode(decryptor.decrypt(m))), 22.0 - slack);
   }
 
   // One multiplication: the bar is ≥ 20 bits at Δ = 2^40.
@@ -108,7 +111,7 @@ TEST_P(CkksOps, MatchesDoublePrecision) {
   EXPECT_EQ(cxy3.size(), 3u);
   // Size 3 decrypts through s²: the rescale's rounding of c_2 (±1/2) meets ‖s²‖ ≈ N/√3, a
   // couple of bits more error than after relinearisation.
-  EXPECT_GE(test::precision_bits(prod, decode(encoder, decrypt(eval.rescale(cxy3), sk))),
+  EXPECT_GE(test::precision_bits(prod, ctx->decode(decryptor.decrypt(eval.rescale(cxy3)))),
             17.0 - slack)
       << "size-3 decryption";
   // The fused multiply_relin (no size-3 ciphertext, the key switch added in place) gives the same
@@ -126,32 +129,32 @@ TEST_P(CkksOps, MatchesDoublePrecision) {
   }
   const Ciphertext cxy = eval.rescale(eval.multiply_relin(cx, cy));
   EXPECT_EQ(cxy.level(), top - 1);
-  const double mult_bits = test::precision_bits(prod, decode(encoder, decrypt(cxy, sk)));
+  const double mult_bits = test::precision_bits(prod, ctx->decode(decryptor.decrypt(cxy)));
   EXPECT_GE(mult_bits, 20.0 - slack) << "multiply + relinearise + rescale";
   RecordProperty("multiply_relin_rescale_precision_bits", std::to_string(mult_bits));
   {
-    const Plaintext py = encode(encoder, params, y, scale, top);
+    const Plaintext py = ctx->encode(y, top, scale);
     const Ciphertext m = eval.rescale(eval.multiply_plain(cx, py));
-    EXPECT_GE(test::precision_bits(prod, decode(encoder, decrypt(m, sk))), 20.0 - slack);
+    EXPECT_GE(test::precision_bits(prod, ctx->decode(decryptor.decrypt(m))), 20.0 - slack);
   }
 
   for (const std::int64_t s : steps) {
     const Ciphertext r = eval.rotate(cx, s);
-    EXPECT_GE(test::precision_bits(test::rotated(x, s), decode(encoder, decrypt(r, sk))),
+    EXPECT_GE(test::precision_bits(test::rotated(x, s), ctx->decode(decryptor.decrypt(r))),
               22.0 - slack)
         << "rotation by " << s;
   }
   // Rotation at a lower level, and conjugation.
   const Ciphertext r1 = eval.rotate(cxy, 1);
-  EXPECT_GE(test::precision_bits(test::rotated(prod, 1), decode(encoder, decrypt(r1, sk))),
+  EXPECT_GE(test::precision_bits(test::rotated(prod, 1), ctx->decode(decryptor.decrypt(r1))),
             19.0 - slack);
-  EXPECT_GE(test::precision_bits(xc, decode(encoder, decrypt(eval.conjugate(cx), sk))),
+  EXPECT_GE(test::precision_bits(xc, ctx->decode(decryptor.decrypt(eval.conjugate(cx)))),
             22.0 - slack);
 
   // Level drop keeps the message and the scale.
   const Ciphertext low = eval.drop_to_level(cx, 0);
   EXPECT_EQ(low.level(), 0u);
-  EXPECT_GE(test::precision_bits(x, decode(encoder, decrypt(low, sk))), 24.0 - slack);
+  EXPECT_GE(test::precision_bits(x, ctx->decode(decryptor.decrypt(low))), 24.0 - slack);
 }
 
 // A degree-L polynomial by Horner's rule, p(x) = Σ c_i x^i, consuming one level per step:
@@ -161,18 +164,19 @@ TEST_P(CkksOps, DeepPolynomial) {
   const std::size_t slots = params->n() / 2;
   const std::size_t depth = params->max_level();
   ASSERT_GE(depth, 5u);
-  Encoder encoder(params->ring());
+  const ContextPtr ctx = Context::create(params, scale);
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
   Evaluator eval(params, rlwe::share(rlk));
-  rlwe::Encryptor enc(sk);
+  const Encryptor enc = ctx->encryptor(sk);
+  const Decryptor decryptor = ctx->decryptor(sk);
   const Vec x = test::random_values(rng, slots);
   std::vector<double> coeff(depth + 1);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (double& a : coeff) a = u(rng.engine());
 
-  const Ciphertext cx = encrypt(enc, encode(encoder, params, x, scale, depth));
+  const Ciphertext cx = enc.encrypt(ctx->encode(x, depth, scale));
   Ciphertext y = eval.rescale(eval.multiply_const(cx, coeff[depth]));
   y = eval.add_const(y, coeff[depth - 1]);
   for (std::size_t i = depth - 1; i-- > 0;) {
@@ -186,7 +190,7 @@ TEST_P(CkksOps, DeepPolynomial) {
     for (std::size_t i = depth; i-- > 0;) acc = acc * x[s] + coeff[i];
     expected[s] = acc;
   }
-  const double bits = test::precision_bits(expected, decode(encoder, decrypt(y, sk)));
+  const double bits = test::precision_bits(expected, ctx->decode(decryptor.decrypt(y)));
   EXPECT_GE(bits, 15.0 - std::max(0, GetParam().log_n - 13)) << "depth " << depth;
   RecordProperty("depth_precision_bits", std::to_string(bits));
 }
@@ -227,25 +231,25 @@ TEST(CkksErrors, MismatchesAreNamed) {
   const auto params = test::make_params(c);
   const auto other = test::make_params(c);
   const double scale = std::ldexp(1.0, 30);
-  Encoder encoder(params->ring());
+  const ContextPtr ctx = Context::create(params, scale);
+  const ContextPtr octx = Context::create(other, scale);
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
   Evaluator eval(params, rlwe::share(rlk));
   Evaluator bare(params);
-  rlwe::Encryptor enc(sk);
+  const Encryptor enc = ctx->encryptor(sk);
   const Vec x = test::random_values(rng, params->n() / 2);
-  const Ciphertext a = encrypt(enc, encode(encoder, params, x, scale, 2));
+  const Ciphertext a = enc.encrypt(ctx->encode(x, 2, scale));
   const Ciphertext b = eval.drop_to_level(a, 1);
 
   // Another context (equal values, separate object): MismatchedContext.
   rlwe::KeyGenerator other_gen(other, test::make_seed(rng));
   const rlwe::SecretKey osk = other_gen.secret_key();
-  rlwe::Encryptor oenc(osk);
-  Encoder oencoder(other->ring());
-  const Ciphertext o = encrypt(oenc, encode(oencoder, other, x, scale, 2));
+  const Encryptor oenc = octx->encryptor(osk);
+  const Ciphertext o = oenc.encrypt(octx->encode(x, 2, scale));
   EXPECT_THROW((void)eval.add(a, o), MismatchedContext);
-  EXPECT_THROW((void)decrypt(a, osk), MismatchedContext);
+  EXPECT_THROW((void)octx->decryptor(osk).decrypt(a), MismatchedContext);
   EXPECT_THROW((void)Evaluator(other, rlwe::share(rlk)), MismatchedContext);
 
   // Level mismatch: the message says what to call.
@@ -264,8 +268,8 @@ TEST(CkksErrors, MismatchesAreNamed) {
   } catch (const InvalidParameter& e) {
     EXPECT_NE(std::string(e.what()).find("scale"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)eval.add_plain(a, encode(encoder, params, x, 2 * scale, 2)), InvalidParameter);
-  EXPECT_THROW((void)eval.add_plain(a, encode(encoder, params, x, scale, 1)), InvalidParameter);
+  EXPECT_THROW((void)eval.add_plain(a, ctx->encode(x, 2, 2 * scale)), InvalidParameter);
+  EXPECT_THROW((void)eval.add_plain(a, ctx->encode(x, 1, scale)), InvalidParameter);
   // The scale would overflow the modulus: 2^90 at level 0 (50 bits).
   const Ciphertext low = eval.drop_to_level(a, 0);
   try {
@@ -286,8 +290,8 @@ TEST(CkksErrors, MismatchesAreNamed) {
   }
   EXPECT_THROW((void)eval.conjugate(a), InvalidParameter);
   EXPECT_THROW((void)eval.multiply(eval.multiply(a, a), a), InvalidParameter);  // size 3 operand
-  EXPECT_THROW((void)decrypt(a, sk, DecryptOptions{61}), InvalidParameter);
-  EXPECT_THROW((void)encode(encoder, params, x, scale, 3), InvalidParameter);
+  EXPECT_THROW((void)ctx->decryptor(sk, DecryptOptions{61}), InvalidParameter);
+  EXPECT_THROW((void)ctx->encode(x, 3, scale), InvalidParameter);
 }
 
 // Noise flooding (off by default): the decrypted message moves by about 2^b / Δ, no more.
@@ -296,20 +300,22 @@ TEST(CkksDecrypt, NoiseFlooding) {
   const Case c{11, {60, 40}, {60}, 0, 40};
   const auto params = test::make_params(c);
   const double scale = std::ldexp(1.0, 40);
-  Encoder encoder(params->ring());
+  const ContextPtr ctx = Context::create(params, scale);
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
-  rlwe::Encryptor enc(sk);
+  const Encryptor enc = ctx->encryptor(sk);
+  const Decryptor decryptor = ctx->decryptor(sk);
+  const Decryptor flooding = ctx->decryptor(sk, DecryptOptions{30});
   const Vec x = test::random_values(rng, params->n() / 2);
-  const Ciphertext a = encrypt(enc, encode(encoder, params, x, scale, 1));
-  const double plain = test::precision_bits(x, decode(encoder, decrypt(a, sk)));
-  const Vec flooded = decode(encoder, decrypt(a, sk, DecryptOptions{30}));
+  const Ciphertext a = enc.encrypt(ctx->encode(x, 1, scale));
+  const double plain = test::precision_bits(x, ctx->decode(decryptor.decrypt(a)));
+  const Vec flooded = ctx->decode(flooding.decrypt(a));
   const double noisy = test::precision_bits(x, flooded);
   // Uniform noise of 2^30 per coefficient, N coefficients summed per slot: ≈ 2^(30 + 11/2 − 40).
   EXPECT_LT(noisy, plain - 5.0);
   EXPECT_GT(noisy, 0.0);
   // Two flooded decryptions differ (fresh noise each time).
-  const Vec again = decode(encoder, decrypt(a, sk, DecryptOptions{30}));
+  const Vec again = ctx->decode(flooding.decrypt(a));
   EXPECT_GT(test::precision_bits(flooded, again), 0.0);
   EXPECT_LT(test::precision_bits(flooded, again), 40.0);
 }

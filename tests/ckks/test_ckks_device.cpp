@@ -111,26 +111,30 @@ TEST_P(CkksDevice, EveryOperationGivesTheCpuWords) {
   const Keys device = host.to_device(dev);
   ASSERT_EQ(device.sk.device(), dev);
   ASSERT_EQ(device.rlk.device(), dev);
-  Encoder encoder(params->ring());
+  const ContextPtr ctx = Context::create(params, scale);
   const Evaluator he(params, rlwe::share(host.rlk), rlwe::share(host.gks));
   const Evaluator de(params, rlwe::share(device.rlk), rlwe::share(device.gks));
   const Seed pk_seed = test::make_seed(rng), sk_seed = test::make_seed(rng);
-  rlwe::Encryptor h_pk(host.pk, pk_seed), d_pk(device.pk, pk_seed);
-  rlwe::Encryptor h_sk(host.sk, sk_seed), d_sk(device.sk, sk_seed);
+  const Encryptor h_pk = ctx->encryptor(host.pk, pk_seed),
+                  d_pk = ctx->encryptor(device.pk, pk_seed);
+  const Encryptor h_sk = ctx->encryptor(host.sk, sk_seed),
+                  d_sk = ctx->encryptor(device.sk, sk_seed);
+  const Decryptor h_dec = ctx->decryptor(host.sk), d_dec = ctx->decryptor(device.sk);
 
   const Vec x = test::random_values(rng, slots);
   const Vec y = test::random_values(rng, slots);
-  const Plaintext px = encode(encoder, params, x, scale, top);
-  const Plaintext py = encode(encoder, params, y, scale, top);
+  const Plaintext px = ctx->encode(x, top, scale);
+  const Plaintext py = ctx->encode(y, top, scale);
   const Plaintext py_dev = py.to_device(dev);
 
   // Public-key encryption of a host plaintext (uploaded by the encryptor), symmetric encryption
   // of a device plaintext.
-  const Ciphertext hx = encrypt(h_pk, px), dx = encrypt(d_pk, px);
+  const Ciphertext hx = h_pk.encrypt(px), dx = d_pk.encrypt(px);
   expect_same(hx, dx, "public-key encrypt");
-  const Ciphertext hy = encrypt(h_sk, py), dy = encrypt(d_sk, py_dev);
+  const Ciphertext hy = h_sk.encrypt(py), dy = d_sk.encrypt(py_dev);
   expect_same(hy, dy, "symmetric encrypt");
-  expect_same(h_sk.encrypt_zero(1), d_sk.encrypt_zero(1), "encrypt_zero");
+  expect_same(h_sk.rlwe_encryptor().encrypt_zero(1), d_sk.rlwe_encryptor().encrypt_zero(1),
+              "encrypt_zero");
   // Serialising a device object writes the host object's bytes.
   EXPECT_EQ(rlwe::serialize(dx), rlwe::serialize(hx));
   EXPECT_EQ(rlwe::serialize(dy), rlwe::serialize(hy)) << "seeded, half size";
@@ -138,10 +142,10 @@ TEST_P(CkksDevice, EveryOperationGivesTheCpuWords) {
   EXPECT_EQ(rlwe::serialize(device.pk), rlwe::serialize(host.pk));
 
   // Decryption on the device gives the CPU's plaintext words; decoding reads them back.
-  const Plaintext dec = decrypt(dx, device.sk);
+  const Plaintext dec = d_dec.decrypt(dx);
   ASSERT_EQ(dec.poly.device(), dev);
-  EXPECT_EQ(polyhe::test::words_of(dec.poly), polyhe::test::words_of(decrypt(hx, host.sk).poly));
-  EXPECT_GE(test::precision_bits(x, decode(encoder, dec)), 25.0 - slack);
+  EXPECT_EQ(polyhe::test::words_of(dec.poly), polyhe::test::words_of(h_dec.decrypt(hx).poly));
+  EXPECT_GE(test::precision_bits(x, ctx->decode(dec)), 25.0 - slack);
 
   const std::complex<double> c(0.25, -0.75);
   expect_same(he.add(hx, hy), de.add(dx, dy), "add");
@@ -212,19 +216,17 @@ TEST_P(CkksDevice, EveryOperationGivesTheCpuWords) {
   // The device's results decrypt (on the device) to the right values.
   Vec prod(slots);
   for (std::size_t i = 0; i < slots; ++i) prod[i] = x[i] * y[i];
-  EXPECT_GE(test::precision_bits(prod, decode(encoder, decrypt(dr, device.sk))), 20.0 - slack);
-  EXPECT_GE(test::precision_bits(test::rotated(x, 1),
-                                 decode(encoder, decrypt(de.rotate(dx, 1), device.sk))),
+  EXPECT_GE(test::precision_bits(prod, ctx->decode(d_dec.decrypt(dr))), 20.0 - slack);
+  EXPECT_GE(test::precision_bits(test::rotated(x, 1), ctx->decode(d_dec.decrypt(de.rotate(dx, 1)))),
             22.0 - slack);
-  EXPECT_GE(test::precision_bits(prod, decode(encoder, decrypt(de.rescale(d3), device.sk))),
-            17.0 - slack)
+  EXPECT_GE(test::precision_bits(prod, ctx->decode(d_dec.decrypt(de.rescale(d3)))), 17.0 - slack)
       << "size-3 decryption";
-  EXPECT_EQ(polyhe::test::words_of(decrypt(d3, device.sk).poly),
-            polyhe::test::words_of(decrypt(h3, host.sk).poly));
+  EXPECT_EQ(polyhe::test::words_of(d_dec.decrypt(d3).poly),
+            polyhe::test::words_of(h_dec.decrypt(h3).poly));
   // Noise flooding on the device (fresh noise: compared by its effect, not its words).
-  const double plain = test::precision_bits(x, decode(encoder, decrypt(dx, device.sk)));
-  const double flooded =
-      test::precision_bits(x, decode(encoder, decrypt(dx, device.sk, DecryptOptions{30})));
+  const double plain = test::precision_bits(x, ctx->decode(d_dec.decrypt(dx)));
+  const double flooded = test::precision_bits(
+      x, ctx->decode(ctx->decryptor(device.sk, DecryptOptions{30}).decrypt(dx)));
   EXPECT_LT(flooded, plain - 5.0);
   EXPECT_GT(flooded, 0.0);
 }
@@ -242,14 +244,15 @@ TEST_P(CkksDevice, DeepPolynomialStaysEqual) {
   const rlwe::KeySwitchKey drlk = rlk.to_device(dev);
   const Evaluator he(params, rlwe::share(rlk)), de(params, rlwe::share(drlk));
   const Seed seed = test::make_seed(rng);
-  rlwe::Encryptor h_enc(sk, seed), d_enc(dsk, seed);
-  Encoder encoder(params->ring());
+  const ContextPtr ctx = Context::create(params, scale);
+  const Encryptor h_enc = ctx->encryptor(sk, seed), d_enc = ctx->encryptor(dsk, seed);
+  const Decryptor d_dec = ctx->decryptor(dsk);
   const Vec x = test::random_values(rng, slots);
   std::vector<double> coeff(depth + 1);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (double& a : coeff) a = u(rng.engine());
-  const Plaintext px = encode(encoder, params, x, scale, depth);
-  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  const Plaintext px = ctx->encode(x, depth, scale);
+  const Ciphertext hx = h_enc.encrypt(px), dx = d_enc.encrypt(px);
   Ciphertext hy = he.add_const(he.rescale(he.multiply_const(hx, coeff[depth])), coeff[depth - 1]);
   Ciphertext dy = de.add_const(de.rescale(de.multiply_const(dx, coeff[depth])), coeff[depth - 1]);
   expect_same(hy, dy, "first step");
@@ -266,7 +269,7 @@ TEST_P(CkksDevice, DeepPolynomialStaysEqual) {
     for (std::size_t i = depth; i-- > 0;) acc = acc * x[s] + coeff[i];
     expected[s] = acc;
   }
-  EXPECT_GE(test::precision_bits(expected, decode(encoder, decrypt(dy, dsk))),
+  EXPECT_GE(test::precision_bits(expected, ctx->decode(d_dec.decrypt(dy))),
             15.0 - std::max(0, GetParam().log_n - 13));
 }
 
@@ -303,9 +306,9 @@ TEST_P(CkksDevice, LinearTransformGivesTheCpuWords) {
   const Evaluator he(params, rlwe::share(host.rlk), rlwe::share(host.gks));
   const Evaluator de(params, rlwe::share(device.rlk), rlwe::share(device.gks));
   const Seed seed = test::make_seed(rng);
-  rlwe::Encryptor h_enc(host.sk, seed), d_enc(device.sk, seed);
+  const Encryptor h_enc = ctx->encryptor(host.sk, seed), d_enc = ctx->encryptor(device.sk, seed);
   const Plaintext px = ctx->encode(test::random_values(rng, slots));
-  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  const Ciphertext hx = h_enc.encrypt(px), dx = d_enc.encrypt(px);
   for (const LinearTransform& t : transforms) {
     const Ciphertext h_in = he.drop_to_level(hx, t.level());
     const Ciphertext d_in = de.drop_to_level(dx, t.level());
@@ -329,9 +332,9 @@ TEST_P(CkksDevice, PolynomialsGiveTheCpuWords) {
   const Evaluator he(params, rlwe::share(host.rlk), rlwe::share(host.gks));
   const Evaluator de(params, rlwe::share(device.rlk), rlwe::share(device.gks));
   const Seed seed = test::make_seed(rng);
-  rlwe::Encryptor h_enc(host.sk, seed), d_enc(device.sk, seed);
+  const Encryptor h_enc = ctx->encryptor(host.sk, seed), d_enc = ctx->encryptor(device.sk, seed);
   const Plaintext px = ctx->encode(test::random_values(rng, slots));
-  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  const Ciphertext hx = h_enc.encrypt(px), dx = d_enc.encrypt(px);
   const ChebyshevSeries cheb{-2.0, 3.0, {0.5, -0.25, 0.125, 0.3, -0.2, 0.1, 0.05, 0.7}};
   for (const std::size_t k : {std::size_t{2}, std::size_t{4}}) {
     const PolynomialOptions o{0, k};
@@ -375,15 +378,15 @@ TEST(CkksDeviceBootstrap, GivesTheCpuWords) {
   const Evaluator he(params, rlwe::share(rlk), rlwe::share(gks));
   const Evaluator de(params, rlwe::share(rlk.to_device(dev)), rlwe::share(gks.to_device(dev)));
   const Seed seed = test::make_seed(rng);
-  rlwe::Encryptor h_enc(sk, seed), d_enc(sk.to_device(dev), seed);
+  const Encryptor h_enc = ctx->encryptor(sk, seed), d_enc = ctx->encryptor(sk.to_device(dev), seed);
   const Vec x = test::random_values(rng, ctx->slots());
   const Plaintext px = ctx->encode(x, std::size_t{0});
-  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  const Ciphertext hx = h_enc.encrypt(px), dx = d_enc.encrypt(px);
   const Ciphertext hb = host_boot.bootstrap(he, hx);
   const Ciphertext db = device_boot.bootstrap(de, dx);
   EXPECT_EQ(db.device(), dev);
   expect_same(hb, db, "bootstrap");
-  EXPECT_GT(test::precision_bits(x, ctx->decode(decrypt(hb, sk))), 14.0);
+  EXPECT_GT(test::precision_bits(x, ctx->decode(ctx->decryptor(sk).decrypt(hb))), 14.0);
 }
 
 // The same with a uniform ternary secret and sparse-secret encapsulation (h' = 32): the switch
@@ -418,16 +421,16 @@ TEST(CkksDeviceBootstrap, WithEncapsulationGivesTheCpuWords) {
   const Evaluator de(params, rlwe::share(rlk.to_device(dev)),
                      rlwe::share(keys.galois.to_device(dev)));
   const Seed seed = test::make_seed(rng);
-  rlwe::Encryptor h_enc(sk, seed), d_enc(sk.to_device(dev), seed);
+  const Encryptor h_enc = ctx->encryptor(sk, seed), d_enc = ctx->encryptor(sk.to_device(dev), seed);
   const Vec x = test::random_values(rng, ctx->slots());
   const Plaintext px = ctx->encode(x, std::size_t{0});
-  const Ciphertext hx = encrypt(h_enc, px), dx = encrypt(d_enc, px);
+  const Ciphertext hx = h_enc.encrypt(px), dx = d_enc.encrypt(px);
   const Ciphertext hb = host_boot.bootstrap(he, hx, *keys.encapsulation);
   const Ciphertext db = device_boot.bootstrap(de, dx, device_keys);
   EXPECT_EQ(db.device(), dev);
   EXPECT_EQ(hb.level(), 1u);
   expect_same(hb, db, "bootstrap with encapsulation, two iterations");
-  EXPECT_GT(test::precision_bits(x, ctx->decode(decrypt(hb, sk))), 14.0);
+  EXPECT_GT(test::precision_bits(x, ctx->decode(ctx->decryptor(sk).decrypt(hb))), 14.0);
 }
 
 TEST(CkksDevicePlacement, MixedPlacementsAreRefused) {
@@ -435,15 +438,15 @@ TEST(CkksDevicePlacement, MixedPlacementsAreRefused) {
   POLYHE_SEEDED_RNG(rng);
   const auto params = test::make_params(Case{10, {50, 40, 40}, {50}, 0, 30});
   const double scale = std::ldexp(1.0, 30);
-  Encoder encoder(params->ring());
+  const ContextPtr ctx = Context::create(params, scale);
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::KeySwitchKey rlk = keygen.relinearization_key(sk);
   const rlwe::KeySwitchKey drlk = rlk.to_device(dev);
-  rlwe::Encryptor enc(sk);
+  const Encryptor enc = ctx->encryptor(sk);
   const Vec x = test::random_values(rng, params->n() / 2);
-  const Plaintext px = encode(encoder, params, x, scale, 2);
-  const Ciphertext h = encrypt(enc, px);
+  const Plaintext px = ctx->encode(x, 2, scale);
+  const Ciphertext h = enc.encrypt(px);
   const Ciphertext d = h.to_device(dev);
   EXPECT_EQ(polyhe::test::words_of(d[0]), polyhe::test::words_of(h[0]));
   const Evaluator host_keys(params, rlwe::share(rlk)), device_keys(params, rlwe::share(drlk));
@@ -452,11 +455,12 @@ TEST(CkksDevicePlacement, MixedPlacementsAreRefused) {
   EXPECT_THROW((void)host_keys.multiply_relin(d, d), MismatchedContext) << "host key, device ct";
   EXPECT_THROW((void)device_keys.multiply_relin(h, h), MismatchedContext) << "device key, host ct";
   EXPECT_THROW((void)host_keys.multiply_plain(d, px), MismatchedContext) << "host plaintext";
-  EXPECT_THROW((void)decrypt(d, sk), MismatchedContext) << "host secret key, device ct";
+  EXPECT_THROW((void)ctx->decryptor(sk).decrypt(d), MismatchedContext)
+      << "host secret key, device ct";
   // A message on another device than the key.
   const rlwe::SecretKey dsk = sk.to_device(dev);
-  rlwe::Encryptor d_enc(dsk);
-  EXPECT_THROW((void)encrypt(d_enc, px.to_device(make_emulated_device())), MismatchedContext);
+  const Encryptor d_enc = ctx->encryptor(dsk);
+  EXPECT_THROW((void)d_enc.encrypt(px.to_device(make_emulated_device())), MismatchedContext);
   // Keys are generated from a host secret.
   EXPECT_THROW((void)keygen.relinearization_key(sk.to_device(dev)), InvalidParameter);
   // Back on the host everything works again.

@@ -68,7 +68,7 @@ TEST(CkksConcurrency, SharedObjectsGiveEachThreadWhatOneThreadComputes) {
                      rlwe::share(keygen.rotation_keys(*sk, steps, /*conjugation=*/true)));
   // Seeded: the threads take their seeds from one guarded stream (rlwe::Encryptor; the BFV/BGV
   // test shares an encryptor of OS seeds).
-  const rlwe::Encryptor encryptor(pk, test::make_seed(rng));
+  const Encryptor encryptor = ctx->encryptor(pk, test::make_seed(rng));
   const Decryptor decryptor(sk);
 
   // Per thread: inputs, their encryptions, and one thread's results on those encryptions.
@@ -78,8 +78,8 @@ TEST(CkksConcurrency, SharedObjectsGiveEachThreadWhatOneThreadComputes) {
   for (std::size_t t = 0; t < kThreads; ++t) {
     xs.push_back(test::random_values(rng, ctx->slots()));
     ys.push_back(test::random_values(rng, ctx->slots()));
-    cxs.push_back(encrypt(encryptor, ctx->encode(xs[t])));
-    cys.push_back(encrypt(encryptor, ctx->encode(ys[t])));
+    cxs.push_back(encryptor.encrypt(ctx->encode(xs[t])));
+    cys.push_back(encryptor.encrypt(ctx->encode(ys[t])));
     references.push_back(evaluate(ev, cxs[t], cys[t]));
     reference_plains.push_back(decryptor.decrypt(references[t]));
   }
@@ -105,8 +105,8 @@ TEST(CkksConcurrency, SharedObjectsGiveEachThreadWhatOneThreadComputes) {
                                              b = reference_plains[t].poly.data();
         r.same_decryption = r.same_decryption && std::equal(a.begin(), a.end(), b.begin(), b.end());
         // Fresh encryptions from the shared encryptor, evaluated and decrypted.
-        const Ciphertext fx = encrypt(encryptor, ctx->encode(xs[t]));
-        const Ciphertext fy = encrypt(encryptor, ctx->encode(ys[t]));
+        const Ciphertext fx = encryptor.encrypt(ctx->encode(xs[t]));
+        const Ciphertext fy = encryptor.encrypt(ctx->encode(ys[t]));
         const test::Vec got = ctx->decode(decryptor.decrypt(evaluate(ev, fx, fy)));
         r.fresh_bits = std::min(r.fresh_bits, test::precision_bits(expected(xs[t], ys[t]), got));
       }

@@ -1,7 +1,8 @@
 // The CKKS front door (ckks/context.hpp): the default scale, encode/decode through the context
-// equal to the functions it wraps, real values in and out, the Decryptor, an Evaluator built from
-// a context, keys that outlive the names they were made under, the objects the context makes
-// (word for word those of the building blocks), and every refusal by name.
+// equal to the encoder it wraps, real values in and out, the Decryptor, an Evaluator built from a
+// context, keys that outlive the names they were made under, the objects the context makes (word
+// for word those of the rlwe building blocks), the deprecated free functions of ckks.hpp as
+// forwards to them, and every refusal by name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,22 +71,29 @@ TEST(CkksContext, RefusesBadScalesByName) {
   EXPECT_EQ(Context::create(single, std::ldexp(1.0, 30))->scale(), std::ldexp(1.0, 30));
 }
 
-TEST(CkksContext, EncodeEqualsTheWrappedFunctions) {
+// The encoder's polynomial at `level` and `scale`: what Context::encode must hold.
+template <class Value>
+RnsPoly encoded(const Context& ctx, const std::vector<Value>& values, double scale,
+                std::size_t level) {
+  RnsPoly poly(ctx.params()->ring(), level + 1);
+  ctx.encoder().encode(std::span<const Value>(values), scale, poly);
+  return poly;
+}
+
+TEST(CkksContext, EncodeEqualsTheWrappedEncoder) {
   POLYHE_SEEDED_RNG(rng);
   const auto ctx = Context::create(params_with({40, 30, 30}));
   const test::Vec z = test::random_values(rng, ctx->slots());
   std::vector<double> x(ctx->slots());
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = z[i].real();
   const Plaintext a = ctx->encode(z);
-  const Plaintext b = encode(ctx->encoder(), ctx->params(), z, ctx->scale(), ctx->max_level());
   EXPECT_EQ(a.level(), ctx->max_level());
   EXPECT_EQ(a.scale, ctx->scale());
-  EXPECT_TRUE(same(a.poly, b.poly));
+  EXPECT_TRUE(same(a.poly, encoded(*ctx, z, ctx->scale(), ctx->max_level())));
   const Plaintext r = ctx->encode(x, 1, std::ldexp(1.0, 20));
-  const Plaintext s = encode(ctx->encoder(), ctx->params(), x, std::ldexp(1.0, 20), 1);
   EXPECT_EQ(r.level(), 1U);
   EXPECT_EQ(r.scale, std::ldexp(1.0, 20));
-  EXPECT_TRUE(same(r.poly, s.poly));
+  EXPECT_TRUE(same(r.poly, encoded(*ctx, x, std::ldexp(1.0, 20), 1)));
   // Real in, real out, to the encoding's precision.
   const std::vector<double> back = ctx->decode_real(ctx->encode(x));
   ASSERT_EQ(back.size(), x.size());
@@ -108,14 +116,14 @@ TEST(CkksContext, DecodeRefusesAnotherParameterSet) {
 TEST(CkksContext, ObjectsOwnTheirKeys) {
   POLYHE_SEEDED_RNG(rng);
   const auto ctx = Context::create(params_with({40, 30, 30}));
-  std::unique_ptr<rlwe::Encryptor> encryptor;
+  std::unique_ptr<Encryptor> encryptor;
   std::unique_ptr<Evaluator> eval;
   std::unique_ptr<Decryptor> decryptor;
   std::unique_ptr<Decryptor> copied;
   {
     rlwe::KeyGenerator keygen(ctx->params(), test::make_seed(rng));
     rlwe::SecretKey sk = keygen.secret_key();
-    encryptor = std::make_unique<rlwe::Encryptor>(keygen.public_key(sk));  // a temporary: copied
+    encryptor = std::make_unique<Encryptor>(ctx->encryptor(keygen.public_key(sk)));  // moved in
     eval = std::make_unique<Evaluator>(ctx, rlwe::share(keygen.relinearization_key(sk)));
     copied = std::make_unique<Decryptor>(sk);
     decryptor = std::make_unique<Decryptor>(rlwe::share(std::move(sk)));
@@ -125,12 +133,12 @@ TEST(CkksContext, ObjectsOwnTheirKeys) {
     x[i] = 0.5 + 0.001 * static_cast<double>(i % 100);
     y[i] = 1.0 - 0.002 * static_cast<double>(i % 50);
   }
-  const Ciphertext cx = encrypt(*encryptor, ctx->encode(x));
-  const Ciphertext cy = encrypt(*encryptor, ctx->encode(y));
+  const Ciphertext cx = encryptor->encrypt(ctx->encode(x));
+  const Ciphertext cy = encryptor->encrypt(ctx->encode(y));
   const Ciphertext prod = eval->rescale(eval->multiply_relin(cx, cy));
   const Plaintext pt = decryptor->decrypt(prod);
   EXPECT_TRUE(same(pt.poly, copied->decrypt(prod).poly));
-  EXPECT_TRUE(same(pt.poly, decrypt(prod, decryptor->key()).poly));
+  EXPECT_TRUE(same(pt.poly, rlwe::decrypt_poly(prod, decryptor->key())));
   const std::vector<double> got = ctx->decode_real(pt);
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(got[i], x[i] * y[i], 1e-4) << i;
 }
@@ -148,8 +156,8 @@ TEST(CkksContext, RefusesNullKeysAndBadOptions) {
   EXPECT_NO_THROW(Decryptor(sk, DecryptOptions{40}));
 }
 
-// The context's factories make, word for word, what the building blocks make from the same seeds:
-// keys, an encryption, a product and a decryption.
+// The context's factories make, word for word, what the rlwe building blocks make from the same
+// seeds: keys, an encryption, a product and a decryption.
 TEST(CkksContext, FactoriesEqualTheBuildingBlocks) {
   POLYHE_SEEDED_RNG(rng);
   const auto ctx = Context::create(params_with({40, 30, 30}));
@@ -175,15 +183,17 @@ TEST(CkksContext, FactoriesEqualTheBuildingBlocks) {
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25 + 0.001 * static_cast<double>(i % 300);
   const Plaintext pt = ctx->encode(x);
   const Ciphertext ct = encryptor.encrypt(pt);
-  const Ciphertext ct_built = encrypt(rlwe_encryptor, pt);
+  const Ciphertext ct_built = rlwe_encryptor.encrypt(pt.poly);
   for (std::size_t j = 0; j < 2; ++j) ASSERT_TRUE(same(ct[j], ct_built[j])) << j;
+  EXPECT_EQ(ct.scale(), pt.scale);
+  EXPECT_EQ(ct.level(), pt.level());
   EXPECT_EQ(encryptor.device(), nullptr);
 
   const Ciphertext prod = eval.rotate(eval.rescale(eval.multiply_relin(ct, ct)), -3);
   const Ciphertext prod_built =
       built_eval.rotate(built_eval.rescale(built_eval.multiply_relin(ct, ct)), -3);
   for (std::size_t j = 0; j < 2; ++j) EXPECT_TRUE(same(prod[j], prod_built[j])) << j;
-  EXPECT_TRUE(same(decryptor.decrypt(prod).poly, decrypt(prod, sk).poly));
+  EXPECT_TRUE(same(decryptor.decrypt(prod).poly, rlwe::decrypt_poly(prod, sk)));
 
   const std::vector<double> got = ctx->decode_real(decryptor.decrypt(prod));
   const std::size_t n = x.size();
@@ -216,8 +226,8 @@ TEST(CkksContext, EncryptorCopiesShareOneSeedStream) {
   const Plaintext pt = ctx->encode(std::vector<double>{1.0, -2.0});
   const Ciphertext a = first.encrypt(pt), b = second.encrypt(pt);
   EXPECT_FALSE(same(a[1], b[1]));
-  EXPECT_TRUE(same(a[1], encrypt(reference, pt)[1]));
-  EXPECT_TRUE(same(b[1], encrypt(reference, pt)[1]));
+  EXPECT_TRUE(same(a[1], reference.encrypt(pt.poly)[1]));
+  EXPECT_TRUE(same(b[1], reference.encrypt(pt.poly)[1]));
 }
 
 // Keys of another parameter set are refused by every factory (MismatchedContext, naming the
@@ -251,6 +261,37 @@ TEST(CkksContext, FactoriesRefuseForeignAndNullKeys) {
   EXPECT_THROW((void)ctx->decryptor(own_sk, DecryptOptions{61}), InvalidParameter);
   const Encryptor encryptor = ctx->encryptor(own.public_key(own_sk));
   EXPECT_THROW((void)encryptor.encrypt(other->encode(std::vector<double>{1.0})), MismatchedContext);
+}
+
+// The free functions of ckks.hpp are deprecated forwards: the same words as the classes (from the
+// same seeds), the same refusals.
+TEST(CkksContext, DeprecatedFreeFunctionsForwardToTheClasses) {
+  POLYHE_SEEDED_RNG(rng);
+  const auto ctx = Context::create(params_with({40, 30, 30}));
+  rlwe::KeyGenerator keygen = ctx->key_generator(test::make_seed(rng));
+  const rlwe::SecretKey sk = keygen.secret_key();
+  const rlwe::PublicKey pk = keygen.public_key(sk);
+  const Seed seed = test::make_seed(rng);
+  const test::Vec z = test::random_values(rng, ctx->slots());
+  const std::vector<double> x = {0.5, -1.25, 2.0};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  const Plaintext pz = encode(ctx->encoder(), ctx->params(), z, ctx->scale(), 2);
+  const Plaintext px = encode(ctx->encoder(), ctx->params(), x, std::ldexp(1.0, 20), 1);
+  const Ciphertext ct = encrypt(rlwe::Encryptor(pk, seed), pz);
+  const Plaintext back = decrypt(ct, sk);
+  const std::vector<std::complex<double>> decoded = decode(ctx->encoder(), back);
+  EXPECT_THROW((void)encode(ctx->encoder(), ctx->params(), x, ctx->scale(), 3), InvalidParameter);
+  EXPECT_THROW((void)decrypt(ct, sk, DecryptOptions{61}), InvalidParameter);
+#pragma GCC diagnostic pop
+  EXPECT_TRUE(same(pz.poly, ctx->encode(z, 2).poly));
+  EXPECT_TRUE(same(px.poly, ctx->encode(x, 1, std::ldexp(1.0, 20)).poly));
+  EXPECT_EQ(px.scale, std::ldexp(1.0, 20));
+  const Ciphertext want = ctx->encryptor(pk, seed).encrypt(pz);
+  for (std::size_t j = 0; j < 2; ++j) EXPECT_TRUE(same(ct[j], want[j])) << j;
+  EXPECT_EQ(ct.scale(), want.scale());
+  EXPECT_TRUE(same(back.poly, ctx->decryptor(sk).decrypt(ct).poly));
+  EXPECT_EQ(decoded, ctx->decode(back));
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ struct Fixture {
   rlwe::KeyGenerator keygen;
   rlwe::SecretKey sk;
   std::shared_ptr<const rlwe::KeySwitchKey> relin;
-  rlwe::Encryptor encryptor;
+  Encryptor encryptor;
+  Decryptor decryptor;
 
   explicit Fixture(polyhe::test::TestRng& rng)
       : params(test::make_params(small_case())),
@@ -40,13 +41,14 @@ struct Fixture {
         keygen(params, test::make_seed(rng)),
         sk(keygen.secret_key()),
         relin(rlwe::share(keygen.relinearization_key(sk))),
-        encryptor(sk, test::make_seed(rng)) {}
+        encryptor(ctx->encryptor(sk, test::make_seed(rng))),
+        decryptor(ctx->decryptor(sk)) {}
 
   Evaluator evaluator(const std::vector<std::int64_t>& steps) {
     return Evaluator(params, relin, rlwe::share(keygen.rotation_keys(sk, steps)));
   }
-  Ciphertext encrypt(const Vec& x) { return ckks::encrypt(encryptor, ctx->encode(x)); }
-  Vec decrypt(const Ciphertext& ct) const { return ctx->decode(ckks::decrypt(ct, sk)); }
+  Ciphertext encrypt(const Vec& x) { return encryptor.encrypt(ctx->encode(x)); }
+  Vec decrypt(const Ciphertext& ct) const { return ctx->decode(decryptor.decrypt(ct)); }
 };
 
 /// M·x in double precision for the slots × slots matrix of `d`.

@@ -29,7 +29,8 @@ struct Fixture {
   rlwe::KeyGenerator keygen;
   rlwe::SecretKey sk;
   Evaluator ev;
-  rlwe::Encryptor encryptor;
+  Encryptor encryptor;
+  Decryptor decryptor;
 
   explicit Fixture(polyhe::test::TestRng& rng)
       : params(test::make_params({6, {60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40}, {60}, 0, 40})),
@@ -37,13 +38,14 @@ struct Fixture {
         keygen(params, test::make_seed(rng)),
         sk(keygen.secret_key()),
         ev(params, rlwe::share(keygen.relinearization_key(sk))),
-        encryptor(sk, test::make_seed(rng)) {}
+        encryptor(ctx->encryptor(sk, test::make_seed(rng))),
+        decryptor(ctx->decryptor(sk)) {}
 
   Ciphertext encrypt(const std::vector<double>& x, std::size_t level) {
-    return ckks::encrypt(encryptor, ctx->encode(x, level));
+    return encryptor.encrypt(ctx->encode(x, level));
   }
   std::vector<double> decrypt(const Ciphertext& ct) const {
-    return ctx->decode_real(ckks::decrypt(ct, sk));
+    return ctx->decode_real(decryptor.decrypt(ct));
   }
 };
 
@@ -245,8 +247,8 @@ TEST(Polynomial, AnInputScaleFarBelowItsPrimesIsRefused) {
   rlwe::KeyGenerator keygen(params, test::make_seed(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const Evaluator ev(params, rlwe::share(keygen.relinearization_key(sk)));
-  rlwe::Encryptor enc(sk, test::make_seed(rng));
-  const Ciphertext ct = ckks::encrypt(enc, ctx->encode(uniform(rng, ctx->slots(), -1, 1)));
+  const Encryptor enc = ctx->encryptor(sk, test::make_seed(rng));
+  const Ciphertext ct = enc.encrypt(ctx->encode(uniform(rng, ctx->slots(), -1, 1)));
   try {
     (void)evaluate(ev, ct, PowerSeries{{0, 0, 0, 1}});
     ADD_FAILURE() << "evaluated";

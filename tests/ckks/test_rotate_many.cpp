@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ckks/ckks_cases.hpp"
+#include "polyhe/ckks/context.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/ring/key_switching.hpp"
 #include "polyhe/rlwe/operations.hpp"
@@ -65,11 +66,11 @@ TEST_F(RotateMany, EachResultIsRotatesWordForWord) {
     const rlwe::SecretKey sk = keygen.secret_key();
     const rlwe::GaloisKeys gks = keygen.rotation_keys(sk, keyed, /*conjugation=*/true);
     const Evaluator eval(params, nullptr, rlwe::share(gks));
-    rlwe::Encryptor enc(sk, test::make_seed(rng));
-    Encoder encoder(params->ring());
     const double scale = std::ldexp(1.0, c.scale_bits);
-    const Ciphertext top = encrypt(
-        enc, encode(encoder, params, test::random_values(rng, slots), scale, params->max_level()));
+    const ContextPtr ctx = Context::create(params, scale);
+    const Encryptor enc = ctx->encryptor(sk, test::make_seed(rng));
+    const Ciphertext top =
+        enc.encrypt(ctx->encode(test::random_values(rng, slots), params->max_level(), scale));
     // A repeated step, a step of 0 and one of N/2 (both the identity), negative steps.
     const std::vector<std::int64_t> steps = {1,
                                              -3,

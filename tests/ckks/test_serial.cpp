@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "polyhe/ckks/context.hpp"
 #include "polyhe/core/error.hpp"
 #include "support/test_rng.hpp"
 
@@ -88,14 +89,14 @@ void expect_corrupt(const ParametersPtr& params, const Bytes& bytes, const std::
 // A plaintext at `level`: encoded slots when the encoder works, else a random polynomial.
 Plaintext make_plaintext(const ParametersPtr& params, TestRng& rng, std::size_t level,
                          double scale) {
-  const ckks::Encoder encoder(params->ring());
-  return ckks::encode(encoder, params, random_slots(rng, encoder.slots()), scale, level);
+  const ckks::ContextPtr ctx = ckks::Context::create(params, scale);
+  return ctx->encode(random_slots(rng, ctx->slots()), level, scale);
 }
 
 TEST(CkksSerial, PlaintextRoundTrip) {
   POLYHE_SEEDED_RNG(rng);
   const ParametersPtr params = make_params(10);
-  const ckks::Encoder encoder(params->ring());
+  const ckks::ContextPtr ctx = ckks::Context::create(params);
   for (std::size_t level = 0; level <= params->max_level(); ++level) {
     const double scale = std::ldexp(1.0, 30 + static_cast<int>(level));
     const Plaintext pt = make_plaintext(params, rng, level, scale);
@@ -105,8 +106,8 @@ TEST(CkksSerial, PlaintextRoundTrip) {
     EXPECT_TRUE(same_plaintext(loaded, pt)) << "level " << level;
     EXPECT_EQ(loaded.level(), level);
     EXPECT_EQ(loaded.params, params);
-    const auto a = ckks::decode(encoder, pt);
-    const auto b = ckks::decode(encoder, loaded);
+    const auto a = ctx->decode(pt);
+    const auto b = ctx->decode(loaded);
     EXPECT_EQ(a, b);
   }
 }
@@ -128,22 +129,23 @@ TEST(CkksSerial, RandomPolynomialPlaintextRoundTrip) {
 TEST(CkksSerial, CiphertextRoundTripDecodes) {
   POLYHE_SEEDED_RNG(rng);
   const ParametersPtr params = make_params(10);
-  const ckks::Encoder encoder(params->ring());
+  const double scale = std::ldexp(1.0, 35);
+  const ckks::ContextPtr ctx = ckks::Context::create(params, scale);
   rlwe::KeyGenerator keygen(params, seed_from(rng));
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::PublicKey pk = keygen.public_key(sk);
-  const auto slots = random_slots(rng, encoder.slots());
-  const double scale = std::ldexp(1.0, 35);
-  const Plaintext pt = ckks::encode(encoder, params, slots, scale, params->max_level());
-  rlwe::Encryptor sym(sk, seed_from(rng));
-  rlwe::Encryptor pub(pk, seed_from(rng));
-  for (rlwe::Encryptor* enc : {&sym, &pub}) {
-    const rlwe::Ciphertext ct = ckks::encrypt(*enc, pt);
+  const auto slots = random_slots(rng, ctx->slots());
+  const Plaintext pt = ctx->encode(slots, params->max_level(), scale);
+  const ckks::Encryptor sym = ctx->encryptor(sk, seed_from(rng));
+  const ckks::Encryptor pub = ctx->encryptor(pk, seed_from(rng));
+  const ckks::Decryptor decryptor = ctx->decryptor(sk);
+  for (const ckks::Encryptor* enc : {&sym, &pub}) {
+    const rlwe::Ciphertext ct = enc->encrypt(pt);
     const Bytes bytes = ckks::serialize(ct);
     const rlwe::Ciphertext loaded = ckks::load_ciphertext(bytes, params);
     EXPECT_EQ(loaded.scale(), scale);
     EXPECT_EQ(loaded.seed(), ct.seed());
-    const auto out = ckks::decode(encoder, ckks::decrypt(loaded, sk));
+    const auto out = ctx->decode(decryptor.decrypt(loaded));
     double err = 0;
     for (std::size_t i = 0; i < slots.size(); ++i) err = std::max(err, std::abs(out[i] - slots[i]));
     EXPECT_LT(err, 1e-6);

@@ -18,7 +18,7 @@
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/bgv/bgv.hpp"
 #include "polyhe/ckks/ckks.hpp"
-#include "polyhe/ckks/encoder.hpp"
+#include "polyhe/ckks/context.hpp"
 #include "polyhe/core/constant_time.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/rlwe/keys.hpp"
@@ -108,12 +108,12 @@ TEST_P(CkksConstantTime, KeysEncryptionAndDecryption) {
   const int special = GetParam();
   const auto p = params({50, 40, 40}, std::vector<int>(static_cast<std::size_t>(special), 50));
   const double scale = std::ldexp(1.0, 40);
-  ckks::Encoder encoder(p->ring());
+  const ckks::ContextPtr ctx = ckks::Context::create(p, scale);
   std::vector<std::complex<double>> x(p->n() / 2);
   for (std::size_t i = 0; i < x.size(); ++i) {
     x[i] = {std::cos(0.1 * static_cast<double>(i)), std::sin(0.3 * static_cast<double>(i))};
   }
-  const ckks::Plaintext px = ckks::encode(encoder, p, x, scale, p->max_level());
+  const ckks::Plaintext px = ctx->encode(x, p->max_level(), scale);
 
   const unsigned before = reports();
   rlwe::KeyGenerator keygen(p);
@@ -122,24 +122,25 @@ TEST_P(CkksConstantTime, KeysEncryptionAndDecryption) {
   const rlwe::KeySwitchKey relin = keygen.relinearization_key(sk);
   const std::vector<std::int64_t> steps{1};
   const rlwe::GaloisKeys galois = keygen.rotation_keys(sk, steps, /*conjugation=*/true);
-  rlwe::Encryptor pk_enc(pk);
-  rlwe::Encryptor sk_enc(sk);
-  const ckks::Ciphertext c_pk = ckks::encrypt(pk_enc, px);
-  const ckks::Ciphertext c_sk = ckks::encrypt(sk_enc, px);
+  const ckks::Encryptor pk_enc = ctx->encryptor(pk);
+  const ckks::Encryptor sk_enc = ctx->encryptor(sk);
+  const ckks::Ciphertext c_pk = pk_enc.encrypt(px);
+  const ckks::Ciphertext c_sk = sk_enc.encrypt(px);
   const ckks::Evaluator ev(p, rlwe::share(relin), rlwe::share(galois));
   const ckks::Ciphertext square = ev.multiply(c_pk, c_sk);  // size 3: decryption with s² too
-  const ckks::Plaintext d_pk = ckks::decrypt(c_pk, sk);
-  const ckks::Plaintext d_sk = ckks::decrypt(c_sk, sk);
-  const ckks::Plaintext d_square = ckks::decrypt(square, sk);
-  const ckks::Plaintext d_flooded = ckks::decrypt(c_pk, sk, ckks::DecryptOptions{20});
+  const ckks::Decryptor decryptor = ctx->decryptor(sk);
+  const ckks::Plaintext d_pk = decryptor.decrypt(c_pk);
+  const ckks::Plaintext d_sk = decryptor.decrypt(c_sk);
+  const ckks::Plaintext d_square = decryptor.decrypt(square);
+  const ckks::Plaintext d_flooded = ctx->decryptor(sk, ckks::DecryptOptions{20}).decrypt(c_pk);
   EXPECT_EQ(reports(), before) << "a branch or an index on a secret (valgrind's log above)";
 
-  EXPECT_LT(max_error(x, ckks::decode(encoder, d_pk)), 1e-5);
-  EXPECT_LT(max_error(x, ckks::decode(encoder, d_sk)), 1e-5);
-  EXPECT_LT(max_error(x, ckks::decode(encoder, d_flooded)), 1e-3);
+  EXPECT_LT(max_error(x, ctx->decode(d_pk)), 1e-5);
+  EXPECT_LT(max_error(x, ctx->decode(d_sk)), 1e-5);
+  EXPECT_LT(max_error(x, ctx->decode(d_flooded)), 1e-3);
   std::vector<std::complex<double>> xx(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) xx[i] = x[i] * x[i];
-  EXPECT_LT(max_error(xx, ckks::decode(encoder, d_square)), 1e-4);
+  EXPECT_LT(max_error(xx, ctx->decode(d_square)), 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(SpecialPrimes, CkksConstantTime, ::testing::Values(1, 2));
@@ -164,15 +165,16 @@ TEST_P(BgvConstantTime, KeysEncryptionAndDecryption) {
   const rlwe::SecretKey sk = keygen.secret_key();
   const rlwe::PublicKey pk = keygen.public_key(sk);
   const rlwe::KeySwitchKey relin = keygen.relinearization_key(sk);
-  rlwe::Encryptor pk_enc(pk);
-  rlwe::Encryptor sk_enc(sk);
-  const bgv::Ciphertext c_pk = bgv::encrypt(*ctx, pk_enc, px);
-  const bgv::Ciphertext c_sk = bgv::encrypt(*ctx, sk_enc, px);
+  const bgv::Encryptor pk_enc = ctx->encryptor(pk);
+  const bgv::Encryptor sk_enc = ctx->encryptor(sk);
+  const bgv::Ciphertext c_pk = pk_enc.encrypt(px);
+  const bgv::Ciphertext c_sk = sk_enc.encrypt(px);
   const bgv::Evaluator ev(ctx, rlwe::share(relin), nullptr);
   const bgv::Ciphertext square = ev.multiply(c_pk, c_sk);
-  const bgv::Plaintext d_pk = bgv::decrypt(*ctx, c_pk, sk);
-  const bgv::Plaintext d_sk = bgv::decrypt(*ctx, c_sk, sk);
-  const bgv::Plaintext d_square = bgv::decrypt(*ctx, square, sk);
+  const bgv::Decryptor decryptor = ctx->decryptor(sk);
+  const bgv::Plaintext d_pk = decryptor.decrypt(c_pk);
+  const bgv::Plaintext d_sk = decryptor.decrypt(c_sk);
+  const bgv::Plaintext d_square = decryptor.decrypt(square);
   EXPECT_EQ(reports(), before) << "a branch or an index on a secret (valgrind's log above)";
 
   EXPECT_EQ(ctx->batch_encoder().decode(d_pk.coeffs), x);

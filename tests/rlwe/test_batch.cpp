@@ -10,6 +10,7 @@
 
 #include "ckks/ckks_cases.hpp"
 #include "polyhe/ckks/ckks.hpp"
+#include "polyhe/ckks/context.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/rlwe/batch.hpp"
 #include "support/test_device.hpp"
@@ -39,20 +40,20 @@ TEST_P(Batch, CiphertextsThroughMultiplyRescaleEqualTheCpu) {
   POLYHE_SEEDED_RNG(rng);
   const auto params = ckks::test::make_params(Case{12, {60, 40, 40}, {60}, 0, 40});
   const double scale = std::ldexp(1.0, 40);
-  ckks::Encoder encoder(params->ring());
+  const ckks::ContextPtr ctx = ckks::Context::create(params, scale);
   KeyGenerator keygen(params, ckks::test::make_seed(rng));
   const SecretKey sk = keygen.secret_key();
   const KeySwitchKey rlk = keygen.relinearization_key(sk);
   const KeySwitchKey d_rlk = rlk.to_device(dev);
   const ckks::Evaluator host(params, rlwe::share(rlk)), device(params, rlwe::share(d_rlk));
-  Encryptor enc(sk, ckks::test::make_seed(rng));
+  const ckks::Encryptor enc = ctx->encryptor(sk, ckks::test::make_seed(rng));
   const auto y = ckks::test::random_values(rng, params->n() / 2);
-  const Ciphertext cy = ckks::encrypt(enc, ckks::encode(encoder, params, y, scale, 2));
+  const Ciphertext cy = enc.encrypt(ctx->encode(y, 2, scale));
   const Ciphertext d_cy = cy.to_device(dev);  // resident operand
   std::vector<Ciphertext> items;
   for (int i = 0; i < 7; ++i) {
     const auto x = ckks::test::random_values(rng, params->n() / 2);
-    items.push_back(ckks::encrypt(enc, ckks::encode(encoder, params, x, scale, 2)));
+    items.push_back(enc.encrypt(ctx->encode(x, 2, scale)));
   }
   const std::vector<Ciphertext> out = map_on_device(
       dev, items,
@@ -68,7 +69,7 @@ TEST_P(Batch, PlaintextsThroughEncryptionEqualTheCpu) {
   POLYHE_DEVICE_OR_SKIP(dev);
   POLYHE_SEEDED_RNG(rng);
   const auto params = ckks::test::make_params(Case{11, {50, 40}, {50}, 0, 30});
-  ckks::Encoder encoder(params->ring());
+  const ckks::ContextPtr ctx = ckks::Context::create(params, std::ldexp(1.0, 30));
   KeyGenerator keygen(params, ckks::test::make_seed(rng));
   const SecretKey sk = keygen.secret_key();
   const PublicKey pk = keygen.public_key(sk);
@@ -78,7 +79,7 @@ TEST_P(Batch, PlaintextsThroughEncryptionEqualTheCpu) {
   std::vector<RnsPoly> plaintexts;
   for (int i = 0; i < 5; ++i) {
     const auto x = ckks::test::random_values(rng, params->n() / 2);
-    plaintexts.push_back(ckks::encode(encoder, params, x, std::ldexp(1.0, 30), 1).poly);
+    plaintexts.push_back(ctx->encode(x, 1, std::ldexp(1.0, 30)).poly);
   }
   const std::vector<Ciphertext> out = map_on_device(
       dev, plaintexts, [&](const RnsPoly& m) { return device.encrypt(m); }, GetParam());

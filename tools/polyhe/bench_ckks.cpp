@@ -224,7 +224,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
   };
   const std::size_t top = params->max_level();
   const double scale = std::ldexp(1.0, config.scale_bits);
-  const ckks::Encoder encoder(params->ring());
+  const ckks::ContextPtr ctx = ckks::Context::create(params, scale);
   InputRng rng(os_seed());
 
   // Keys, untimed: a relinearisation key only for multiply_relin, a Galois key only for rotate;
@@ -250,7 +250,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     bc.sine_degree = config.sine_degree;
     bc.iterations = config.bootstrap_iterations;
     bc.iteration_precision_bits = config.iteration_precision_bits;
-    boot.emplace(*ckks::Context::create(params, scale), bc);
+    boot.emplace(*ctx, bc);
     if (boot->encapsulation_parameters()) {
       encapsulation = placed(boot->encapsulation_keys(keygen, host_sk), device);
     }
@@ -274,7 +274,8 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         placed(keygen.rotation_keys(host_sk, steps, /*conjugation=*/boot.has_value()), device));
   }
   const ckks::Evaluator ev(params, rlk, galois);
-  rlwe::Encryptor encryptor(pk);
+  const ckks::Encryptor encryptor = ctx->encryptor(pk);
+  const ckks::Decryptor decryptor = ctx->decryptor(sk);
   // A call ends when its results exist: the device's work is waited for. On a device, the
   // host's share is timed too (enqueue_median).
   const auto timed = [&](Measurement& m, auto&& call) {
@@ -290,12 +291,12 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     m.enqueue_ns = enqueue_median(config.backend, call, config.timing);
   };
 
-  const std::vector<Complex> x = unit_disc(rng, encoder.slots());
-  const std::vector<Complex> y = unit_disc(rng, encoder.slots());
-  const ckks::Plaintext pt_x = ckks::encode(encoder, params, x, scale, top);
-  const ckks::Plaintext pt_y = ckks::encode(encoder, params, y, scale, top);
-  const ckks::Ciphertext ct_x = ckks::encrypt(encryptor, pt_x);
-  const ckks::Ciphertext ct_y = ckks::encrypt(encryptor, pt_y);
+  const std::vector<Complex> x = unit_disc(rng, ctx->slots());
+  const std::vector<Complex> y = unit_disc(rng, ctx->slots());
+  const ckks::Plaintext pt_x = ctx->encode(x, top, scale);
+  const ckks::Plaintext pt_y = ctx->encode(y, top, scale);
+  const ckks::Ciphertext ct_x = encryptor.encrypt(pt_x);
+  const ckks::Ciphertext ct_y = encryptor.encrypt(pt_y);
   // The plaintext decode reads where decryption leaves it.
   const ckks::Plaintext pt_decoded = pt_x.to_device(device);
 
@@ -317,10 +318,10 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
     switch (op) {
       case CkksOp::encode: {
         RnsPoly out(params->ring(), top + 1, PolyForm::kCoefficient, device);
-        timed(cm.m, [&] { encoder.encode(x, scale, out); });
+        timed(cm.m, [&] { ctx->encoder().encode(x, scale, out); });
         break;
       }
-      case CkksOp::encrypt: timed(cm.m, [&] { (void)ckks::encrypt(encryptor, pt_x); }); break;
+      case CkksOp::encrypt: timed(cm.m, [&] { (void)encryptor.encrypt(pt_x); }); break;
       case CkksOp::add: {
         ckks::Ciphertext acc = ct_x;
         timed(cm.m, [&] { ev.add_inplace(acc, ct_y); });
@@ -329,8 +330,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
       case CkksOp::multiply_relin: {
         timed(cm.m, [&] { (void)ev.multiply_relin(ct_x, ct_y); });
         // The precision of one multiplication, as defined in bench_ckks.hpp.
-        const auto z =
-            ckks::decode(encoder, ckks::decrypt(ev.rescale(ev.multiply_relin(ct_x, ct_y)), sk));
+        const auto z = ctx->decode(decryptor.decrypt(ev.rescale(ev.multiply_relin(ct_x, ct_y))));
         double max_error = 0;
         for (std::size_t j = 0; j < x.size(); ++j) {
           max_error = std::max(max_error, std::abs(z[j] - x[j] * y[j]));
@@ -351,12 +351,11 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
       case CkksOp::rotate_many:
         timed(cm.m, [&] { (void)ev.rotate_many(ct_x, hoisted_steps); });
         break;
-      case CkksOp::decrypt: timed(cm.m, [&] { (void)ckks::decrypt(ct_x, sk); }); break;
-      case CkksOp::decode: timed(cm.m, [&] { (void)ckks::decode(encoder, pt_decoded); }); break;
+      case CkksOp::decrypt: timed(cm.m, [&] { (void)decryptor.decrypt(ct_x); }); break;
+      case CkksOp::decode: timed(cm.m, [&] { (void)ctx->decode(pt_decoded); }); break;
       case CkksOp::bootstrap: {
         // A level-0 ciphertext of x at Δ, refreshed; precision against x, all N/2 slots.
-        const ckks::Ciphertext low =
-            ckks::encrypt(encryptor, ckks::encode(encoder, params, x, scale, 0));
+        const ckks::Ciphertext low = encryptor.encrypt(ctx->encode(x, 0, scale));
         const auto refresh = [&] {
           return encapsulation ? boot->bootstrap(ev, low, *encapsulation)
                                : boot->bootstrap(ev, low);
@@ -374,7 +373,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         cm.iteration_precision_bits = boot->iteration_precision_bits();
         cm.rotation_keys = boot->rotations().size();
         const auto worst_bits = [&](const ckks::Ciphertext& c, const auto& want) {
-          const auto z = ckks::decode(encoder, ckks::decrypt(c, sk));
+          const auto z = ctx->decode(decryptor.decrypt(c));
           double e = 0;
           for (std::size_t j = 0; j < want.size(); ++j) e = std::max(e, std::abs(z[j] - want[j]));
           if (!(e >= 0x1p-64)) e = std::isnan(e) ? 1e300 : 0x1p-64;
@@ -382,8 +381,7 @@ void run_bench_ckks(const BenchCkksConfig& config, const rlwe::ParametersPtr& pa
         };
         cm.input_precision_bits = worst_bits(low, x);
         cm.precision_bits = worst_bits(fresh, x);
-        cm.refresh_precision_bits =
-            worst_bits(fresh, ckks::decode(encoder, ckks::decrypt(low, sk)));
+        cm.refresh_precision_bits = worst_bits(fresh, ctx->decode(decryptor.decrypt(low)));
         break;
       }
       case CkksOp::batch_add:

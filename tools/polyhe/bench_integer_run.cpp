@@ -71,7 +71,7 @@ struct Inputs {
   const bgv::Context& ctx;
   const bgv::Evaluator& ev;
   const ValueEncoder& encoder;
-  const rlwe::SecretKey& sk;
+  const bgv::Decryptor& decryptor;
   std::vector<std::uint64_t> x, y;  // N values in [0, t)
   bgv::Plaintext pt_x;
   bgv::Ciphertext ct_x, ct_y;  // fresh, at level L
@@ -82,12 +82,12 @@ struct Inputs {
 void measure_noise(const Inputs& in, IntegerMeasurement& im,
                    const std::function<void(const std::string&)>& note) {
   bgv::Ciphertext result = in.ev.multiply_relin(in.ct_x, in.ct_y);
-  im.noise_budget_fresh = bgv::noise_budget(in.ctx, in.ct_x, in.sk);
-  im.noise_budget_after = bgv::noise_budget(in.ctx, result, in.sk);
+  im.noise_budget_fresh = in.decryptor.noise_budget(in.ct_x);
+  im.noise_budget_after = in.decryptor.noise_budget(result);
   // The switch after the product: BGV's (the bench's mod_switch op is BGV's only).
   if (in.ctx.scheme() == bgv::Scheme::bgv && result.level() > 0) {
     in.ev.mod_switch_to_next_inplace(result);
-    im.noise_budget_after_switch = bgv::noise_budget(in.ctx, result, in.sk);
+    im.noise_budget_after_switch = in.decryptor.noise_budget(result);
   }
   const std::string budget = budget_name(in.ctx);
   if (*im.noise_budget_after == 0 || im.noise_budget_after_switch == 0) {
@@ -97,7 +97,7 @@ void measure_noise(const Inputs& in, IntegerMeasurement& im,
     return;
   }
   if (!in.ctx.batching()) return;  // the negacyclic product mod t would cost O(N²): not checked
-  const bgv::Plaintext z = bgv::decrypt(in.ctx, result, in.sk);
+  const bgv::Plaintext z = in.decryptor.decrypt(result);
   std::vector<std::uint64_t> slots(in.ctx.n());
   in.encoder.decode(z.coeffs, slots);
   const std::uint64_t t = in.ctx.t().value();
@@ -115,7 +115,7 @@ void measure_noise(const Inputs& in, IntegerMeasurement& im,
 }
 
 /// Times one op (see run_bench_integer in bench_integer.hpp for what a call includes).
-TimingStats time_op(IntegerOp op, const Inputs& in, rlwe::Encryptor& encryptor,
+TimingStats time_op(IntegerOp op, const Inputs& in, const bgv::Encryptor& encryptor,
                     const BenchIntegerConfig& config, std::optional<double>& enqueue_ns) {
   const TimingOptions& timing = config.timing;
   // A call ends when its results exist: the device's work is waited for. On a device, the
@@ -139,8 +139,7 @@ TimingStats time_op(IntegerOp op, const Inputs& in, rlwe::Encryptor& encryptor,
       std::vector<std::uint64_t> out(in.ctx.n());
       return measure([&] { in.encoder.encode(in.x, out); }, timing);
     }
-    case IntegerOp::encrypt:
-      return measure([&] { (void)bgv::encrypt(in.ctx, encryptor, in.pt_x); }, timing);
+    case IntegerOp::encrypt: return measure([&] { (void)encryptor.encrypt(in.pt_x); }, timing);
     case IntegerOp::add: {
       bgv::Ciphertext acc = in.ct_x;
       return measure([&] { rlwe::add_inplace(acc, in.ct_y); }, timing);
@@ -163,8 +162,7 @@ TimingStats time_op(IntegerOp op, const Inputs& in, rlwe::Encryptor& encryptor,
         return measure([&] { (void)in.ev.apply_galois(in.ct_x, config.galois_element); }, timing);
       }
       return measure([&] { (void)in.ev.rotate_rows(in.ct_x, config.rotate_step); }, timing);
-    case IntegerOp::decrypt:
-      return measure([&] { (void)bgv::decrypt(in.ctx, in.ct_x, in.sk); }, timing);
+    case IntegerOp::decrypt: return measure([&] { (void)in.decryptor.decrypt(in.ct_x); }, timing);
     case IntegerOp::decode: {
       std::vector<std::uint64_t> out(in.ctx.n());
       return measure([&] { in.encoder.decode(in.pt_x.coeffs, out); }, timing);
@@ -205,7 +203,8 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
     }
   }
   const bgv::Evaluator ev(ctx, rlk, galois);
-  rlwe::Encryptor encryptor(pk);
+  const bgv::Encryptor encryptor = ctx->encryptor(pk);
+  const bgv::Decryptor decryptor = ctx->decryptor(sk);
 
   std::vector<std::uint64_t> x(n), y(n);
   for (std::size_t j = 0; j < n; ++j) {
@@ -215,9 +214,9 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
   bgv::Plaintext pt_x{std::vector<std::uint64_t>(n)}, pt_y{std::vector<std::uint64_t>(n)};
   encoder.encode(x, pt_x.coeffs);
   encoder.encode(y, pt_y.coeffs);
-  bgv::Ciphertext ct_x = bgv::encrypt(*ctx, encryptor, pt_x);
-  bgv::Ciphertext ct_y = bgv::encrypt(*ctx, encryptor, pt_y);
-  const Inputs in{*ctx,           ev,           encoder,         sk,
+  bgv::Ciphertext ct_x = encryptor.encrypt(pt_x);
+  bgv::Ciphertext ct_y = encryptor.encrypt(pt_y);
+  const Inputs in{*ctx,           ev,           encoder,         decryptor,
                   std::move(x),   std::move(y), std::move(pt_x), std::move(ct_x),
                   std::move(ct_y)};
 

@@ -75,41 +75,35 @@
 
 namespace polyhe::bgv {
 
-/// Encrypts m at the top level (threads and wiping: rlwe::Encryptor's; one encryptor may serve
-/// several threads at once); the plaintext is checked (N coefficients, each < t;
-/// InvalidParameter naming the value), the encryptor must belong to ctx's parameters
-/// (MismatchedContext). BGV: t·encrypt_zero(L) + m (lifted centred), factor 1; a symmetric
-/// encryption loses its seed (t·c_1 is no longer the seed's expansion): it serialises at full
-/// size. BFV: an rlwe encryption of zero (public-key or symmetric, as the encryptor was made) plus
-/// round(Q·m/t); a symmetric one keeps its seed. The building block of bgv::Encryptor, which a
-/// Context makes: `ctx->encryptor(pk).encrypt(m)`.
-[[nodiscard]] Ciphertext encrypt(const Context& ctx, const rlwe::Encryptor& encryptor,
-                                 const Plaintext& m);
+/// Deprecated: bgv::Encryptor::encrypt (`ctx->encryptor(pk).encrypt(m)`), the same words, checks
+/// and messages.
+[[nodiscard, deprecated("use bgv::Encryptor: ctx->encryptor(pk).encrypt(m)")]] Ciphertext encrypt(
+    const Context& ctx, const rlwe::Encryptor& encryptor, const Plaintext& m);
 
-/// BGV: [x]_t · f^−1 mod t with x = [c_0 + c_1·s (+ c_2·s²)]_{Q_l} centred; [x]_t by the exact
-/// (HPS) conversion of the centred residue to Z_t, exact while ‖x‖_∞ ≤ Q_l·(1/2 − (l+1)(l+4)·2^−53)
-/// (rns/base_converter.hpp's bound; the budget is 0 long before). BFV: round(t·x/Q_l) mod t; a
-/// ciphertext with a plaintext factor f ≠ 1 is refused (InvalidParameter naming f: it is BGV's).
-/// Correct while the noise budget is positive; past it, a wrong plaintext that the budget detects.
-[[nodiscard]] Plaintext decrypt(const Context& ctx, const Ciphertext& ct,
-                                const rlwe::SecretKey& sk);
+/// Deprecated: bgv::Decryptor::decrypt (`ctx->decryptor(sk).decrypt(ct)`), the same words.
+[[nodiscard, deprecated("use bgv::Decryptor: ctx->decryptor(sk).decrypt(ct)")]] Plaintext decrypt(
+    const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk);
 
-/// The noise budget in bits, floored at 0; decryption is correct while it is positive. BGV:
-/// log2(Q_l) − 1 − log2‖[c_0 + c_1·s (+ c_2·s²)]_{Q_l}‖_∞ (centred, bit lengths). BFV: SEAL's
-/// invariant noise budget, log2(Q_l) − 1 − log2‖[t·(c_0 + c_1·s (+ c_2·s²))]_{Q_l}‖_∞. Needs the
-/// secret key, and the value leaks information about the noise and hence the key: keep it private
-/// (for parameter tuning and tests, never published alongside ciphertexts). Exact (GMP).
-[[nodiscard]] int noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk);
+/// Deprecated: bgv::Decryptor::noise_budget (`ctx->decryptor(sk).noise_budget(ct)`).
+[[nodiscard,
+  deprecated("use bgv::Decryptor::noise_budget: ctx->decryptor(sk).noise_budget(ct)")]] int
+noise_budget(const Context& ctx, const Ciphertext& ct, const rlwe::SecretKey& sk);
 
-/// bgv::encrypt with a context and an encryptor kept together. Made by Context::encryptor; copies
-/// share one rlwe::Encryptor and so one stream of seeds. Threads and wiping: rlwe::Encryptor's
-/// (one encryptor may serve several threads at once).
+/// Encrypts plaintexts of one context under a public key (or, made from a secret key,
+/// symmetrically). Made by Context::encryptor; copies share one rlwe::Encryptor and so one stream
+/// of seeds. Threads and wiping: rlwe::Encryptor's (one encryptor may serve several threads at
+/// once).
 class Encryptor {
  public:
   /// InvalidParameter for a null context or encryptor.
   Encryptor(ContextPtr ctx, std::shared_ptr<const rlwe::Encryptor> encryptor);
 
-  /// bgv::encrypt(*context(), rlwe_encryptor(), m): m at the top level.
+  /// m at the top level. The plaintext is checked (N coefficients, each < t; InvalidParameter
+  /// naming the value); the rlwe encryptor must belong to the context's parameters
+  /// (MismatchedContext). BGV: t·encrypt_zero(L) + m (lifted centred), factor 1; a symmetric
+  /// encryption loses its seed (t·c_1 is no longer the seed's expansion): it serialises at full
+  /// size. BFV: an rlwe encryption of zero (public-key or symmetric, as the encryptor was made)
+  /// plus round(Q·m/t); a symmetric one keeps its seed.
   [[nodiscard]] Ciphertext encrypt(const Plaintext& m) const;
   /// Where the key lives, and so the ciphertexts (null: host memory).
   [[nodiscard]] const std::shared_ptr<Device>& device() const { return encryptor_->device(); }
@@ -122,7 +116,7 @@ class Encryptor {
   std::shared_ptr<const rlwe::Encryptor> encryptor_;
 };
 
-/// decrypt and noise_budget with a context and a secret key kept together. Threads: immutable
+/// Decryption and the noise budget under one context's secret key. Threads: immutable
 /// after construction; one decryptor may be shared by any number of threads. Wiping: the
 /// decryption value x = c_0 + c_1·s (+ c_2·s²) (message and noise) is wiped once read; the
 /// plaintext returned is the caller's (not wiped).
@@ -134,9 +128,19 @@ class Decryptor {
   /// A copy of the key, owned by the decryptor.
   explicit Decryptor(ContextPtr ctx, const rlwe::SecretKey& sk);
 
-  /// bgv::decrypt(*context(), ct, key()).
+  /// BGV: [x]_t · f^−1 mod t with x = [c_0 + c_1·s (+ c_2·s²)]_{Q_l} centred; [x]_t by the exact
+  /// (HPS) conversion of the centred residue to Z_t, exact while
+  /// ‖x‖_∞ ≤ Q_l·(1/2 − (l+1)(l+4)·2^−53) (rns/base_converter.hpp's bound; the budget is 0 long
+  /// before). BFV: round(t·x/Q_l) mod t; a ciphertext with a plaintext factor f ≠ 1 is refused
+  /// (InvalidParameter naming f: it is BGV's). Correct while the noise budget is positive; past
+  /// it, a wrong plaintext that the budget detects. MismatchedContext for a ciphertext of other
+  /// parameters.
   [[nodiscard]] Plaintext decrypt(const Ciphertext& ct) const;
-  /// bgv::noise_budget(*context(), ct, key()).
+  /// The noise budget in bits, floored at 0; decryption is correct while it is positive. BGV:
+  /// log2(Q_l) − 1 − log2‖[c_0 + c_1·s (+ c_2·s²)]_{Q_l}‖_∞ (centred, bit lengths). BFV: SEAL's
+  /// invariant noise budget, log2(Q_l) − 1 − log2‖[t·(c_0 + c_1·s (+ c_2·s²))]_{Q_l}‖_∞. The
+  /// value leaks information about the noise and hence the key: keep it private (for parameter
+  /// tuning and tests, never published alongside ciphertexts). Exact (GMP).
   [[nodiscard]] int noise_budget(const Ciphertext& ct) const;
 
   [[nodiscard]] const ContextPtr& context() const { return ctx_; }

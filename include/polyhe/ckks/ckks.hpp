@@ -36,18 +36,24 @@ struct Plaintext {
   }
 };
 
-/// Encodes with `encoder` (built on params->ring()) at `level` (≤ L, checked) and scale Δ.
-[[nodiscard]] Plaintext encode(const Encoder& encoder, const ParametersPtr& params,
-                               std::span<const std::complex<double>> values, double scale,
-                               std::size_t level);
-[[nodiscard]] Plaintext encode(const Encoder& encoder, const ParametersPtr& params,
-                               std::span<const double> values, double scale, std::size_t level);
-[[nodiscard]] std::vector<std::complex<double>> decode(const Encoder& encoder, const Plaintext& pt);
+/// Deprecated: ckks::Context::encode (`ctx->encode(values, level, scale)`), the same words,
+/// checks and messages. Encodes with `encoder` (built on params->ring()) at `level` (≤ L,
+/// checked) and scale Δ.
+[[nodiscard, deprecated("use ckks::Context::encode: ctx->encode(values, level, scale)")]] Plaintext
+encode(const Encoder& encoder, const ParametersPtr& params,
+       std::span<const std::complex<double>> values, double scale, std::size_t level);
+[[nodiscard, deprecated("use ckks::Context::encode: ctx->encode(values, level, scale)")]] Plaintext
+encode(const Encoder& encoder, const ParametersPtr& params, std::span<const double> values,
+       double scale, std::size_t level);
+/// Deprecated: ckks::Context::decode (`ctx->decode(pt)`).
+[[nodiscard,
+  deprecated("use ckks::Context::decode: ctx->decode(pt)")]] std::vector<std::complex<double>>
+decode(const Encoder& encoder, const Plaintext& pt);
 
-/// Encrypts a plaintext (its level and scale carry over). Threads and wiping: rlwe::Encryptor's
-/// (one encryptor may serve several threads at once). The building block of ckks::Encryptor
-/// (ckks/context.hpp), which a Context makes: `ctx->encryptor(pk).encrypt(pt)`.
-[[nodiscard]] Ciphertext encrypt(const rlwe::Encryptor& encryptor, const Plaintext& pt);
+/// Deprecated: ckks::Encryptor (`ctx->encryptor(pk).encrypt(pt)`), the same words. Encrypts a
+/// plaintext (its level and scale carry over).
+[[nodiscard, deprecated("use ckks::Encryptor: ctx->encryptor(pk).encrypt(pt)")]] Ciphertext encrypt(
+    const rlwe::Encryptor& encryptor, const Plaintext& pt);
 
 /// Decryption options. Noise flooding (Li–Micciancio, "On the security of homomorphic encryption
 /// on approximate numbers", 2021): a CKKS decryption reveals m + e, and e can leak the secret
@@ -61,10 +67,9 @@ struct DecryptOptions {
   int flooding_bits = 0;
 };
 
-/// Safe to call from several threads with one key. The flooding noise is wiped once added (the
-/// result minus it would undo the flooding); the result itself is the caller's (not wiped).
-[[nodiscard]] Plaintext decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk,
-                                const DecryptOptions& options = {});
+/// Deprecated: ckks::Decryptor (`ctx->decryptor(sk, options).decrypt(ct)`), the same words.
+[[nodiscard, deprecated("use ckks::Decryptor: ctx->decryptor(sk, options).decrypt(ct)")]] Plaintext
+decrypt(const Ciphertext& ct, const rlwe::SecretKey& sk, const DecryptOptions& options = {});
 
 class Context;  // ckks/context.hpp
 

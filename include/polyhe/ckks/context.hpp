@@ -27,8 +27,8 @@ class Encryptor {
   /// InvalidParameter for a null encryptor.
   explicit Encryptor(std::shared_ptr<const rlwe::Encryptor> encryptor);
 
-  /// ckks::encrypt: a fresh ciphertext at pt's level and scale, where the key lives
-  /// (MismatchedContext for a plaintext of other parameters).
+  /// A fresh ciphertext at pt's level and scale, where the key lives (MismatchedContext for a
+  /// plaintext of other parameters).
   [[nodiscard]] Ciphertext encrypt(const Plaintext& pt) const;
   /// Where the key lives, and so the ciphertexts (null: host memory).
   [[nodiscard]] const std::shared_ptr<Device>& device() const { return encryptor_->device(); }
@@ -42,15 +42,16 @@ class Encryptor {
 /// Decrypts with a secret key it owns (shared from a shared_ptr, or a copy of a key given by
 /// reference) under fixed options (noise flooding: DecryptOptions). Safe to share between threads
 /// without flooding; with flooding each call draws fresh noise, also thread-safe (from the OS).
-/// Wiping: the key as rlwe::SecretKey's, the flooding noise once added (ckks::decrypt); the
-/// plaintext returned is the caller's.
+/// Wiping: the key as rlwe::SecretKey's, the flooding noise once added (the result minus it would
+/// undo the flooding); the plaintext returned is the caller's.
 class Decryptor {
  public:
   /// InvalidParameter for a null key.
   explicit Decryptor(std::shared_ptr<const rlwe::SecretKey> sk, DecryptOptions options = {});
   explicit Decryptor(const rlwe::SecretKey& sk, DecryptOptions options = {});
 
-  /// ckks::decrypt(ct, key, options).
+  /// m + e (+ the flooding noise) at ct's level and scale. InvalidParameter for a ciphertext of
+  /// size other than 2 or 3; MismatchedContext for one of other parameters or another place.
   [[nodiscard]] Plaintext decrypt(const Ciphertext& ct) const;
   [[nodiscard]] const rlwe::SecretKey& key() const { return *sk_; }
 
@@ -90,7 +91,7 @@ class Context : public std::enable_shared_from_this<Context> {
   /// The top level L (fresh encodings and encryptions start there).
   [[nodiscard]] std::size_t max_level() const { return params_->max_level(); }
 
-  /// At the top level and the default scale (ckks::encode's checks: at most slots() values,
+  /// At the top level and the default scale (the encoder's checks: at most slots() values,
   /// every one finite, coefficients below Q_l/2).
   [[nodiscard]] Plaintext encode(std::span<const double> values) const;
   [[nodiscard]] Plaintext encode(std::span<const std::complex<double>> values) const;
