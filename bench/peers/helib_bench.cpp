@@ -224,6 +224,25 @@ int main(int argc, char** argv) {
   row("modDownToSet: fresh ciphertext, drop one ctxt prime",
       measure([&] { t = ca; }, [&] { t.modDownToSet(drop1); }));
 
+  // (d) Slot movement over the hypercube (EncryptedArray), with the rotation keys HElib's own
+  // programs generate (addSome1DMatrices: baby-step/giant-step powers of each generator; a
+  // rotation by an amount without its key is composed from those it has). Each on a fresh
+  // ciphertext.
+  helib::addSome1DMatrices(sk);
+  const helib::EncryptedArray& ea = ctx.getEA();
+  row("EncryptedArray::rotate by 1 (whole array)",
+      measure([&] { t = ca; }, [&] { ea.rotate(t, 1); }));
+  std::string dims;
+  for (long i = 0; i < ea.dimension(); ++i) {
+    dims += (dims.empty() ? "" : " x ") + std::to_string(ea.sizeOfDimension(i)) +
+            (ea.nativeDimension(i) ? " (good)" : " (bad)");
+    const std::string what = "EncryptedArray::rotate1D(dimension " + std::to_string(i) + ", 1)";
+    row(what.c_str(), measure([&] { t = ca; }, [&] { ea.rotate1D(t, i, 1); }));
+  }
+  row("totalSums (every slot the sum of all)",
+      measure([&] { t = ca; }, [&] { helib::totalSums(ea, t); }));
+  std::printf("\nHypercube: %s.\n", dims.c_str());
+
   std::printf(
       "\nFresh ciphertext: %ld primes (%.0f bits). Tensor product runs at %ld primes (%.0f bits) "
       "(%ld of them small primes) after HElib's automatic modulus switching; after reLinearize %ld "

@@ -326,6 +326,58 @@ class Context(KeyedContext):
         """L: fresh ciphertexts are at this level; each modulus switch uses one."""
         return int(self._native.max_level)
 
+    # --- the slots over Φ_m as a hypercube (HElib's EncryptedArray) -----------------------------
+    def _slot_array(self, op: str):
+        """The native SlotArray, made once (Φ_m with GF(t^d) slots; refused by name otherwise)."""
+        with self._lock:
+            sa = self._cache.get("slot_array")
+        if sa is None:
+            if self._params.log_n:
+                raise _polyhe.InvalidParameter(
+                    f"{op}: the ring is x^N + 1, whose slots are two rows (rotate_rows, "
+                    f"rotate_columns); the hypercube of slots is Phi_m's (odd m)"
+                )
+            sa = _native.SlotArray(self._native)
+            with self._lock:
+                sa = self._cache.setdefault("slot_array", sa)
+        return sa
+
+    @property
+    def hypercube(self) -> tuple:
+        """Over Φ_m (odd m, a prime t): the slots' hypercube as ``((n_1, good_1), …)``, one pair
+        per generator of (Z/mZ)^*/⟨t⟩: the length of the dimension and whether it is good (its
+        rotations are one automorphism; a bad one needs two and 0/1 masks, which cost noise).
+        The slot index is row-major, the first dimension outermost."""
+        sa = self._slot_array("hypercube")
+        return tuple(
+            (int(sa.dimension_size(r)), bool(sa.good_dimension(r))) for r in range(sa.dimensions)
+        )
+
+    def slot_galois_elements(
+        self, op: str, step: int = 0, dimension: Optional[int] = None
+    ) -> list:
+        """The Galois elements a slot operation applies, to generate exactly those keys
+        (``generate_keys(galois_elements=...)`` or ``add_galois_keys(galois_elements=...)``):
+        ``op`` is "rotate" or "shift" (by ``step``, along ``dimension`` or, None, the whole
+        array), "total_sum" or "replicate"."""
+        sa = self._slot_array("slot_galois_elements")
+        if op in ("rotate", "shift"):
+            s = index("step", step, -(1 << 62), 1 << 62)
+            if dimension is None:
+                got = sa.rotate_elements(s) if op == "rotate" else sa.shift_elements(s)
+            else:
+                r = index("dimension", dimension, 0, 1 << 20)
+                got = (sa.rotate_along_elements(r, s) if op == "rotate"
+                       else sa.shift_along_elements(r, s))
+        elif op in ("total_sum", "replicate"):
+            got = sa.total_sum_elements()
+        else:
+            raise _polyhe.InvalidParameter(
+                f"slot_galois_elements: op = {op!r}; expected 'rotate', 'shift', 'total_sum' or "
+                f"'replicate'"
+            )
+        return [int(g) for g in got]
+
     # --- encode, encrypt, decrypt --------------------------------------------------------------
     def _encode_residues(self, res: np.ndarray, encoding: str):
         """The native plaintext of checked residues."""
@@ -744,6 +796,62 @@ class Ciphertext(CiphertextBase):
                 f"ctx.add_galois_keys(galois_elements=[{k}])"
             )
         return self._new(self._ev().apply_galois(self._ct, k), length=None)
+
+    # --- the slots over Φ_m: HElib's rotations, shifts, sums ----------------------------------
+    def _slot_op(self, op: str, elements: list):
+        """The slot array, after checking this is a slot-encoded ciphertext with every key."""
+        if self._encoding != SLOTS:
+            raise _polyhe.InvalidParameter(
+                f"{op}: the ciphertext holds coefficients; slot operations move slots "
+                f"(encode with Context.encode)"
+            )
+        sa = self._ctx._slot_array(op)
+        galois = self._ctx._galois
+        missing = [g for g in elements if galois is None or not galois.contains(g)]
+        if missing:
+            raise _polyhe.InvalidParameter(
+                f"{op}: no Galois keys for elements {missing}; add them with "
+                f"ctx.add_galois_keys(galois_elements=ctx.slot_galois_elements(...)) for this "
+                f"operation"
+            )
+        return sa
+
+    def rotate_slots(self, step: int, dimension: Optional[int] = None) -> "Ciphertext":
+        """Over Φ_m: slot i's value moves to slot i + ``step`` (mod the length): along one
+        hypercube ``dimension`` (HElib's rotate1D; every line of it), or with None the whole
+        array as one row (HElib's rotate). Needs the keys
+        ``ctx.slot_galois_elements("rotate", step, dimension)`` names; along a bad dimension
+        (:attr:`Context.hypercube`) the masks cost noise."""
+        els = self._ctx.slot_galois_elements("rotate", step, dimension)
+        sa = self._slot_op("rotate_slots", els)
+        ev, s = self._ev(), int(step)
+        ct = sa.rotate(ev, self._ct, s) if dimension is None else sa.rotate_along(
+            ev, self._ct, int(dimension), s)
+        return self._new(ct, length=None)
+
+    def shift_slots(self, step: int, dimension: Optional[int] = None) -> "Ciphertext":
+        """:meth:`rotate_slots` with the values pushed past the end (or, step < 0, the start)
+        dropped and 0 shifted in (HElib's shift and shift1D). Keys:
+        ``ctx.slot_galois_elements("shift", step, dimension)``."""
+        els = self._ctx.slot_galois_elements("shift", step, dimension)
+        sa = self._slot_op("shift_slots", els)
+        ev, s = self._ev(), int(step)
+        ct = sa.shift(ev, self._ct, s) if dimension is None else sa.shift_along(
+            ev, self._ct, int(dimension), s)
+        return self._new(ct, length=None)
+
+    def total_sum(self) -> "Ciphertext":
+        """Over Φ_m: every slot holds the sum of all slots (in GF(t^d); HElib's totalSums). Keys:
+        ``ctx.slot_galois_elements("total_sum")``."""
+        sa = self._slot_op("total_sum", self._ctx.slot_galois_elements("total_sum"))
+        return self._new(sa.total_sum(self._ev(), self._ct), length=None)
+
+    def replicate(self, slot: int) -> "Ciphertext":
+        """Over Φ_m: every slot holds slot ``slot``'s value (HElib's replicate: a mask, then a
+        total sum). Keys: ``ctx.slot_galois_elements("replicate")``."""
+        i = index("slot", slot, 0, 1 << 62)
+        sa = self._slot_op("replicate", self._ctx.slot_galois_elements("replicate"))
+        return self._new(sa.replicate(self._ev(), self._ct, i), length=None)
 
     def __repr__(self) -> str:
         return (

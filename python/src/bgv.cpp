@@ -4,6 +4,7 @@
 #include <polyhe/bgv/bgv.hpp>
 #include <polyhe/bgv/context.hpp>
 #include <polyhe/bgv/serial.hpp>
+#include <polyhe/bgv/slot_array.hpp>
 #include <polyhe/core/error.hpp>
 
 #include <nanobind/stl/optional.h>
@@ -201,6 +202,33 @@ void bind_bgv(nb::module_& parent) {
       .def("apply_galois", &E::apply_galois, nb::call_guard<Release>())
       .def("mod_switch_to_next", &E::mod_switch_to_next, nb::call_guard<Release>())
       .def("mod_switch_to", &E::mod_switch_to, nb::call_guard<Release>());
+
+  using S = bgv::SlotArray;
+  nb::class_<S>(m, "SlotArray",
+                "The GF(t^d) slots of BGV over Phi_m as a hypercube (HElib's EncryptedArray): "
+                "rotations, shifts, total sums, replication; safe to share.")
+      .def(
+          "__init__",
+          [](S* self, const BgvContext& ctx) {
+            nb::gil_scoped_release release;
+            new (self) S(ctx.ptr);
+          },
+          nb::arg("context"))
+      .def_prop_ro("size", &S::size)
+      .def_prop_ro("dimensions", &S::dimensions)
+      .def("dimension_size", &S::dimension_size)
+      .def("good_dimension", &S::good_dimension)
+      .def("rotate_along", &S::rotate_along, nb::call_guard<Release>())
+      .def("shift_along", &S::shift_along, nb::call_guard<Release>())
+      .def("rotate", &S::rotate, nb::call_guard<Release>())
+      .def("shift", &S::shift, nb::call_guard<Release>())
+      .def("total_sum", &S::total_sum, nb::call_guard<Release>())
+      .def("replicate", &S::replicate, nb::call_guard<Release>())
+      .def("rotate_along_elements", &S::rotate_along_elements)
+      .def("shift_along_elements", &S::shift_along_elements)
+      .def("rotate_elements", &S::rotate_elements)
+      .def("shift_elements", &S::shift_elements)
+      .def("total_sum_elements", &S::total_sum_elements);
 }
 
 }  // namespace polyhe::python

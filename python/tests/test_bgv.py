@@ -576,6 +576,50 @@ def test_odd_m_slots(rng):
         bgv.Context(p, t=509).generate_keys(rotations=[1])
 
 
+def test_odd_m_slot_rotations_shifts_and_sums(rng):
+    # Φ_1105 with t = 2: 32 slots of GF(2^24) on a hypercube of a bad dimension of 8 and a good
+    # one of 4 (slot index row-major: slot 4·e_1 + e_2), each slot 24 coordinates.
+    p = polyhe.Parameters(m=1105, q_bits=[60, 60, 60], p_bits=[60], security="none")
+    ctx = bgv.Context(p, t=2)
+    assert ctx.hypercube == ((8, False), (4, True))
+    ops = [("rotate", 1, None), ("rotate", -3, 0), ("shift", 2, 1), ("shift", -5, None),
+           ("total_sum", 0, None)]
+    assert len(ctx.slot_galois_elements("rotate", 1, dimension=1)) == 1  # a good dimension
+    assert len(ctx.slot_galois_elements("rotate", 1, dimension=0)) == 2  # a bad one
+    wanted = sorted({g for op, s, r in ops for g in ctx.slot_galois_elements(op, s, r)})
+    ctx.generate_keys(galois_elements=wanted)
+    k, d = 32, 24
+    v = rng.integers(0, 2, size=k * d)
+    x = ctx.encrypt(v)
+    slots = v.reshape(k, d)
+    cube = v.reshape(8, 4, d)
+
+    def dec(ct):
+        return ctx.decrypt(ct, signed=False).reshape(k, d)
+
+    np.testing.assert_array_equal(dec(x.rotate_slots(1)), np.roll(slots, 1, axis=0))
+    np.testing.assert_array_equal(
+        dec(x.rotate_slots(-3, dimension=0)).reshape(8, 4, d), np.roll(cube, -3, axis=0))
+    shifted = np.zeros_like(cube)
+    shifted[:, 2:] = cube[:, :2]
+    np.testing.assert_array_equal(dec(x.shift_slots(2, dimension=1)).reshape(8, 4, d), shifted)
+    left = np.zeros_like(slots)
+    left[:-5] = slots[5:]
+    np.testing.assert_array_equal(dec(x.shift_slots(-5)), left)
+    total = slots.sum(axis=0) % 2  # addition in GF(2^24): coordinate-wise mod 2
+    np.testing.assert_array_equal(dec(x.total_sum()), np.tile(total, (k, 1)))
+    np.testing.assert_array_equal(dec(x.replicate(5)), np.tile(slots[5], (k, 1)))
+    # A rotation without its keys, a slot past the end, and x^N + 1, each refused by name.
+    with pytest.raises(polyhe.InvalidParameter, match="no Galois keys for elements"):
+        x.rotate_slots(2)
+    with pytest.raises(polyhe.InvalidParameter, match="slot 32 is not below k = 32"):
+        x.replicate(32)
+    with pytest.raises(polyhe.InvalidParameter, match="dimension 2 does not exist"):
+        ctx.slot_galois_elements("rotate", 1, dimension=2)
+    with pytest.raises(polyhe.InvalidParameter, match="x\\^N \\+ 1"):
+        bgv.Context(polyhe.Parameters(**TOY), t=T).hypercube
+
+
 def test_mixed_contexts_are_refused(ctx, toy_params, rng):
     other = bgv.Context(toy_params, t=T, scheme=ctx.scheme).generate_keys()
     x, y = ctx.encrypt([1, 2]), other.encrypt([1, 2])

@@ -129,14 +129,24 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
   k_ = phi_ / d_;
   Impl& im = *impl_;
 
-  // The hypercube of Z_m^*/<t>: greedily the element of largest order modulo the subgroup built
-  // so far (smallest on ties); each step multiplies the subgroup by that order.
-  std::vector<char> in_sub(m_, 0);
+  // The hypercube of Z_m^*/<t>: greedily the element of largest order n modulo the subgroup
+  // built so far (smallest on ties); each step multiplies the subgroup by n. Of that element's
+  // lifts g·s (s in the subgroup, all of the same order n there) the smallest with g^n ≡ 1 mod m
+  // is taken: a good dimension, where σ_g rotates the slots along it with no Frobenius and
+  // nothing else moving. Where no lift is good, the smallest with g^n ∈ <t> (a bad dimension as
+  // HElib has them: the slots that wrap come back twisted by Frob^f), else the element itself.
+  std::vector<char> in_sub(m_, 0), in_frobenius(m_, 0);
   std::vector<std::size_t> sub;
   for (std::size_t e = 0, x = 1; e < d_; ++e, x = x * (t % m_) % m_) {
     in_sub[x] = 1;
+    in_frobenius[x] = 1;
     sub.push_back(x);
   }
+  const auto power_of = [&](std::size_t g, std::size_t n) {
+    std::size_t x = 1;
+    for (std::size_t e = 0; e < n; ++e) x = x * g % m_;
+    return x;
+  };
   while (sub.size() < phi_) {
     std::size_t best = 0, best_order = 0;
     for (std::size_t g = 2; g < m_; ++g) {
@@ -148,8 +158,23 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
         best = g;
       }
     }
+    std::size_t good = m_, twisted = m_;
+    for (const std::size_t s : sub) {
+      const std::size_t lift = best * s % m_;
+      const std::size_t wrap = power_of(lift, best_order);
+      if (wrap == 1) good = std::min(good, lift);
+      if (in_frobenius[wrap] != 0) twisted = std::min(twisted, lift);
+    }
+    best = good < m_ ? good : (twisted < m_ ? twisted : best);
     generators_.push_back(best);
     orders_.push_back(best_order);
+    wrap_frobenius_.push_back(0);
+    if (good == m_) {
+      const std::size_t wrap = power_of(best, best_order);
+      std::size_t f = 0;
+      for (std::size_t x = 1; x != wrap && f < d_; x = x * (t % m_) % m_) ++f;
+      wrap_frobenius_.back() = f < d_ ? f : kNotFrobenius;
+    }
     const std::vector<std::size_t> base = sub;
     for (std::size_t e = 1, ge = best; e < best_order; ++e, ge = ge * best % m_) {
       for (const std::size_t s : base) {

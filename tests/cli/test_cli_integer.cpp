@@ -324,7 +324,8 @@ TEST(CliBenchBgv, OneCiphertextPrimeLeavesModSwitchOut) {
       << json.err;
 }
 
-// --m: BGV over Φ_m in the powerful basis; every op, rotate being X → X^2, the ring in the JSON.
+// --m: BGV over Φ_m in the powerful basis; every op, rotate turning the slots, the ring in the
+// JSON.
 TEST(CliBenchBgv, OddMRunsEveryOpOverPhiM) {
   const auto r = run_cli({"bench", "bgv", "--m", "1155", "--primes", "40,40,41", "--security",
                           "none", "--plain-modulus", "65537", "--min-time", "0.002", "--json"});
@@ -341,8 +342,10 @@ TEST(CliBenchBgv, OddMRunsEveryOpOverPhiM) {
   const auto d = line_of(ms, "encode")["slot_degree"].get<std::uint64_t>();
   EXPECT_EQ(480 % d, 0U);
   EXPECT_EQ(line_of(ms, "encode")["slots"].get<std::uint64_t>(), 480 / d);
-  EXPECT_EQ(line_of(ms, "rotate")["galois_element"], 2);
-  EXPECT_FALSE(line_of(ms, "rotate").contains("rotate_step"));
+  // With slots, rotate turns them as one row (SlotArray::rotate) by the default step 1.
+  EXPECT_EQ(line_of(ms, "rotate")["rotate_step"], 1);
+  EXPECT_EQ(line_of(ms, "rotate")["rotation"], "slots");
+  EXPECT_FALSE(line_of(ms, "rotate").contains("galois_element"));
   EXPECT_GT(line_of(ms, "multiply_relin")["noise_budget_after_switch"].get<int>(), 0);
 
   const auto text = run_cli({"bench", "bgv", "--m", "1155", "--primes", "40,40,41", "--security",
@@ -350,6 +353,15 @@ TEST(CliBenchBgv, OddMRunsEveryOpOverPhiM) {
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("m = 1155 (Phi_m of degree 480, powerful basis)"), std::string::npos)
       << text.out;
+
+  // Without GF(t^d) slots (t not prime), rotate is the key-switched automorphism X -> X^2.
+  const auto raw =
+      run_cli({"bench", "bgv", "--m", "1155", "--primes", "40,40,41", "--security", "none",
+               "--plain-modulus", "65536", "--ops", "rotate", "--min-time", "0.002", "--json"});
+  ASSERT_EQ(raw.status, 0) << raw.err;
+  const auto raw_ms = json_lines(raw.out);
+  EXPECT_EQ(line_of(raw_ms, "rotate")["galois_element"], 2);
+  EXPECT_FALSE(line_of(raw_ms, "rotate").contains("rotate_step"));
 }
 
 TEST(CliBenchBgv, OddMRefusesWhatItCannotRun) {
@@ -357,7 +369,10 @@ TEST(CliBenchBgv, OddMRefusesWhatItCannotRun) {
       {{"bench", "bgv", "--m", "1155", "--log-n", "12"}, "not both"},
       {{"bench", "bgv", "--m", "1154"}, "is not odd"},
       {{"bench", "bgv", "--m", "1155", "--plain-modulus", "77"}, "coprime to m = 1155"},
-      {{"bench", "bgv", "--m", "1155", "--rotate-step", "2"}, "X -> X^2"},
+      {{"bench", "bgv", "--m", "1155", "--plain-modulus", "65536", "--rotate-step", "2"},
+       "X -> X^2"},
+      {{"bench", "bgv", "--m", "1155", "--rotate-step", "0"}, "need 0 < |step| < k"},
+      {{"bench", "bgv", "--m", "3", "--security", "none", "--ops", "rotate"}, "has one slot"},
       {{"bench", "bgv", "--m", "1155", "--backend", "cuda-emulated"}, "CPU only"},
       {{"bench", "bfv", "--m", "1155"}, "--m"},
   };

@@ -125,18 +125,46 @@ std::uint64_t order_mod(std::uint64_t t, std::uint64_t m) {
   return d;
 }
 
-/// --ops for odd m: rotate is the automorphism X → X^2 (no slots yet, so no --rotate-step).
+/// --ops for odd m: with GF(t^d) slots, rotate is the slots rotated as one row by --rotate-step
+/// (default 1; 0 < |step| < k); without them, the key-switched automorphism X → X^2 (no step).
 void parse_odd_m_ops(const BenchIntegerArgs& args, IntegerScheme scheme, BenchIntegerConfig& c) {
   c.ops = parse_ops(args.ops, scheme);
-  if (args.rotate_step) {
-    throw UsageError("--rotate-step " + std::to_string(*args.rotate_step) +
-                     ": with --m, rotate is the key-switched automorphism X -> X^2 (slot "
-                     "rotations of Phi_m are not encoded yet)");
-  }
-  c.galois_element = 2;
   c.slot_degree = order_mod(args.plain_modulus, args.m);
   c.slots = is_prime(args.plain_modulus) && args.plain_modulus < (std::uint64_t{1} << 62) &&
             c.slot_degree <= bgv::SlotEncoder::kMaxSlotDegree;
+  if (!c.slots) {
+    if (args.rotate_step) {
+      throw UsageError("--rotate-step " + std::to_string(*args.rotate_step) +
+                       ": t = " + std::to_string(args.plain_modulus) +
+                       " gives no GF(t^d) slots over Phi_m, so rotate is the key-switched "
+                       "automorphism X -> X^2 (no step)");
+    }
+    c.galois_element = 2;
+    return;
+  }
+  std::uint64_t phi = 0;
+  for (std::uint64_t x = 1; x < args.m; ++x) phi += std::gcd(x, args.m) == 1 ? 1 : 0;
+  const auto k = static_cast<std::int64_t>(phi / c.slot_degree);
+  if (k == 1) {  // one slot: nothing to rotate
+    const std::string why = "Phi_" + std::to_string(args.m) +
+                            " has one slot mod t = " + std::to_string(args.plain_modulus) +
+                            ": nothing to rotate";
+    if (args.rotate_step) throw UsageError("--rotate-step: " + why);
+    if (!args.ops.empty() && contains(c.ops, IntegerOp::rotate)) {
+      throw UsageError("--ops " + args.ops + ": " + why);
+    }
+    if (contains(c.ops, IntegerOp::rotate)) {
+      std::erase(c.ops, IntegerOp::rotate);
+      c.skipped.push_back({IntegerOp::rotate, why});
+    }
+    return;
+  }
+  c.rotate_step = args.rotate_step.value_or(1);
+  if (c.rotate_step == 0 || c.rotate_step <= -k || c.rotate_step >= k) {
+    throw UsageError("--rotate-step: " + std::to_string(c.rotate_step) +
+                     " rotates the k = " + std::to_string(k) +
+                     " slots of Phi_m by nothing or all the way round; need 0 < |step| < k");
+  }
 }
 
 /// mod_switch drops q_L, so it needs L ≥ 1: an error when asked for by --ops, skipped otherwise.
@@ -283,6 +311,7 @@ std::string integer_json(const BenchIntegerConfig& config, const rlwe::Parameter
       j["galois_element"] = config.galois_element;
     } else {
       j["rotate_step"] = config.rotate_step;
+      if (!params.power_of_two()) j["rotation"] = "slots";
     }
   }
   if (im.noise_budget_fresh) j["noise_budget_fresh"] = *im.noise_budget_fresh;
@@ -333,11 +362,17 @@ std::string integer_table_notes(const BenchIntegerConfig& config,
                  "from L to L − 1 (drop q_L, correct by a multiple of t), on copies made before "
                  "each timed batch, untimed"
                : "HPS tensor product + relinearisation";
-  notes += config.galois_element != 0
-               ? "; rotate = apply_galois by X -> X^" + std::to_string(config.galois_element) +
-                     " (automorphism + key switch)"
-               : "; rotate = rotate_rows by " + std::to_string(config.rotate_step) +
-                     " (automorphism + key switch)";
+  if (config.galois_element != 0) {
+    notes += "; rotate = apply_galois by X -> X^" + std::to_string(config.galois_element) +
+             " (automorphism + key switch)";
+  } else if (config.slot_degree != 0) {
+    notes += "; rotate = the k slots rotated as one row by " + std::to_string(config.rotate_step) +
+             " (SlotArray::rotate, HElib's EncryptedArray::rotate: an automorphism + key switch "
+             "per group of slots, each group but a whole one times its 0/1 mask, summed)";
+  } else {
+    notes += "; rotate = rotate_rows by " + std::to_string(config.rotate_step) +
+             " (automorphism + key switch)";
+  }
   notes += "; decrypt = c_0 + c_1·s and ";
   notes += bgv ? "its exact reduction mod t (HPS conversion)" : "the rounding by t/Q";
   notes +=

@@ -69,8 +69,9 @@ struct BenchIntegerConfig {
   std::vector<IntegerOp> ops;      // in the order of scheme_ops
   std::vector<SkippedOp> skipped;  // default ops these parameters cannot run
   std::int64_t rotate_step = 1;
-  /// Odd m: "rotate" is the key-switched automorphism X → X^galois_element (2: the first unit);
-  /// slots of Φ_m are not encoded yet, so no step. 0 for x^N + 1.
+  /// Odd m without GF(t^d) slots: "rotate" is the key-switched automorphism X → X^galois_element
+  /// (2: the first unit), no step. 0 for x^N + 1 and for odd m with slots, where "rotate" turns
+  /// the k slots as one row by rotate_step (bgv::SlotArray::rotate).
   std::uint64_t galois_element = 0;
   /// Odd m: the slot structure of Φ_m mod t, d = ord_m(t) and φ(m)/d slots of GF(t^d). 0 for
   /// x^N + 1.

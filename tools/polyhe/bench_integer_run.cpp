@@ -10,6 +10,7 @@
 #include "bench_integer.hpp"
 #include "polyhe/bgv/bgv.hpp"
 #include "polyhe/bgv/encoder.hpp"
+#include "polyhe/bgv/slot_array.hpp"
 #include "polyhe/core/thread_pool.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/rlwe/encryption.hpp"
@@ -72,7 +73,8 @@ struct Inputs {
   const bgv::Evaluator& ev;
   const ValueEncoder& encoder;
   const bgv::Decryptor& decryptor;
-  std::vector<std::uint64_t> x, y;  // N values in [0, t)
+  const bgv::SlotArray* slot_array;  // odd m with slots (rotate), else null
+  std::vector<std::uint64_t> x, y;   // N values in [0, t)
   bgv::Plaintext pt_x;
   bgv::Ciphertext ct_x, ct_y;  // fresh, at level L
 };
@@ -161,6 +163,10 @@ TimingStats time_op(IntegerOp op, const Inputs& in, const bgv::Encryptor& encryp
       if (config.galois_element != 0) {
         return measure([&] { (void)in.ev.apply_galois(in.ct_x, config.galois_element); }, timing);
       }
+      if (in.slot_array != nullptr) {
+        return measure([&] { (void)in.slot_array->rotate(in.ev, in.ct_x, config.rotate_step); },
+                       timing);
+      }
       return measure([&] { (void)in.ev.rotate_rows(in.ct_x, config.rotate_step); }, timing);
     case IntegerOp::decrypt: return measure([&] { (void)in.decryptor.decrypt(in.ct_x); }, timing);
     case IntegerOp::decode: {
@@ -193,10 +199,15 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
     rlk = rlwe::share(placed(keygen.relinearization_key(host_sk), device));
   }
   std::shared_ptr<const rlwe::GaloisKeys> galois;
+  std::optional<bgv::SlotArray> slot_array;  // odd m with slots: rotate turns the slots
+  if (!params->power_of_two() && config.slots) slot_array.emplace(ctx);
   if (contains(config.ops, IntegerOp::rotate)) {
     if (config.galois_element != 0) {
       const std::uint64_t elements[] = {config.galois_element};
       galois = rlwe::share(placed(keygen.galois_keys(host_sk, elements), device));
+    } else if (slot_array) {
+      galois = rlwe::share(placed(
+          keygen.galois_keys(host_sk, slot_array->rotate_elements(config.rotate_step)), device));
     } else {
       const std::int64_t steps[] = {config.rotate_step};
       galois = rlwe::share(placed(keygen.rotation_keys(host_sk, steps), device));
@@ -216,8 +227,15 @@ void run_bench(const BenchIntegerConfig& config, const bgv::ContextPtr& ctx,
   encoder.encode(y, pt_y.coeffs);
   bgv::Ciphertext ct_x = encryptor.encrypt(pt_x);
   bgv::Ciphertext ct_y = encryptor.encrypt(pt_y);
-  const Inputs in{*ctx,           ev,           encoder,         decryptor,
-                  std::move(x),   std::move(y), std::move(pt_x), std::move(ct_x),
+  const Inputs in{*ctx,
+                  ev,
+                  encoder,
+                  decryptor,
+                  slot_array ? &*slot_array : nullptr,
+                  std::move(x),
+                  std::move(y),
+                  std::move(pt_x),
+                  std::move(ct_x),
                   std::move(ct_y)};
 
   Measurement base;

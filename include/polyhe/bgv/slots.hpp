@@ -62,9 +62,19 @@ class SlotEncoder {
   [[nodiscard]] std::span<const u64> zeta() const { return zeta_; }
   /// The representative h_i of every slot (an element of Z_m^*).
   [[nodiscard]] std::span<const std::size_t> representatives() const { return reps_; }
-  /// The hypercube: generators g_r of Z_m^*/⟨t⟩ and their orders there.
+  /// The hypercube: generators g_r of Z_m^*/⟨t⟩ and their orders n_r there. Slot i's
+  /// representative is h_i = g_1^(e_1)·…·g_r^(e_r) mod m, i row-major over (e_1, …, e_r).
   [[nodiscard]] std::span<const std::size_t> generators() const { return generators_; }
   [[nodiscard]] std::span<const std::size_t> orders() const { return orders_; }
+  /// A good dimension: g_r^(n_r) ≡ 1 mod m, so σ_(g_r^k) rotates the slots along it by k with no
+  /// Frobenius and no other coordinate moving (one automorphism per rotation). The generators are
+  /// chosen good wherever the group allows.
+  [[nodiscard]] bool good_dimension(std::size_t r) const { return wrap_frobenius_.at(r) == 0; }
+  /// A bad dimension where g_r^(n_r) ≡ t^f: the slots that wrap come back as Frob^f of what left
+  /// (f in [1, d)); 0 for a good dimension; kNotFrobenius where g_r^(n_r) ∉ ⟨t⟩ (the wrap also
+  /// moves earlier coordinates). Rotations handle all three (bgv/slot_array.hpp).
+  static constexpr std::size_t kNotFrobenius = static_cast<std::size_t>(-1);
+  [[nodiscard]] std::size_t wrap_frobenius(std::size_t r) const { return wrap_frobenius_.at(r); }
   /// F_i's d + 1 coefficients (monic), lowest degree first.
   [[nodiscard]] std::vector<u64> factor(std::size_t slot) const;
 
@@ -101,7 +111,8 @@ class SlotEncoder {
   std::vector<std::size_t> reps_;
   std::vector<std::size_t> generators_;
   std::vector<std::size_t> orders_;
-  std::vector<u64> exponents_;        // powerful_exponents(m)
+  std::vector<std::size_t> wrap_frobenius_;  // per dimension: f with g_r^(n_r) = t^f, or kNot…
+  std::vector<u64> exponents_;               // powerful_exponents(m)
   std::vector<std::uint32_t> coset_;  // u ∈ Z_m^* → slot j with u ∈ h_j·<t> (m entries)
   std::vector<std::uint32_t> coset_power_;  // … and e with u = h_j·t^e
   std::unique_ptr<Impl> impl_;              // FLINT objects
