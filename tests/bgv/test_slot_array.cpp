@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,8 +94,10 @@ class SlotArrayOps : public ::testing::TestWithParam<ArrayCase> {
     EXPECT_GT(dec.noise_budget(ct), 0);
     const auto flat = ctx->slot_encoder().decode(dec.decrypt(ct).coeffs);
     Slots out(k);
-    for (std::size_t i = 0; i < k; ++i)
-      out[i].assign(flat.begin() + i * d, flat.begin() + (i + 1) * d);
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::span<const u64> slot(flat.data() + i * d, d);
+      out[i].assign(slot.begin(), slot.end());
+    }
     return out;
   }
   // The evaluator with exactly the Galois keys `elements` names.

@@ -1,0 +1,79 @@
+// bgv::SlotArray at HElib's ring and parameters (the rows of docs/perf.md's HElib comparison):
+// m = 21845, t = 65537 (1024 slots of GF(t^16) on a hypercube of two bad dimensions, 128 × 8),
+// Q = 6 × 54 bits, P = 2 × 46, dnum 6 (log2 QP = 416, 128-bit). Each operation on a fresh
+// ciphertext at the top level, with exactly the Galois keys it names; the masks are encoded on the
+// first (untimed) call and kept. Compare with bench/peers/helib_bench.cpp's EncryptedArray rows
+// (scripts/peer-helib.sh), on the same core in the same minutes:
+//
+//   taskset -c 1 build/.../bench/polyhe_bench_slot_array --benchmark_repetitions=5
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <vector>
+
+#include "polyhe/bgv.hpp"
+
+namespace {
+
+using namespace polyhe;
+
+struct Fixture {
+  Fixture() {
+    rlwe::ParametersLiteral lit;
+    lit.m = 21845;
+    lit.q_bits = {54, 54, 54, 54, 54, 54};
+    lit.p_bits = {46, 46};
+    lit.dnum = 6;
+    ctx = bgv::Context::create(rlwe::Parameters::create(lit), 65537);
+    slots = std::make_unique<bgv::SlotArray>(ctx);
+    rlwe::KeyGenerator keygen = ctx->key_generator();
+    sk = std::make_unique<rlwe::SecretKey>(keygen.secret_key());
+    std::vector<std::uint64_t> elements = slots->rotate_elements(1);
+    for (std::size_t r = 0; r < slots->dimensions(); ++r) {
+      for (const auto g : slots->rotate_along_elements(r, 1)) elements.push_back(g);
+    }
+    for (const auto g : slots->total_sum_elements()) elements.push_back(g);
+    ev = std::make_unique<bgv::Evaluator>(
+        ctx->evaluator(keygen.relinearization_key(*sk), keygen.galois_keys(*sk, elements)));
+    std::vector<std::uint64_t> values(ctx->n());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = (i * 7919 + 13) % 65537;
+    ct = std::make_unique<bgv::Ciphertext>(
+        ctx->encryptor(keygen.public_key(*sk)).encrypt(ctx->encode(values)));
+  }
+  bgv::ContextPtr ctx;
+  std::unique_ptr<bgv::SlotArray> slots;
+  std::unique_ptr<rlwe::SecretKey> sk;
+  std::unique_ptr<bgv::Evaluator> ev;
+  std::unique_ptr<bgv::Ciphertext> ct;
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+void BM_Rotate(benchmark::State& state) {
+  Fixture& f = fixture();
+  (void)f.slots->rotate(*f.ev, *f.ct, 1);  // the masks, encoded once
+  for (auto _ : state) benchmark::DoNotOptimize(f.slots->rotate(*f.ev, *f.ct, 1));
+}
+BENCHMARK(BM_Rotate)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+
+void BM_RotateAlong(benchmark::State& state) {
+  Fixture& f = fixture();
+  const auto r = static_cast<std::size_t>(state.range(0));
+  (void)f.slots->rotate_along(*f.ev, *f.ct, r, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(f.slots->rotate_along(*f.ev, *f.ct, r, 1));
+}
+BENCHMARK(BM_RotateAlong)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+
+void BM_TotalSum(benchmark::State& state) {
+  Fixture& f = fixture();
+  (void)f.slots->total_sum(*f.ev, *f.ct);
+  for (auto _ : state) benchmark::DoNotOptimize(f.slots->total_sum(*f.ev, *f.ct));
+}
+BENCHMARK(BM_TotalSum)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+}  // namespace
+
+BENCHMARK_MAIN();
