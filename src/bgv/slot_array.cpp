@@ -95,7 +95,10 @@ std::vector<std::size_t> SlotArray::coordinates(std::size_t slot) const {
 
 SlotArray::Sources SlotArray::along(std::size_t r, std::int64_t k, bool cyclic) const {
   const std::size_t n = orders_[r];
+  const auto length = static_cast<std::int64_t>(n);
   Sources sources(k_, kNone);
+  if (!cyclic && (k >= length || k <= -length)) return sources;  // everything shifted out
+  if (cyclic) k = static_cast<std::int64_t>(residue(k, n));      // now |k| < n: no overflow below
   for (std::size_t i = 0; i < k_; ++i) {
     const std::size_t e = i / strides_[r] % n;
     const auto from = static_cast<std::int64_t>(e) - k;  // the coordinate that lands on e
@@ -106,7 +109,10 @@ SlotArray::Sources SlotArray::along(std::size_t r, std::int64_t k, bool cyclic) 
 }
 
 SlotArray::Sources SlotArray::linear(std::int64_t k, bool cyclic) const {
+  const auto length = static_cast<std::int64_t>(k_);
   Sources sources(k_, kNone);
+  if (!cyclic && (k >= length || k <= -length)) return sources;  // everything shifted out
+  if (cyclic) k = static_cast<std::int64_t>(residue(k, k_));     // now |k| < k_: no overflow below
   for (std::size_t i = 0; i < k_; ++i) {
     const auto from = static_cast<std::int64_t>(i) - k;
     if (!cyclic && (from < 0 || from >= static_cast<std::int64_t>(k_))) continue;
@@ -148,8 +154,19 @@ std::shared_ptr<const Plaintext> SlotArray::mask(const std::vector<std::size_t>&
   return cache_->masks.emplace(slots, std::move(made)).first->second;
 }
 
+void SlotArray::check_evaluator(const Evaluator& ev, const char* op) const {
+  const ContextPtr& other = ev.context();
+  if (other->params() != ctx_->params() || other->t().value() != ctx_->t().value()) {
+    throw MismatchedContext(std::string(op) +
+                            ": the evaluator belongs to another context (parameters or t = " +
+                            std::to_string(other->t().value()) + "); the slot array's masks are " +
+                            "slots of t = " + std::to_string(ctx_->t().value()));
+  }
+}
+
 Ciphertext SlotArray::apply(const Evaluator& ev, const Ciphertext& a,
                             const Sources& sources) const {
+  check_evaluator(ev, "SlotArray");
   rlwe::check_same_params(ctx_->params(), a.params(), "SlotArray");
   const Plan groups = plan(sources);
   if (groups.empty()) return ev.sub(a, a);  // every slot shifted out: an encryption of 0
@@ -202,6 +219,7 @@ std::vector<std::pair<bool, std::int64_t>> SlotArray::sum_steps(std::size_t r) c
 }
 
 Ciphertext SlotArray::total_sum(const Evaluator& ev, const Ciphertext& a) const {
+  check_evaluator(ev, "SlotArray::total_sum");
   rlwe::check_same_params(ctx_->params(), a.params(), "SlotArray::total_sum");
   Ciphertext x = a;
   for (std::size_t r = 0; r < orders_.size(); ++r) {
@@ -219,6 +237,7 @@ Ciphertext SlotArray::replicate(const Evaluator& ev, const Ciphertext& a, std::s
     throw InvalidParameter("SlotArray::replicate: slot " + std::to_string(slot) +
                            " is not below k = " + std::to_string(k_));
   }
+  check_evaluator(ev, "SlotArray::replicate");
   rlwe::check_same_params(ctx_->params(), a.params(), "SlotArray::replicate");
   return total_sum(ev, ev.multiply_plain(a, *mask({slot})));
 }

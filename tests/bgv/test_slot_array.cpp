@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <set>
 #include <span>
@@ -260,6 +261,17 @@ TEST(SlotArrayErrors, RefusedByName) {
   const Ciphertext ct = ctx->encryptor(sk).encrypt(Plaintext{std::vector<u64>(params->n(), 0)});
   EXPECT_THROW((void)array.rotate_along(keyless, ct, 0, 1), InvalidParameter);
   refused([&] { (void)array.replicate(keyless, ct, 12); }, "slot 12 is not below k = 12");
+  // An evaluator of another t (the masks would be another t's slots), and extreme steps: reduced
+  // mod the length (rotations) or shifting everything out (shifts), without overflow.
+  const auto other_t = Context::create(params, 11);
+  EXPECT_THROW((void)array.rotate(other_t->evaluator(), ct, 0), MismatchedContext);
+  EXPECT_THROW((void)array.shift(other_t->evaluator(), ct, 1), MismatchedContext);
+  EXPECT_NO_THROW((void)array.rotate(keyless, ct, 0));  // the identity needs no key
+  constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  const auto k = static_cast<std::int64_t>(array.size());
+  EXPECT_EQ(array.rotate_elements(lowest), array.rotate_elements(((lowest % k) + k) % k));
+  EXPECT_TRUE(array.shift_elements(lowest).empty());
+  EXPECT_TRUE(array.shift_along_elements(0, std::numeric_limits<std::int64_t>::max()).empty());
   // The coordinates and the slot index are inverse.
   for (std::size_t i = 0; i < array.size(); ++i) EXPECT_EQ(array.slot(array.coordinates(i)), i);
 }

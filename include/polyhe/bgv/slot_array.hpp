@@ -19,6 +19,10 @@
 // towards higher indices, as HElib's rotate. shift(a, k) does the same with the k values pushed
 // past the end dropped and 0 shifted in.
 //
+// The evaluator must be of the array's parameters and t, and the ciphertext of its parameters
+// (MismatchedContext otherwise); any step is taken (reduced mod the length; a shift by the length
+// or more leaves an encryption of 0).
+//
 // Keys: each operation applies the Galois elements its *_elements() function lists (a rotation's
 // two, a total sum's per dimension); generate exactly those (rlwe::KeyGenerator::galois_keys).
 #pragma once
@@ -92,6 +96,8 @@ class SlotArray {
   using Plan = std::map<u64, std::vector<std::size_t>>;
 
   void check_dimension(std::size_t r, const char* op) const;
+  // MismatchedContext for an evaluator of other parameters or another t.
+  void check_evaluator(const Evaluator& ev, const char* op) const;
   [[nodiscard]] Sources along(std::size_t r, std::int64_t k, bool cyclic) const;
   [[nodiscard]] Sources linear(std::int64_t k, bool cyclic) const;
   [[nodiscard]] Plan plan(const Sources& sources) const;
