@@ -4,8 +4,8 @@
 // report`.
 //
 // The two integer schemes take the same options (BenchIntegerArgs), share bgv::Context (its scheme
-// chosen by the IntegerScheme), the keys, the encoders, the one bgv::Evaluator and
-// bgv::encrypt/decrypt/noise_budget, and print the same fields, so everything is written once
+// chosen by the IntegerScheme), the keys, the encoders, the one bgv::Evaluator, bgv::Encryptor
+// and bgv::Decryptor, and print the same fields, so everything is written once
 // over an IntegerScheme; only BGV's modulus switch is chosen per scheme inside the runner.
 #pragma once
 
@@ -114,7 +114,7 @@ struct IntegerMeasurement {
 /// and hands each measurement to `sink`. Every op runs at the top level L. What one call
 /// includes:
 ///   encode          encoder.encode of N values into a preallocated coefficient vector;
-///   encrypt         bgv::encrypt with the public key of an encoded plaintext: the
+///   encrypt         bgv::Encryptor::encrypt (public key) of an encoded plaintext: the
 ///                   encryption of zero (fresh OS seed, sampling) plus round(Q·m/t) (BFV), or
 ///                   t times it plus m (BGV);
 ///   add             rlwe::add_inplace into an accumulator (what the evaluators' add does after
@@ -124,9 +124,10 @@ struct IntegerMeasurement {
 ///                   result);
 ///   mod_switch      BGV: Evaluator::mod_switch_to_next_inplace of a fresh ciphertext from L
 ///                   to L − 1; the copies it consumes are made before each timed batch, untimed;
-///   rotate          rotate_rows by config.rotate_step: automorphism and key switch;
-///   decrypt         bgv::decrypt (BFV: c_0 + c_1·s, rounding t/Q; BGV: c_0 + c_1·s, exact
-///                   conversion to Z_t) into a new plaintext, no decoding;
+///   rotate          rotate_rows by config.rotate_step: automorphism and key switch (odd m:
+///                   bgv::SlotArray::rotate of the slots by the step, or X → X^2 without slots);
+///   decrypt         bgv::Decryptor::decrypt (BFV: c_0 + c_1·s, rounding t/Q; BGV:
+///                   c_0 + c_1·s, exact conversion to Z_t) into a new plaintext, no decoding;
 ///   decode          encoder.decode of a plaintext into a preallocated vector of N values.
 /// `note` receives a warning when multiply_relin (or, BGV, the switch after it) exhausts the
 /// noise budget or, with batching, when the product's decryption is not the slot-wise product.

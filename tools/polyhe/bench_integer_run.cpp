@@ -1,5 +1,5 @@
 // The timed part of the BFV and BGV benchmarks (bench_integer.hpp): one runner for both schemes,
-// over the one bgv::Evaluator and bgv::encrypt/decrypt/noise_budget, which dispatch on the
+// over the one bgv::Evaluator, bgv::Encryptor and bgv::Decryptor, which dispatch on the
 // context's scheme (BFV is BGV's scale-invariant mode).
 #include <algorithm>
 #include <optional>

@@ -284,7 +284,8 @@ void add_integer_bench_options(CLI::App* cmd, BenchIntegerArgs& a, std::int64_t&
                   "Comma list of " + op_list + " (default: all that the parameters allow)")
       ->check(kNonEmpty);
   add_integer_option(cmd, "--rotate-step", rotate_step,
-                     "Columns to rotate both rows by (left; < 0: right); needs batching")
+                     "Columns to rotate both rows by (left; < 0: right); needs batching. With "
+                     "--m: slots to turn the whole array by (towards higher indices, as HElib)")
       ->capture_default_str();
   add_integer_option(cmd, "--threads", a.threads, "Threads of the library's default pool")
       ->capture_default_str();
@@ -321,8 +322,9 @@ void declare_bench_bgv(Commands& c, Options& o) {
   add_integer_option(c.bench_bgv, "--m", o.bench_bgv.m,
                      "Odd m in [3, " + std::to_string(PowerfulNtt::kMaxM) +
                          "]: the ring Z[x]/Phi_m (powerful basis; e.g. 21845 = 5*17*257, "
-                         "HElib's) instead of x^N + 1; replaces --log-n; rotate is then the "
-                         "automorphism X -> X^2",
+                         "HElib's) instead of x^N + 1; replaces --log-n; rotate then turns the "
+                         "GF(t^d) slots as one row by --rotate-step (bgv::SlotArray), or is the "
+                         "automorphism X -> X^2 when t gives no slots",
                      std::size_t{3}, std::size_t{PowerfulNtt::kMaxM});
   c.bench_bgv->footer(
       "Times per call, key generation excluded, every op at the top level L on N random values "
