@@ -2,10 +2,10 @@
 // one target modulus c,
 //   out[k] = (Σ_{i < terms} x_i[k]·w_i) mod c,
 // with w_i < c (x_i: one pointer per term, e.g. the limbs of a block). Two IFMA52 kernels (x_i[k] <
-// 2^52 and c < 2^50; any x_i[k] and odd c < 2^62) and double-precision ones on AVX2 + FMA and
-// AVX-512 (x_i[k] < 2^50, c < 2^50) exist: elsewhere the callers keep their scalar 128-bit loops
-// (rns/base_converter.cpp), which are the reference the kernels are tested against
-// (tests/cpu/test_convert_kernel.cpp).
+// 2^52 and c < 2^50; any x_i[k] and odd c < 2^62), double-precision ones on AVX2 + FMA and
+// AVX-512 (x_i[k] < 2^50, c < 2^50) and a wide AVX2 one (any x_i[k], odd 2^10 ≤ c < 2^62) exist:
+// elsewhere the callers keep their scalar 128-bit loops (rns/base_converter.cpp), which are the
+// reference the kernels are tested against (tests/cpu/test_convert_kernel.cpp).
 #pragma once
 
 #include <cstddef>
@@ -42,6 +42,23 @@ using WeightedSumWideKernel = void (*)(const std::uint64_t* const* x, std::size_
                                        const std::uint64_t* w_mont, std::uint64_t* out,
                                        std::size_t n, const WeightedSumWideModulus& m);
 WeightedSumWideKernel ifma_weighted_sum_wide_kernel();
+
+/// The wide AVX2 kernel: out[k] = (Σ_i x_i[k]·w_i) mod c for any 64-bit x_i[k] and odd
+/// 2^10 ≤ c < 2^62, the weights given in Montgomery form, w_mont[i] = w_i·2^(32·m.steps) mod c.
+/// Each product is six 32 × 32-bit ones (x in two 32-bit digits, w_mont in three 21-bit ones),
+/// lazily summed at weights 2^0, 2^21, 2^32, 2^42, 2^53 and 2^74; each sum S is brought to
+/// S·2^−32·steps mod c by m.steps 32-bit Montgomery steps. nullptr when this build did not compile
+/// the AVX2 kernels. Preconditions: 1 ≤ terms ≤ kWeightedSumWideMaxTerms, every w_mont < c, out
+/// disjoint from x; output in [0, c).
+using WeightedSumWide32Kernel = void (*)(const std::uint64_t* const* x, std::size_t terms,
+                                         const std::uint64_t* w_mont, std::uint64_t* out,
+                                         std::size_t n, const WeightedSumWide32Modulus& m);
+WeightedSumWide32Kernel avx2_weighted_sum_wide_kernel();
+
+/// Whether the wide AVX2 kernel serves modulus c (any x; at most kWeightedSumWideMaxTerms terms).
+constexpr bool avx2_weighted_sum_wide_serves(std::uint64_t c) {
+  return (c & 1U) != 0 && c >= (std::uint64_t{1} << 10) && c < (std::uint64_t{1} << 62);
+}
 
 /// The AVX2 + FMA kernel: exact double-precision products (each a·w − Q·c in [−0.875c, 0.875c]
 /// for a < 2^50, w < c < 2^50), sums centred every eight terms; or nullptr when this build did

@@ -27,6 +27,9 @@ const ElementwiseKernels* avx2_elementwise_kernels() {
 WeightedSumFmaKernel avx2_weighted_sum_kernel() {
   return nullptr;
 }
+WeightedSumWide32Kernel avx2_weighted_sum_wide_kernel() {
+  return nullptr;
+}
 FractionRoundKernel avx2_fraction_round_kernel() {
   return nullptr;
 }
@@ -80,6 +83,17 @@ WeightedSumWideModulus make_weighted_sum_wide_modulus(std::uint64_t c) {
       static_cast<std::uint64_t>((static_cast<unsigned __int128>(1) << 104) % c);
   return WeightedSumWideModulus{c, (std::uint64_t{0} - inv) & ((std::uint64_t{1} << 52) - 1), r104,
                                 make_shoup(r104, c).w_shoup};
+}
+
+WeightedSumWide32Modulus make_weighted_sum_wide32_modulus(std::uint64_t c) {
+  std::uint64_t inv = c;  // c^−1 mod 2^64, as above
+  for (int i = 0; i < 5; ++i) inv *= 2 - c * inv;
+  const unsigned steps = c >= (std::uint64_t{1} << 42) ? 3 : 4;
+  const unsigned __int128 r64 = (static_cast<unsigned __int128>(1) << 64) % c;
+  const std::uint64_t r = static_cast<std::uint64_t>(
+      steps == 3 ? (r64 << 32) % c : (r64 << 64) % c);  // r64 < 2^62: no overflow
+  return WeightedSumWide32Modulus{c, (std::uint64_t{0} - inv) & 0xFFFFFFFFULL, steps, r,
+                                  make_shoup(r, c).w_shoup};
 }
 
 const ElementwiseKernels& elementwise_kernels(CpuPath p, std::uint64_t q) {
@@ -658,6 +672,11 @@ WeightedSum::WeightedSum(u64 c, std::size_t max_terms, u64 x_bound) : c_(c), max
   wide_ok_ = !ifma_ok_ && (c & 1U) != 0 && max_terms <= cpu::kWeightedSumWideMaxTerms &&
              cpu::ifma_weighted_sum_wide_kernel() != nullptr;
   if (wide_ok_) wide_ = cpu::make_weighted_sum_wide_modulus(c);
+  wide32_ok_ = cpu::avx2_weighted_sum_wide_serves(c) &&
+               max_terms <= cpu::kWeightedSumWideMaxTerms &&
+               cpu::avx2_weighted_sum_wide_kernel() != nullptr &&
+               !cpu_path_unavailable_reason(CpuPath::avx2);
+  if (wide32_ok_) wide32_ = cpu::make_weighted_sum_wide32_modulus(c);
 }
 
 WeightedSumPath WeightedSum::path() const {
@@ -668,6 +687,9 @@ WeightedSumPath WeightedSum::path() const {
   // has no weighted sum of its own; the ifma path for c = 2^49 or more than 2048 terms): the
   // same words as the scalar loop.
   if (fma_ok_ && p != CpuPath::scalar) return WeightedSumPath::fma50;
+  // The wide AVX2 kernel serves the rest above the scalar path: the 60-bit primes of the avx2 and
+  // avx512 paths (and of the ifma path in a build without the IFMA kernels).
+  if (wide32_ok_ && p != CpuPath::scalar) return WeightedSumPath::avx2_62;
   return WeightedSumPath::none;
 }
 
@@ -706,6 +728,15 @@ bool WeightedSum::operator()(std::span<const u64* const> x, std::span<const u64>
                                               ? cpu::avx512_weighted_sum_kernel()
                                               : cpu::avx2_weighted_sum_kernel();
       k(x.data(), x.size(), w.data(), out.data(), out.size(), c_);
+      return true;
+    }
+    case WeightedSumPath::avx2_62: {
+      // The weights in Montgomery form, w·2^(32·steps) mod c, as Shoup products (c < 2^62).
+      std::array<u64, cpu::kWeightedSumWideMaxTerms> w_mont;
+      const ShoupOperand<u64> r{wide32_.r, wide32_.r_shoup};
+      for (std::size_t i = 0; i < w.size(); ++i) w_mont[i] = mul_shoup(w[i], r, c_);
+      cpu::avx2_weighted_sum_wide_kernel()(x.data(), x.size(), w_mont.data(), out.data(),
+                                           out.size(), wide32_);
       return true;
     }
     case WeightedSumPath::none: break;

@@ -1,12 +1,13 @@
 // The weighted-sum kernels of base conversion against a double-word reference: IFMA52 (narrow and
-// wide) and AVX2 + FMA, on random and extreme operands (x_i at its bound − 1, w_i = c − 1), the
-// most terms a call may sum, every length 1..40 (the tails) and moduli from 2 to 2^50 − 27 (the
-// wide kernel: odd moduli from 3 to 2^62 − 1). Each skips, naming the reason, where this CPU or
-// build lacks its instructions.
+// wide), AVX2 + FMA and wide AVX2, on random and extreme operands (x_i at its bound − 1, w_i =
+// c − 1), the most terms a call may sum, every length 1..40 (the tails) and moduli from 2 to
+// 2^50 − 27 (the wide kernels: odd moduli from 3, or 2^10 + 1 for AVX2, to 2^62 − 1). Each skips,
+// naming the reason, where this CPU or build lacks its instructions.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -110,58 +111,101 @@ TEST_F(WeightedSum, LengthsOneToForty) {
   }
 }
 
-// The wide IFMA52 kernel: any 64-bit x, odd c < 2^62, weights in Montgomery form (w·2^104 mod c,
-// found here by 128-bit division, not by the library's Shoup products).
+// The wide kernels: any 64-bit x and odd c < 2^62, weights in Montgomery form (w·2^R mod c, found
+// here by 128-bit division, not by the library's Shoup products): IFMA52 in 52-bit digits
+// (R = 2^104, c ≥ 3) and AVX2 in 32-bit products (R = 2^96 for c ≥ 2^42, else 2^128; c ≥ 2^10),
+// each where this CPU and build have it.
+struct Ifma62 {
+  using Modulus = cpu::WeightedSumWideModulus;
+  using Kernel = cpu::WeightedSumWideKernel;
+  static int radix_bits(u64 /*c*/) { return 104; }
+  static std::optional<std::string> unavailable() {
+    if (best_cpu_path() != CpuPath::ifma) return "no IFMA52 here: " + best_cpu_path_reason();
+    if (cpu::ifma_weighted_sum_wide_kernel() == nullptr) {
+      return std::string("this build did not compile the IFMA52 kernels");
+    }
+    return std::nullopt;
+  }
+  static Kernel kernel() { return cpu::ifma_weighted_sum_wide_kernel(); }
+  static Modulus modulus(u64 c) { return cpu::make_weighted_sum_wide_modulus(c); }
+  static std::vector<u64> smallest() { return {3, 97}; }
+};
+struct Avx2_62 {
+  using Modulus = cpu::WeightedSumWide32Modulus;
+  using Kernel = cpu::WeightedSumWide32Kernel;
+  static int radix_bits(u64 c) { return static_cast<int>(32 * modulus(c).steps); }
+  static std::optional<std::string> unavailable() {
+    if (auto why = cpu_path_unavailable_reason(CpuPath::avx2)) return "no AVX2 here: " + *why;
+    if (cpu::avx2_weighted_sum_wide_kernel() == nullptr) {
+      return std::string("this build did not compile the AVX2 kernels");
+    }
+    return std::nullopt;
+  }
+  static Kernel kernel() { return cpu::avx2_weighted_sum_wide_kernel(); }
+  static Modulus modulus(u64 c) { return cpu::make_weighted_sum_wide32_modulus(c); }
+  // 2^10 + 1 is where the Montgomery result's bound, S/2^128 + c < 2c, is tightest.
+  static std::vector<u64> smallest() { return {(u64{1} << 10) + 1, 4099}; }
+};
+
+template <class K>
 class WeightedSumWide : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (best_cpu_path() != CpuPath::ifma) {
-      GTEST_SKIP() << "no IFMA52 here: " << best_cpu_path_reason();
-    }
-    kernel_ = cpu::ifma_weighted_sum_wide_kernel();
-    if (kernel_ == nullptr) GTEST_SKIP() << "this build did not compile the IFMA52 kernels";
+    if (auto why = K::unavailable()) GTEST_SKIP() << *why;
   }
   static u64 montgomery(u64 w, u64 c) {
-    const u128 r104 = (u128{1} << 104) % c;
-    return static_cast<u64>(u128{w} * r104 % c);
+    u128 r = 1;  // R mod c
+    for (int b = 0; b < K::radix_bits(c); ++b) r = r * 2 % c;
+    return static_cast<u64>(u128{w} * r % c);
   }
-  cpu::WeightedSumWideKernel kernel_ = nullptr;
+  // w with montgomery(w) = c − 1, the largest Montgomery weight.
+  static u64 extreme_weight(u64 c) {
+    u128 inv = 1;  // R^−1 mod c
+    for (int b = 0; b < K::radix_bits(c); ++b) inv = inv * ((u128{c} + 1) / 2) % c;
+    return static_cast<u64>(u128{c - 1} * inv % c);
+  }
 };
+using WideKernels = ::testing::Types<Ifma62, Avx2_62>;
+TYPED_TEST_SUITE(WeightedSumWide, WideKernels);
 
-TEST_F(WeightedSumWide, EqualsTheReference) {
+TYPED_TEST(WeightedSumWide, EqualsTheReference) {
   POLYHE_SEEDED_RNG(rng);
-  // Small and 2^52-straddling moduli, the widest odd word (2^62 − 1, composite: Montgomery's
-  // reduction needs only an odd c) and the largest prime of each width up to 62 bits.
-  std::vector<u64> moduli = {
-      3, 97, (u64{1} << 49) + 1, (u64{1} << 52) - 1, (u64{1} << 52) + 1, (u64{1} << 62) - 1};
+  // Small, 2^42- and 2^52-straddling moduli (the AVX2 kernel's steps change at 2^42), the widest
+  // odd word (2^62 − 1, composite: Montgomery's reduction needs only an odd c) and the largest
+  // prime of each width up to 62 bits.
+  std::vector<u64> moduli = TypeParam::smallest();
+  for (u64 c : {(u64{1} << 42) - 1, (u64{1} << 42) + 1, (u64{1} << 49) + 1, (u64{1} << 52) - 1,
+                (u64{1} << 52) + 1, (u64{1} << 62) - 1}) {
+    moduli.push_back(c);
+  }
   for (int bits : {50, 53, 55, 60, 61, 62}) {
     u64 top = (u64{1} << bits) - 1;
     while (!is_prime(top)) --top;
     moduli.push_back(top);
   }
+  const auto kernel = TypeParam::kernel();
   for (u64 c : moduli) {
-    const cpu::WeightedSumWideModulus m = cpu::make_weighted_sum_wide_modulus(c);
-    u128 inv104 = 1;  // 2^−104 mod c
-    for (int b = 0; b < 104; ++b) inv104 = inv104 * ((u128{c} + 1) / 2) % c;
-    const u64 extreme_w = static_cast<u64>(u128{c - 1} * inv104 % c);
-    ASSERT_EQ(montgomery(extreme_w, c), c - 1) << c;
+    const auto m = TypeParam::modulus(c);
+    const u64 extreme_w = this->extreme_weight(c);
+    ASSERT_EQ(this->montgomery(extreme_w, c), c - 1) << c;
     for (std::size_t terms : {std::size_t{1}, std::size_t{2}, std::size_t{9}, std::size_t{64},
                               cpu::kWeightedSumWideMaxTerms}) {
-      for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{16},
-                            std::size_t{37}, std::size_t{64}}) {
+      // 64 and 131 cross the AVX2 kernel's chunk of sixteen vectors (and its tail).
+      for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{7}, std::size_t{8},
+                            std::size_t{16}, std::size_t{37}, std::size_t{64}, std::size_t{131}}) {
         const std::size_t stride = n + 3;  // limbs need not be adjacent
         for (const bool extreme : {false, true}) {
-          // The extreme case takes the largest Montgomery weight, c − 1, i.e. w = (c − 1)·2^−104.
+          // The extreme case takes the largest Montgomery weight, c − 1, and x = 2^64 − 1.
           std::vector<u64> x(terms * stride), w(terms), w_mont(terms);
           for (auto& v : x) v = extreme ? ~u64{0} : rng.uniform(0, ~u64{0});
           for (std::size_t i = 0; i < terms; ++i) {
             w[i] = extreme ? extreme_w : rng.uniform(0, c - 1);
-            w_mont[i] = montgomery(w[i], c);
+            w_mont[i] = this->montgomery(w[i], c);
           }
           std::vector<u64> out(n, ~u64{0});
           std::vector<const u64*> ptrs;
           for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * stride);
-          kernel_(ptrs.data(), terms, w_mont.data(), out.data(), n, m);
+          kernel(ptrs.data(), terms, w_mont.data(), out.data(), n, m);
           for (std::size_t k = 0; k < n; ++k) {
             ASSERT_EQ(out[k], reference(x, stride, terms, w, k, c))
                 << "c=" << c << " terms=" << terms << " n=" << n << " k=" << k
@@ -173,22 +217,22 @@ TEST_F(WeightedSumWide, EqualsTheReference) {
   }
 }
 
-TEST_F(WeightedSumWide, LengthsOneToForty) {
+TYPED_TEST(WeightedSumWide, LengthsOneToForty) {
   POLYHE_SEEDED_RNG(rng);
   const u64 c = (u64{1} << 61) - 1;
-  const cpu::WeightedSumWideModulus m = cpu::make_weighted_sum_wide_modulus(c);
+  const auto m = TypeParam::modulus(c);
   for (std::size_t n = 1; n <= 40; ++n) {
     const std::size_t terms = 5;
     std::vector<u64> x(terms * n), w(terms), w_mont(terms);
     for (auto& v : x) v = rng.uniform(0, c - 1);
     for (std::size_t i = 0; i < terms; ++i) {
       w[i] = rng.uniform(0, c - 1);
-      w_mont[i] = montgomery(w[i], c);
+      w_mont[i] = this->montgomery(w[i], c);
     }
     std::vector<u64> out(n + 1, 12345);  // one word past the end must stay untouched
     std::vector<const u64*> ptrs;
     for (std::size_t i = 0; i < terms; ++i) ptrs.push_back(x.data() + i * n);
-    kernel_(ptrs.data(), terms, w_mont.data(), out.data(), n, m);
+    TypeParam::kernel()(ptrs.data(), terms, w_mont.data(), out.data(), n, m);
     for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(out[k], reference(x, n, terms, w, k, c));
     EXPECT_EQ(out[n], 12345U) << "n=" << n;
   }
@@ -203,6 +247,22 @@ TEST(WeightedSumWideModulus, ConstantsAreTheirDefinitions) {
     EXPECT_EQ(m.r104, static_cast<u64>((u128{1} << 104) % c));
     EXPECT_EQ(m.r104_shoup, static_cast<u64>((u128{m.r104} << 64) / c));
   }
+  for (const u64 c : {u64{3}, (u64{1} << 10) + 1, (u64{1} << 42) - 1, (u64{1} << 42) + 1,
+                      (u64{1} << 61) - 1, (u64{1} << 62) - 1}) {
+    const cpu::WeightedSumWide32Modulus m = cpu::make_weighted_sum_wide32_modulus(c);
+    EXPECT_EQ(m.c, c);
+    EXPECT_EQ((c * m.cinv32 + 1) & 0xFFFFFFFFULL, 0U) << c;  // c·(−c^−1) ≡ −1 mod 2^32
+    EXPECT_LT(m.cinv32, u64{1} << 32);
+    EXPECT_EQ(m.steps, c >= (u64{1} << 42) ? 3U : 4U) << c;
+    u128 r = 1;
+    for (unsigned b = 0; b < 32 * m.steps; ++b) r = r * 2 % c;
+    EXPECT_EQ(m.r, static_cast<u64>(r)) << c;
+    EXPECT_EQ(m.r_shoup, static_cast<u64>((u128{m.r} << 64) / c));
+  }
+  EXPECT_FALSE(cpu::avx2_weighted_sum_wide_serves((u64{1} << 10) - 1));
+  EXPECT_FALSE(cpu::avx2_weighted_sum_wide_serves((u64{1} << 10) + 2));
+  EXPECT_FALSE(cpu::avx2_weighted_sum_wide_serves((u64{1} << 62) + 1));
+  EXPECT_TRUE(cpu::avx2_weighted_sum_wide_serves((u64{1} << 10) + 1));
 }
 
 // The double-precision kernels, four lanes (AVX2 + FMA) and eight (AVX-512), where this CPU and
@@ -274,7 +334,8 @@ TEST(VecWeightedSum, PicksTheKernelOfThePathAndEqualsTheReference) {
     // Below 2^50 both kernels may serve, except IFMA52 for c = 2^49 (ifma_serves), where the
     // AVX2 + FMA one stands in on the ifma path. The wide IFMA kernel serves odd moduli on the
     // ifma path where IFMA52 does not: the larger inputs, and moduli to 2^62 (2^61 − 1 prime;
-    // 2^60 even, which no kernel serves).
+    // 2^60 even, which no kernel serves); the wide AVX2 one the same on the avx2 and avx512
+    // paths where the double-precision one does not.
     for (const u64 c : {(u64{1} << 49) - 69, u64{1} << 49, (u64{1} << 61) - 1, u64{1} << 60})
       for (const u64 x_bound : {u64{1} << 40, u64{1} << 51, u64{1} << 53}) {
         const vec::WeightedSum sum(c, 20, x_bound);
@@ -285,6 +346,8 @@ TEST(VecWeightedSum, PicksTheKernelOfThePathAndEqualsTheReference) {
           want = vec::WeightedSumPath::ifma62;
         } else if (p != CpuPath::scalar && x_bound <= (u64{1} << 50) && c < (u64{1} << 50)) {
           want = vec::WeightedSumPath::fma50;
+        } else if (p != CpuPath::scalar && c % 2 == 1) {
+          want = vec::WeightedSumPath::avx2_62;
         }
         EXPECT_EQ(sum.path(), want) << to_string(p) << " c=" << c << " x_bound=" << x_bound;
         const std::size_t terms = 20, n = 37;

@@ -38,19 +38,36 @@ struct WeightedSumWideModulus {
 /// The constants for an odd c with 3 ≤ c < 2^62.
 WeightedSumWideModulus make_weighted_sum_wide_modulus(std::uint64_t c);
 
+/// The constants of an odd c < 2^62 for the wide sums in 32-bit products (AVX2): the weights
+/// enter in Montgomery form w·2^(32·steps) mod c, and each sum is brought back by `steps`
+/// Montgomery steps of 32 bits: three for c ≥ 2^42, else four.
+struct WeightedSumWide32Modulus {
+  std::uint64_t c;
+  std::uint64_t cinv32;   // −c^−1 mod 2^32
+  unsigned steps;         // 3 or 4
+  std::uint64_t r;        // 2^(32·steps) mod c
+  std::uint64_t r_shoup;  // ⌊r·2^64 / c⌋, for w·2^(32·steps) mod c as a Shoup product
+};
+
+/// The constants for an odd c with 3 ≤ c < 2^62.
+WeightedSumWide32Modulus make_weighted_sum_wide32_modulus(std::uint64_t c);
+
 }  // namespace polyhe::cpu
 
 namespace polyhe::vec {
 
 /// Which kernel a WeightedSum runs on the active CPU path.
 enum class WeightedSumPath {
-  none,    // none serves: the caller's scalar loop
-  ifma52,  // IFMA52: every x < 2^52, c < 2^50 (c ≠ 2^49), at most 2048 terms; the IFMA path
-  ifma62,  // IFMA52 in two-digit words: any x, odd c < 2^62, at most 1024 terms; the IFMA path
-           // where ifma52 does not serve (the 60-bit primes of bootstrapping chains)
-  fma50,   // exact double-precision products, every x ≤ 2^50, c < 2^50: on four lanes (AVX2 +
-           // FMA) on the avx2 path, on eight (AVX-512) on the avx512 path and on the ifma path
-           // where IFMA52 does not serve
+  none,     // none serves: the caller's scalar loop
+  ifma52,   // IFMA52: every x < 2^52, c < 2^50 (c ≠ 2^49), at most 2048 terms; the IFMA path
+  ifma62,   // IFMA52 in two-digit words: any x, odd c < 2^62, at most 1024 terms; the IFMA path
+            // where ifma52 does not serve (the 60-bit primes of bootstrapping chains)
+  fma50,    // exact double-precision products, every x ≤ 2^50, c < 2^50: on four lanes (AVX2 +
+            // FMA) on the avx2 path, on eight (AVX-512) on the avx512 path and on the ifma path
+            // where IFMA52 does not serve
+  avx2_62,  // AVX2's 32-bit products in 21- and 32-bit digits: any x, odd 2^10 ≤ c < 2^62, at
+            // most 1024 terms; the avx2 and avx512 paths where fma50 does not serve (the 60-bit
+            // primes of bootstrapping chains)
 };
 
 /// Sums modulo c of at most max_terms products x·w with every x below x_bound and every w < c.
@@ -72,12 +89,14 @@ class WeightedSum {
                   std::span<std::uint64_t> out) const;
 
  private:
-  cpu::WeightedSumModulus constants_{};  // for ifma52
-  cpu::WeightedSumWideModulus wide_{};   // for ifma62
+  cpu::WeightedSumModulus constants_{};     // for ifma52
+  cpu::WeightedSumWideModulus wide_{};      // for ifma62
+  cpu::WeightedSumWide32Modulus wide32_{};  // for avx2_62
   std::uint64_t c_ = 0;
   std::size_t max_terms_ = 0;
   bool ifma_ok_ = false;
-  bool wide_ok_ = false;  // ifma62
+  bool wide_ok_ = false;    // ifma62
+  bool wide32_ok_ = false;  // avx2_62
   bool fma_ok_ = false;
   bool avx512_ok_ = false;  // fma50 on eight lanes
 };
