@@ -822,22 +822,24 @@ class Ciphertext(CiphertextBase):
         array as one row (HElib's rotate). Needs the keys
         ``ctx.slot_galois_elements("rotate", step, dimension)`` names; along a bad dimension
         (:attr:`Context.hypercube`) the masks cost noise."""
-        els = self._ctx.slot_galois_elements("rotate", step, dimension)
-        sa = self._slot_op("rotate_slots", els)
-        ev, s = self._ev(), int(step)
-        ct = sa.rotate(ev, self._ct, s) if dimension is None else sa.rotate_along(
-            ev, self._ct, int(dimension), s)
-        return self._new(ct, length=None)
+        return self._move_slots("rotate", step, dimension)
 
     def shift_slots(self, step: int, dimension: Optional[int] = None) -> "Ciphertext":
         """:meth:`rotate_slots` with the values pushed past the end (or, step < 0, the start)
         dropped and 0 shifted in (HElib's shift and shift1D). Keys:
         ``ctx.slot_galois_elements("shift", step, dimension)``."""
-        els = self._ctx.slot_galois_elements("shift", step, dimension)
-        sa = self._slot_op("shift_slots", els)
+        return self._move_slots("shift", step, dimension)
+
+    def _move_slots(self, op: str, step: int, dimension: Optional[int]) -> "Ciphertext":
+        """rotate_slots and shift_slots: ``op`` names the native SlotArray's pair, ``op`` for
+        the whole array and ``op + "_along"`` for one dimension."""
+        els = self._ctx.slot_galois_elements(op, step, dimension)
+        sa = self._slot_op(op + "_slots", els)
         ev, s = self._ev(), int(step)
-        ct = sa.shift(ev, self._ct, s) if dimension is None else sa.shift_along(
-            ev, self._ct, int(dimension), s)
+        if dimension is None:
+            ct = getattr(sa, op)(ev, self._ct, s)
+        else:
+            ct = getattr(sa, op + "_along")(ev, self._ct, int(dimension), s)
         return self._new(ct, length=None)
 
     def total_sum(self) -> "Ciphertext":

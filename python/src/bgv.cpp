@@ -145,24 +145,12 @@ void bind_bgv(nb::module_& parent) {
           },
           nb::arg("data"), nb::arg("key") = nb::bytes("", 0));
 
-  nb::class_<bgv::Encryptor>(m, "Encryptor",
-                             "Encryption under a public key (or symmetric, under a secret key) "
-                             "at the top level of one context; safe to share between threads.")
-      .def(
-          "__init__",
-          [](bgv::Encryptor* self, const BgvContext& c, const PublicKey& pk,
-             const std::optional<nb::bytes>& seed) {
-            new (self) bgv::Encryptor(c.ptr->encryptor(pk.ptr, optional_seed(seed)));
-          },
-          nb::arg("context"), nb::arg("key"), nb::arg("seed") = nb::none())
-      .def(
-          "__init__",
-          [](bgv::Encryptor* self, const BgvContext& c, const SecretKey& sk,
-             const std::optional<nb::bytes>& seed) {
-            new (self) bgv::Encryptor(c.ptr->encryptor(sk.ptr, optional_seed(seed)));
-          },
-          nb::arg("context"), nb::arg("key"), nb::arg("seed") = nb::none())
-      .def("encrypt", &bgv::Encryptor::encrypt, nb::arg("plaintext"), nb::call_guard<Release>());
+  nb::class_<bgv::Encryptor> encryptor(
+      m, "Encryptor",
+      "Encryption under a public key (or symmetric, under a secret key) "
+      "at the top level of one context; safe to share between threads.");
+  def_encryptor_inits<bgv::Encryptor, BgvContext, PublicKey, SecretKey>(encryptor).def(
+      "encrypt", &bgv::Encryptor::encrypt, nb::arg("plaintext"), nb::call_guard<Release>());
 
   nb::class_<bgv::Decryptor>(m, "Decryptor", "Decryption and the noise budget with an owned key.")
       .def(

@@ -99,24 +99,12 @@ void bind_ckks(nb::module_& parent) {
         return numpy_without_gil([&] { return c.ptr->decode_real(pt); });
       });
 
-  nb::class_<ckks::Encryptor>(m, "Encryptor",
-                              "Encryption under a public key (or symmetric, under a secret "
-                              "key) of one context's parameters; safe to share between threads.")
-      .def(
-          "__init__",
-          [](ckks::Encryptor* self, const CkksContext& c, const PublicKey& pk,
-             const std::optional<nb::bytes>& seed) {
-            new (self) ckks::Encryptor(c.ptr->encryptor(pk.ptr, optional_seed(seed)));
-          },
-          nb::arg("context"), nb::arg("key"), nb::arg("seed") = nb::none())
-      .def(
-          "__init__",
-          [](ckks::Encryptor* self, const CkksContext& c, const SecretKey& sk,
-             const std::optional<nb::bytes>& seed) {
-            new (self) ckks::Encryptor(c.ptr->encryptor(sk.ptr, optional_seed(seed)));
-          },
-          nb::arg("context"), nb::arg("key"), nb::arg("seed") = nb::none())
-      .def("encrypt", &ckks::Encryptor::encrypt, nb::arg("plaintext"), nb::call_guard<Release>());
+  nb::class_<ckks::Encryptor> encryptor(
+      m, "Encryptor",
+      "Encryption under a public key (or symmetric, under a secret "
+      "key) of one context's parameters; safe to share between threads.");
+  def_encryptor_inits<ckks::Encryptor, CkksContext, PublicKey, SecretKey>(encryptor).def(
+      "encrypt", &ckks::Encryptor::encrypt, nb::arg("plaintext"), nb::call_guard<Release>());
 
   m.def(
       "load_ciphertext",

@@ -10,6 +10,8 @@
 #include <polyhe/rlwe/origin.hpp>
 #include <polyhe/rlwe/parameters.hpp>
 
+#include <nanobind/stl/optional.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -56,6 +58,22 @@ struct DeviceHandle {
 template <class Wrapper>
 [[nodiscard]] auto key_of(const Wrapper* w) -> decltype(w->ptr) {
   return w == nullptr ? nullptr : w->ptr;
+}
+
+/// Binds an Encryptor's constructors, one per key type in Keys (a PublicKey: public-key
+/// encryption; a SecretKey: symmetric), each the context's factory `encryptor(key, seed)`, with
+/// the arguments (context, key, seed = None). Returns cls for further .def calls.
+template <class Encryptor, class ContextWrapper, class... Keys>
+nb::class_<Encryptor>& def_encryptor_inits(nb::class_<Encryptor>& cls) {
+  (cls.def(
+       "__init__",
+       [](Encryptor* self, const ContextWrapper& c, const Keys& key,
+          const std::optional<nb::bytes>& seed) {
+         new (self) Encryptor(c.ptr->encryptor(key.ptr, optional_seed(seed)));
+       },
+       nb::arg("context"), nb::arg("key"), nb::arg("seed") = nb::none()),
+   ...);
+  return cls;
 }
 
 /// A key id from Python: b"" (none recorded) or 16 bytes; InvalidParameter naming the length

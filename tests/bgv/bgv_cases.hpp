@@ -47,6 +47,19 @@ inline rlwe::ParametersPtr make_params(const Case& c) {
   return rlwe::Parameters::create(lit);
 }
 
+/// Parameters over Φ_m (m odd) with generated primes of the given sizes; security `none` unless
+/// asked for (the small rings of the slot and refusal tests are below the standard's table).
+inline rlwe::ParametersPtr phi_m_params(
+    u64 m, std::vector<int> q_bits, std::vector<int> p_bits,
+    rlwe::SecurityLevel security = rlwe::SecurityLevel::insecure_none) {
+  rlwe::ParametersLiteral lit;
+  lit.m = m;
+  lit.q_bits = std::move(q_bits);
+  lit.p_bits = std::move(p_bits);
+  lit.security = security;
+  return rlwe::Parameters::create(lit);
+}
+
 /// A batching prime t ≡ 1 mod 2N of `bits` bits.
 inline u64 batching_prime(int bits, std::size_t n) {
   return ntt_primes(bits, n, 1)[0];

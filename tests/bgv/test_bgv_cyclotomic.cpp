@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bgv/bgv_cases.hpp"
 #include "ntt/cyclic/cyclotomic_reference.hpp"
 #include "polyhe/arith/primes.hpp"
 #include "polyhe/bgv/bgv.hpp"
@@ -345,12 +346,7 @@ TEST(BgvCyclotomicParameters, BadSetsAreRefusedWithTheRule) {
 }
 
 TEST(BgvCyclotomicParameters, PlaintextModulusMustBeCoprimeToM) {
-  rlwe::ParametersLiteral lit;
-  lit.m = 4369;  // 17·257
-  lit.q_bits = {60, 60};
-  lit.p_bits = {60};
-  lit.security = rlwe::SecurityLevel::insecure_none;
-  const auto params = rlwe::Parameters::create(lit);
+  const auto params = cases::phi_m_params(4369, {60, 60}, {60});  // 17·257
   for (const u64 t : {257, 17 * 3}) {
     try {
       (void)Context::create(params, t);
@@ -364,12 +360,7 @@ TEST(BgvCyclotomicParameters, PlaintextModulusMustBeCoprimeToM) {
 
 // CKKS's slots are the complex roots of x^N + 1: its encoder and evaluator refuse Φ_m.
 TEST(BgvCyclotomicParameters, CkksRefusesOddM) {
-  rlwe::ParametersLiteral lit;
-  lit.m = 4369;
-  lit.q_bits = {50, 50};
-  lit.p_bits = {50};
-  lit.security = rlwe::SecurityLevel::insecure_none;
-  const auto params = rlwe::Parameters::create(lit);
+  const auto params = cases::phi_m_params(4369, {50, 50}, {50});
   EXPECT_THROW((void)ckks::Encoder(params->ring()), InvalidParameter);
   EXPECT_THROW((void)ckks::Evaluator(params), InvalidParameter);
 }

@@ -480,11 +480,9 @@ TEST(SchemeContext, EncodeAndDecodeSlots) {
   const ContextPtr plain = Context::create(make_params(c), 65536);
   expect_message([&] { (void)plain->encode(v); }, "65536");
 
-  rlwe::ParametersLiteral lit;
-  lit.m = 4369;  // 17 · 257: 256 slots of GF(65537^16)
-  lit.q_bits = {36, 36};
-  lit.p_bits = {36};
-  const ContextPtr phi = Context::create(rlwe::Parameters::create(lit), c.t);
+  // 17 · 257: 256 slots of GF(65537^16)
+  const ContextPtr phi =
+      Context::create(phi_m_params(4369, {36, 36}, {36}, rlwe::SecurityLevel::bits128), c.t);
   const SlotEncoder& enc = phi->slot_encoder();
   const std::vector<u64> w = random_slots(rng, enc.slot_count() * enc.slot_degree(), c.t);
   const Plaintext pw = phi->encode(w);

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "bgv/bgv_cases.hpp"
 #include "polyhe/bgv/slots.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/rlwe/keys.hpp"
@@ -63,12 +64,7 @@ class SlotArrayOps : public ::testing::TestWithParam<ArrayCase> {
  protected:
   void SetUp() override {
     POLYHE_SEEDED_RNG(rng);
-    rlwe::ParametersLiteral lit;
-    lit.m = GetParam().m;
-    lit.q_bits = {60, 60, 60, 60};
-    lit.p_bits = {60};
-    lit.security = rlwe::SecurityLevel::insecure_none;
-    ctx = Context::create(rlwe::Parameters::create(lit), GetParam().t);
+    ctx = Context::create(cases::phi_m_params(GetParam().m, {60, 60, 60, 60}, {60}), GetParam().t);
     array = std::make_unique<SlotArray>(ctx);
     Seed seed{};
     for (auto& b : seed) b = static_cast<std::uint8_t>(rng.bits());
@@ -230,12 +226,7 @@ TEST(SlotArrayHypercube, GoodAndBadDimensionsByDefinition) {
 }
 
 TEST(SlotArrayErrors, RefusedByName) {
-  rlwe::ParametersLiteral lit;
-  lit.m = 315;
-  lit.q_bits = {60, 60};
-  lit.p_bits = {60};
-  lit.security = rlwe::SecurityLevel::insecure_none;
-  const auto params = rlwe::Parameters::create(lit);
+  const auto params = cases::phi_m_params(315, {60, 60}, {60});
   const auto ctx = Context::create(params, 2);
   const SlotArray array(ctx);
   const auto refused = [](const auto& call, const char* what) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bgv/bgv_cases.hpp"
 #include "ntt/cyclic/cyclotomic_reference.hpp"
 #include "polyhe/bgv/bgv.hpp"
 #include "polyhe/core/error.hpp"
@@ -233,11 +234,8 @@ TEST(SlotsErrors, RefusedWithTheRule) {
 // BGV end to end at m = 21845 (128-bit): slots through encryption, a product and an automorphism.
 TEST(SlotsBgv, EncryptedSlotsMultiplyAndMoveUnderAutomorphisms) {
   POLYHE_SEEDED_RNG(rng);
-  rlwe::ParametersLiteral lit;
-  lit.m = 21845;
-  lit.q_bits = {60, 60, 60, 60};
-  lit.p_bits = {60};
-  const auto params = rlwe::Parameters::create(lit);
+  const auto params =
+      cases::phi_m_params(21845, {60, 60, 60, 60}, {60}, rlwe::SecurityLevel::bits128);
   const u64 t = 65537;
   const auto ctx = Context::create(params, t);
   const SlotEncoder& enc = ctx->slot_encoder();
