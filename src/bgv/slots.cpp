@@ -7,9 +7,11 @@
 #include <flint/nmod_mat.h>
 #include <flint/nmod_poly.h>
 #include <flint/nmod_poly_factor.h>
+#include <flint/nmod_vec.h>
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <string>
 
 #include "polyhe/arith/cyclotomic_polynomial.hpp"
@@ -66,6 +68,49 @@ class Elem {
   fq_nmod_t e_;
 };
 
+/// Up to this slot degree encoding keeps each slot's powers of γ (φ(m)·d words; 8 MiB at most at
+/// m ≤ 2^17): at m = 21845 (d = 16) encoding by FLINT's modular composition instead took 1.25× as
+/// long.
+constexpr std::size_t kPowerTableDegree = 64;
+
+/// Ben-Or's test: g (monic, degree d ≥ 1) is irreducible iff it has no factor of degree i ≤ d/2,
+/// i.e. gcd(X^(t^i) − X, g) = 1 for each such i. A random g has a small factor with high
+/// probability, so a reducible one is usually rejected after a few i (FLINT's own test builds the
+/// baby steps of a distinct-degree factorisation first, which dominates a search at large d).
+/// The gcds are taken of products of X^(t^i) − X mod g (exact: an irreducible factor of g divides
+/// a product iff it divides a term), one per i up to 4, then one per block of up to 16.
+bool irreducible_ben_or(const Poly& g) {
+  const slong d = g.degree();
+  if (d <= 1) return d == 1;
+  const u64 t = g.get()->mod.n;
+  Poly x(t), h(t), diff(t), product(t), common(t), g_inv(t);
+  nmod_poly_set_coeff_ui(x.get(), 1, 1);
+  nmod_poly_reverse(g_inv.get(), g.get(), d + 1);
+  nmod_poly_inv_series(g_inv.get(), g_inv.get(), d + 1);
+  h = x;
+  nmod_poly_one(product.get());
+  for (slong i = 1; 2 * i <= d; ++i) {
+    nmod_poly_powmod_ui_binexp_preinv(h.get(), h.get(), t, g.get(), g_inv.get());
+    nmod_poly_sub(diff.get(), h.get(), x.get());
+    nmod_poly_mulmod_preinv(product.get(), product.get(), diff.get(), g.get(), g_inv.get());
+    if (i <= 4 || i % 16 == 0 || 2 * (i + 1) > d) {
+      nmod_poly_gcd(common.get(), product.get(), g.get());
+      if (common.degree() != 0) return false;
+      nmod_poly_one(product.get());
+    }
+  }
+  return true;
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a fixed, portable sequence of words, not randomness;
+/// it only enumerates candidate field moduli.
+u64 splitmix64(u64& state) {
+  u64 z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 /// The multiplicative order of a mod m (gcd(a, m) = 1).
 std::size_t order_mod(u64 a, u64 m) {
   u64 x = a % m;
@@ -96,7 +141,13 @@ struct SlotEncoder::Impl {
   // is carried up unchanged). crt_inverse[l][i]: left^−1 mod right for each combined pair.
   std::vector<std::vector<Poly>> tree;
   std::vector<std::vector<Poly>> crt_inverse;
-  std::vector<u64> encode_matrix;  // per slot, the d×d inverse of β ↦ coefficients, row-major
+  // Per slot, γ_i ∈ Z_t[X]/F_i with γ_i(β_i) = Y: the slot value v(Y) ∈ E is the residue
+  // v(γ_i) mod F_i (the inverse of Z_t[X]/F_i → E, X ↦ β_i).
+  std::vector<Poly> gamma;
+  // For d ≤ kPowerTableDegree, per slot the d×d table of γ_i^c mod F_i (row r, column c: the
+  // coefficient of X^r), so that encoding a slot is one matrix-vector product, not a composition.
+  std::vector<u64> gamma_powers;
+  nmod_t mod{};
 };
 
 std::shared_ptr<const SlotEncoder> SlotEncoder::create(std::size_t m, u64 t) {
@@ -204,18 +255,26 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
     }
   }
 
-  // E = Z_t[Y]/G: the first irreducible monic G of degree d whose lower coefficients are the
-  // base-t digits of 1, 2, 3, … (irreducibles have density about 1/d: a short search).
+  // E = Z_t[Y]/G: the first irreducible monic G of degree d among candidates c = 1, 2, 3, …
+  // (irreducibles have density about 1/d). Up to d = kPowerTableDegree candidate c's lower
+  // coefficients are c's base-t digits (sparse: Y^d + Y + 2, …); above, they are d words of
+  // SplitMix64 from seed c, each reduced mod t: dense candidates, since the sparse ones can miss
+  // for thousands of c (Y^d + c is reducible for every c when a prime factor of d does not divide
+  // t − 1) and reach the rare irreducibles more slowly.
   Poly g(t);
   for (u64 c = 1;; ++c) {
     nmod_poly_zero(g.get());
     nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(d_), 1);
-    u64 digits = c;
+    u64 digits = c, state = c;
     for (std::size_t j = 0; j < d_; ++j) {
-      nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(j), digits % t);
-      digits /= t;
+      if (d_ <= kPowerTableDegree) {
+        nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(j), digits % t);
+        digits /= t;
+      } else {
+        nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(j), splitmix64(state) % t);
+      }
     }
-    if (nmod_poly_is_irreducible(g.get()) != 0) break;
+    if (irreducible_ben_or(g)) break;
   }
   for (slong j = 0; j <= g.degree(); ++j) field_modulus_.push_back(g.coeff(j));
   fq_nmod_ctx_init_modulus(im.ctx, g.get(), "Y");
@@ -252,67 +311,146 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
                                            static_cast<slong>(j)));
   }
 
-  // Per slot: β = ζ^(h_i), its minimal polynomial Π_(e<d) (X − β^(t^e)), and the inverse of the
-  // map (r_0, …, r_(d−1)) ↦ Σ r_j·β^j ∈ E.
-  std::vector<Poly> leaves;
-  leaves.reserve(k_);
-  im.roots.reserve(k_);
-  im.encode_matrix.resize(k_ * d_ * d_);
-  nmod_mat_t mat, inv;
-  nmod_mat_init(mat, static_cast<slong>(d_), static_cast<slong>(d_), t);
-  nmod_mat_init(inv, static_cast<slong>(d_), static_cast<slong>(d_), t);
-  for (std::size_t i = 0; i < k_; ++i) {
-    Elem beta(ctx);
-    fq_nmod_pow_ui(beta.get(), zeta.get(), reps_[i], ctx);
-    // (X − β)(X − β^t)… with coefficients in E, lowest degree first.
-    std::vector<Elem> coeffs(1, Elem(ctx));
-    fq_nmod_one(coeffs[0].get(), ctx);
-    Elem conj = beta, term(ctx);
-    for (std::size_t e = 0; e < d_; ++e) {
-      coeffs.emplace_back(ctx);
-      for (std::size_t j = coeffs.size() - 1; j > 0; --j) {
-        fq_nmod_mul(term.get(), coeffs[j].get(), conj.get(), ctx);
-        fq_nmod_sub(coeffs[j].get(), coeffs[j - 1].get(), term.get(), ctx);
-      }
-      fq_nmod_mul(coeffs[0].get(), coeffs[0].get(), conj.get(), ctx);
-      fq_nmod_neg(coeffs[0].get(), coeffs[0].get(), ctx);
-      fq_nmod_frobenius(conj.get(), conj.get(), 1, ctx);
+  // Per slot, β_i = ζ^(h_i) and its minimal polynomial F_i = Π_(e<d) (X − β_i^(t^e)), found as
+  // the minimal polynomial of the power sums s_j = Tr(β_i^j) = Σ_e (β_i^(t^e))^j (Berlekamp–
+  // Massey on 2d of them): the d conjugates are distinct and each has weight 1 in s, so the
+  // sequence's minimal polynomial is F_i itself, in every characteristic. Tr(ζ^n) depends on n mod
+  // m only and is Σ_j c_j·Tr(Y^j) over ζ^n's coordinates c_j: a table of m traces, one product in
+  // E each. O(m·M(d) + φ(m)·d) in all, where the product of the d conjugates is O(φ(m)·d·M(d)).
+  nmod_init(&im.mod, t);
+  const nmod_t mod = im.mod;
+  std::vector<u64> trace_y(d_);
+  {
+    Elem yj(ctx);
+    fmpz_t tr;
+    fmpz_init(tr);
+    fq_nmod_one(yj.get(), ctx);
+    Elem gen(ctx);
+    fq_nmod_gen(gen.get(), ctx);
+    for (std::size_t j = 0; j < d_; ++j) {
+      fq_nmod_trace(tr, yj.get(), ctx);
+      trace_y[j] = fmpz_get_ui(tr);
+      fq_nmod_mul(yj.get(), yj.get(), gen.get(), ctx);
     }
-    Poly f(t);
-    for (std::size_t j = 0; j < coeffs.size(); ++j) {
-      const auto* c = reinterpret_cast<const nmod_poly_struct*>(coeffs[j].get());
-      if (nmod_poly_degree(c) > 0) {
-        throw Error("SlotEncoder: the minimal polynomial of zeta^" + std::to_string(reps_[i]) +
-                    " has a coefficient outside Z_t (internal error)");
-      }
-      nmod_poly_set_coeff_ui(f.get(), static_cast<slong>(j), nmod_poly_get_coeff_ui(c, 0));
-    }
-    leaves.push_back(f);
-    // Column j of the matrix: β^j in E's basis.
+    fmpz_clear(tr);
+  }
+  // Tr(ζ^n) for n < m: the first 2d as traces of ζ^n in E, which give ζ's minimal polynomial
+  // F = Y^d + Σ f_j·Y^j (Berlekamp–Massey); the power sums of its roots then follow the recurrence
+  // s_(n+d) = −Σ_j f_j·s_(n+j), d products each instead of a product in E.
+  const std::size_t known = std::min(m_, 2 * d_);
+  std::vector<u64> trace_zeta(m_);
+  {
     Elem power(ctx);
     fq_nmod_one(power.get(), ctx);
+    std::vector<u64> coords(d_);
+    const int limbs = _nmod_vec_dot_bound_limbs(static_cast<slong>(d_), mod);
+    for (std::size_t n = 0; n < known; ++n) {
+      const auto* pw = reinterpret_cast<const nmod_poly_struct*>(power.get());
+      std::fill(coords.begin(), coords.end(), u64{0});
+      for (slong j = 0; j < pw->length; ++j) coords[static_cast<std::size_t>(j)] = pw->coeffs[j];
+      trace_zeta[n] =
+          _nmod_vec_dot(coords.data(), trace_y.data(), static_cast<slong>(d_), mod, limbs);
+      fq_nmod_mul(power.get(), power.get(), zeta.get(), ctx);
+    }
+  }
+  nmod_berlekamp_massey_t bm;
+  nmod_berlekamp_massey_init(bm, t);
+  if (known < m_) {
+    nmod_berlekamp_massey_add_points(bm, trace_zeta.data(), static_cast<slong>(known));
+    nmod_berlekamp_massey_reduce(bm);
+    Poly f(t);
+    nmod_poly_make_monic(f.get(), nmod_berlekamp_massey_V_poly(bm));
+    if (f.degree() != static_cast<slong>(d_)) {
+      nmod_berlekamp_massey_clear(bm);
+      throw Error("SlotEncoder: the minimal polynomial of zeta has degree " +
+                  std::to_string(f.degree()) + ", not d (internal error)");
+    }
+    std::vector<u64> minus_f(d_);  // −f_j
     for (std::size_t j = 0; j < d_; ++j) {
+      minus_f[j] = nmod_neg(f.coeff(static_cast<slong>(j)), mod);
+    }
+    const int limbs = _nmod_vec_dot_bound_limbs(static_cast<slong>(d_), mod);
+    for (std::size_t n = known; n < m_; ++n) {
+      trace_zeta[n] = _nmod_vec_dot(trace_zeta.data() + (n - d_), minus_f.data(),
+                                    static_cast<slong>(d_), mod, limbs);
+    }
+  }
+  // Y as a polynomial in ζ, Y = P(ζ) (ζ generates E: its degree over Z_t is ord_m(t) = d): one
+  // d×d solve. Then γ_i = P(X^(u_i)) mod F_i with u_i = h_i^−1 mod m, since X^(u_i) ↦ β_i^(u_i) =
+  // ζ.
+  Poly p_of_zeta(t);
+  {
+    nmod_mat_t mat, rhs, sol;
+    nmod_mat_init(mat, static_cast<slong>(d_), static_cast<slong>(d_), t);
+    nmod_mat_init(rhs, static_cast<slong>(d_), 1, t);
+    nmod_mat_init(sol, static_cast<slong>(d_), 1, t);
+    Elem power(ctx), y_elem(ctx);
+    fq_nmod_one(power.get(), ctx);
+    for (std::size_t j = 0; j < d_; ++j) {  // column j: ζ^j in E's basis
       const auto* pw = reinterpret_cast<const nmod_poly_struct*>(power.get());
       for (std::size_t row = 0; row < d_; ++row) {
         nmod_mat_entry(mat, static_cast<slong>(row), static_cast<slong>(j)) =
             nmod_poly_get_coeff_ui(pw, static_cast<slong>(row));
       }
-      fq_nmod_mul(power.get(), power.get(), beta.get(), ctx);
+      fq_nmod_mul(power.get(), power.get(), zeta.get(), ctx);
     }
-    if (nmod_mat_inv(inv, mat) == 0) {
-      throw Error("SlotEncoder: the powers of zeta^" + std::to_string(reps_[i]) +
-                  " are not a basis of GF(t^d) (internal error)");
+    fq_nmod_gen(y_elem.get(), ctx);  // Y reduced mod G (for d = 1 the constant −G_0)
+    const auto* yp = reinterpret_cast<const nmod_poly_struct*>(y_elem.get());
+    for (std::size_t row = 0; row < d_; ++row) {
+      nmod_mat_entry(rhs, static_cast<slong>(row), 0) =
+          nmod_poly_get_coeff_ui(yp, static_cast<slong>(row));
     }
-    for (std::size_t r = 0; r < d_; ++r) {
+    const int solved = nmod_mat_solve(sol, mat, rhs);
+    for (std::size_t j = 0; j < d_; ++j) {
+      nmod_poly_set_coeff_ui(p_of_zeta.get(), static_cast<slong>(j),
+                             nmod_mat_entry(sol, static_cast<slong>(j), 0));
+    }
+    nmod_mat_clear(mat);
+    nmod_mat_clear(rhs);
+    nmod_mat_clear(sol);
+    if (solved == 0) {
+      throw Error("SlotEncoder: the powers of zeta are not a basis of GF(t^d) (internal error)");
+    }
+  }
+  std::vector<Poly> leaves;
+  leaves.reserve(k_);
+  im.roots.reserve(k_);
+  im.gamma.reserve(k_);
+  std::vector<u64> sums(2 * d_);
+  Poly x_poly(t), mu(t), gamma_i(t);
+  nmod_poly_set_coeff_ui(x_poly.get(), 1, 1);
+  for (std::size_t i = 0; i < k_; ++i) {
+    Elem beta(ctx);
+    fq_nmod_pow_ui(beta.get(), zeta.get(), reps_[i], ctx);
+    for (std::size_t j = 0; j < 2 * d_; ++j) sums[j] = trace_zeta[reps_[i] * j % m_];
+    nmod_berlekamp_massey_start_over(bm);
+    nmod_berlekamp_massey_add_points(bm, sums.data(), static_cast<slong>(sums.size()));
+    nmod_berlekamp_massey_reduce(bm);
+    Poly f(t);
+    nmod_poly_make_monic(f.get(), nmod_berlekamp_massey_V_poly(bm));
+    if (f.degree() != static_cast<slong>(d_)) {
+      nmod_berlekamp_massey_clear(bm);
+      throw Error("SlotEncoder: the minimal polynomial of zeta^" + std::to_string(reps_[i]) +
+                  " has degree " + std::to_string(f.degree()) + ", not d (internal error)");
+    }
+    const u64 u = inverse_mod(reps_[i], m_);
+    nmod_poly_powmod_ui_binexp(mu.get(), x_poly.get(), u, f.get());
+    nmod_poly_compose_mod(gamma_i.get(), p_of_zeta.get(), mu.get(), f.get());
+    im.gamma.push_back(gamma_i);
+    if (d_ <= kPowerTableDegree) {
+      if (i == 0) im.gamma_powers.resize(k_ * d_ * d_);
+      u64* table = im.gamma_powers.data() + i * d_ * d_;
+      Poly power(t);
+      nmod_poly_one(power.get());
       for (std::size_t c = 0; c < d_; ++c) {
-        im.encode_matrix[(i * d_ + r) * d_ + c] =
-            nmod_mat_entry(inv, static_cast<slong>(r), static_cast<slong>(c));
+        for (std::size_t r = 0; r < d_; ++r) table[r * d_ + c] = power.coeff(static_cast<slong>(r));
+        nmod_poly_mulmod(power.get(), power.get(), gamma_i.get(), f.get());
       }
     }
+    leaves.push_back(f);
     im.roots.push_back(beta);
   }
-  nmod_mat_clear(mat);
-  nmod_mat_clear(inv);
+  nmod_berlekamp_massey_clear(bm);
 
   // The product tree and the CRT inverses; its root must be Φ_m mod t.
   im.tree.push_back(std::move(leaves));
@@ -377,19 +515,27 @@ void check_values(std::span<const u64> v, std::size_t want, u64 t, const char* w
 std::vector<u64> SlotEncoder::encode(std::span<const u64> slots) const {
   check_values(slots, k_ * d_, t_, "encode");
   const Impl& im = *impl_;
-  // Leaves: r_i = M_i^−1·v_i, the polynomial of degree < d with r_i(β_i) = v_i.
+  // Leaves: r_i = v_i(γ_i) mod F_i, the polynomial of degree < d with r_i(β_i) = v_i.
   std::vector<Poly> level;
   level.reserve(k_);
+  Poly v(t_);
+  const int limbs = _nmod_vec_dot_bound_limbs(static_cast<slong>(d_), im.mod);
   for (std::size_t i = 0; i < k_; ++i) {
     Poly r(t_);
-    const u64* mat = im.encode_matrix.data() + i * d_ * d_;
-    for (std::size_t row = 0; row < d_; ++row) {
-      unsigned __int128 acc = 0;
-      for (std::size_t c = 0; c < d_; ++c) {
-        acc += static_cast<unsigned __int128>(mat[row * d_ + c]) * slots[i * d_ + c];
-        acc %= t_;
+    const std::span<const u64> vi = slots.subspan(i * d_, d_);
+    if (!im.gamma_powers.empty()) {
+      const u64* table = im.gamma_powers.data() + i * d_ * d_;
+      for (std::size_t row = 0; row < d_; ++row) {
+        nmod_poly_set_coeff_ui(
+            r.get(), static_cast<slong>(row),
+            _nmod_vec_dot(table + row * d_, vi.data(), static_cast<slong>(d_), im.mod, limbs));
       }
-      nmod_poly_set_coeff_ui(r.get(), static_cast<slong>(row), static_cast<u64>(acc));
+    } else {
+      nmod_poly_zero(v.get());
+      for (std::size_t c = 0; c < d_; ++c) {
+        nmod_poly_set_coeff_ui(v.get(), static_cast<slong>(c), vi[c]);
+      }
+      nmod_poly_compose_mod(r.get(), v.get(), im.gamma[i].get(), im.tree[0][i].get());
     }
     level.push_back(std::move(r));
   }

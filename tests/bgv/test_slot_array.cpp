@@ -195,7 +195,8 @@ INSTANTIATE_TEST_SUITE_P(Rings, SlotArrayOps,
                          ::testing::Values(ArrayCase{315, 2, "good 6 x 2"},
                                            ArrayCase{1105, 2, "bad 8 x good 4"},
                                            ArrayCase{257, 2, "one bad dimension of 16"},
-                                           ArrayCase{1155, 97, "good 6 x 2 x 2, d = 20"}),
+                                           ArrayCase{1155, 97, "good 6 x 2 x 2, d = 20"},
+                                           ArrayCase{2047, 3, "22 slots of GF(3^88)"}),
                          [](const auto& param_info) {
                            return "m" + std::to_string(param_info.param.m) + "_t" +
                                   std::to_string(param_info.param.t);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <numeric>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,38 @@ TEST_P(Slots, FactorsRoundTripsAndProducts) {
   EXPECT_EQ(
       std::set<std::size_t>(enc->representatives().begin(), enc->representatives().end()).size(),
       k);
+
+  // E's modulus G is irreducible by FLINT's own test; up to d = 64 it is the first candidate in
+  // base-t digit order (so FLINT's test calls every earlier candidate reducible).
+  const auto g = enc->field_modulus();
+  ASSERT_EQ(g.size(), d + 1);
+  ASSERT_EQ(g[d], 1U);
+  const auto is_irreducible = [&](std::span<const u64> coeffs) {
+    nmod_poly_t p;
+    nmod_poly_init(p, t);
+    for (std::size_t j = 0; j < coeffs.size(); ++j) {
+      nmod_poly_set_coeff_ui(p, static_cast<slong>(j), coeffs[j]);
+    }
+    const bool irreducible = nmod_poly_is_irreducible(p) != 0;
+    nmod_poly_clear(p);
+    return irreducible;
+  };
+  EXPECT_TRUE(is_irreducible(g));
+  if (d <= 64) {
+    // G's lower coefficients as base-t digits, by Horner from the top: the candidate's index.
+    constexpr u64 kFirst = 4096;  // the cases here find G among the first few hundred
+    u64 index = 0;
+    for (std::size_t j = d; j-- > 0;) {
+      ASSERT_TRUE(g[j] <= kFirst && index <= (kFirst - g[j]) / t) << "G is not among the first";
+      index = index * t + g[j];
+    }
+    for (u64 c = 1; c < index; ++c) {
+      std::vector<u64> candidate(d + 1, 0);
+      candidate[d] = 1;
+      for (std::size_t j = 0, digits = c; j < d; ++j, digits /= t) candidate[j] = digits % t;
+      EXPECT_FALSE(is_irreducible(candidate)) << "candidate " << c << " comes before G";
+    }
+  }
 
   // FLINT's own factorisation of Φ_m mod t (equal-degree), as sets of coefficient vectors.
   const auto phi = cyclotomic_polynomial(m);
@@ -204,7 +237,11 @@ INSTANTIATE_TEST_SUITE_P(
                       SlotCase{1155, 2311},   // t ≡ 1 mod 1155: d = 1, Z_t slots
                       SlotCase{1155, 97},     // a mixed hypercube
                       SlotCase{31, 2},        // d = 5: 6 slots of GF(2^5)
-                      SlotCase{8191, 2}),     // a prime m = 2^13 − 1: d = 13, 630 slots
+                      SlotCase{8191, 2},      // a prime m = 2^13 − 1: d = 13, 630 slots
+                      // Above d = 64: dense field moduli, encoding by modular composition.
+                      SlotCase{137, 2},    // d = 68: 2 slots of GF(2^68)
+                      SlotCase{2047, 3},   // 23 · 89: d = 88, 22 slots
+                      SlotCase{4369, 3}),  // d = 256: 16 slots of GF(3^256)
     [](const auto& param_info) {
       return "m" + std::to_string(param_info.param.m) + "_t" + std::to_string(param_info.param.t);
     });

@@ -13,12 +13,14 @@
 // dimension, σ_(g_r) rotates the slots by one step (with Frobenius and carries where the
 // dimension wraps, exactly as automorphism_action says).
 //
-// The factors are the minimal polynomials of the roots, computed in E with FLINT's finite-field
-// arithmetic; their product is checked against Φ_m mod t when the encoder is built, and the tests
-// compare them with FLINT's own factorisation (nmod_poly_factor_equal_deg). Encoding solves a
-// d×d system per slot and combines the slots by a CRT tree; decoding reduces by a remainder tree
-// and evaluates at ζ^(h_i). Plaintexts are powerful-basis coordinates (RingContext), converted to
-// and from the power basis on the way.
+// The factors are the minimal polynomials of the roots ζ^(h_i), found by Berlekamp–Massey from the
+// traces of their powers in E (FLINT's finite-field arithmetic); their product is checked against
+// Φ_m mod t when the encoder is built, and the tests compare them with FLINT's own factorisation
+// (nmod_poly_factor_equal_deg). Encoding maps each slot value v(Y) to v(γ_i) mod F_i, where γ_i is
+// the residue that X ↦ ζ^(h_i) takes to Y (a d×d table of its powers per slot for d ≤ 64, FLINT's
+// modular composition above), and combines the slots by a CRT tree; decoding reduces by a
+// remainder tree and evaluates at ζ^(h_i). Plaintexts are powerful-basis coordinates (RingContext),
+// converted to and from the power basis on the way.
 #pragma once
 
 #include <cstddef>
@@ -36,8 +38,10 @@ class SlotEncoder {
  public:
   using u64 = std::uint64_t;
 
-  /// The largest slot degree served: encoding keeps a d×d matrix per slot (φ(m)·d words).
-  static constexpr std::size_t kMaxSlotDegree = 64;
+  /// The largest slot degree served, by the cost of building the encoder, which grows with d and
+  /// log t (mostly the search for E's modulus, whose length is random): at d = 256, 0.1–0.3 s for
+  /// t = 3 and 2–3 s for a 60-bit t on one core; at d = 546 with a 60-bit t, minutes.
+  static constexpr std::size_t kMaxSlotDegree = 256;
 
   /// Odd m in [3, 2^17], t a prime below 2^62 with gcd(t, m) = 1 and ord_m(t) ≤ kMaxSlotDegree
   /// (InvalidParameter naming the value and the rule otherwise). Builds the field, the
