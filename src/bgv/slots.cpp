@@ -142,7 +142,7 @@ struct SlotEncoder::Impl {
   std::vector<std::vector<Poly>> tree;
   std::vector<std::vector<Poly>> crt_inverse;
   // Per slot, γ_i ∈ Z_t[X]/F_i with γ_i(β_i) = Y: the slot value v(Y) ∈ E is the residue
-  // v(γ_i) mod F_i (the inverse of Z_t[X]/F_i → E, X ↦ β_i).
+  // v(γ_i) mod F_i (the inverse of Z_t[X]/F_i → E, X ↦ β_i). Kept above kPowerTableDegree only.
   std::vector<Poly> gamma;
   // For d ≤ kPowerTableDegree, per slot the d×d table of γ_i^c mod F_i (row r, column c: the
   // coefficient of X^r), so that encoding a slot is one matrix-vector product, not a composition.
@@ -415,7 +415,7 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
   std::vector<Poly> leaves;
   leaves.reserve(k_);
   im.roots.reserve(k_);
-  im.gamma.reserve(k_);
+  if (d_ > kPowerTableDegree) im.gamma.reserve(k_);
   std::vector<u64> sums(2 * d_);
   Poly x_poly(t), mu(t), gamma_i(t);
   nmod_poly_set_coeff_ui(x_poly.get(), 1, 1);
@@ -436,8 +436,9 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
     const u64 u = inverse_mod(reps_[i], m_);
     nmod_poly_powmod_ui_binexp(mu.get(), x_poly.get(), u, f.get());
     nmod_poly_compose_mod(gamma_i.get(), p_of_zeta.get(), mu.get(), f.get());
-    im.gamma.push_back(gamma_i);
-    if (d_ <= kPowerTableDegree) {
+    if (d_ > kPowerTableDegree) {
+      im.gamma.push_back(gamma_i);
+    } else {
       if (i == 0) im.gamma_powers.resize(k_ * d_ * d_);
       u64* table = im.gamma_powers.data() + i * d_ * d_;
       Poly power(t);

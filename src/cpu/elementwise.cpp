@@ -708,16 +708,21 @@ bool WeightedSum::operator()(std::span<const u64* const> x, std::span<const u64>
                              std::to_string(i) + ") is not below c = " + std::to_string(c_));
     }
   }
+  // The wide kernels take the weights in Montgomery form, w·R mod c, each a Shoup product by
+  // R mod c (c < 2^62).
+  const auto montgomery_weights = [&](u64 r, u64 r_shoup) {
+    std::array<u64, cpu::kWeightedSumWideMaxTerms> w_mont;
+    const ShoupOperand<u64> rs{r, r_shoup};
+    for (std::size_t i = 0; i < w.size(); ++i) w_mont[i] = mul_shoup(w[i], rs, c_);
+    return w_mont;
+  };
   switch (path()) {
     case WeightedSumPath::ifma52:
       cpu::ifma_weighted_sum_kernel()(x.data(), x.size(), w.data(), out.data(), out.size(),
                                       constants_);
       return true;
     case WeightedSumPath::ifma62: {
-      // The weights in Montgomery form, w·2^104 mod c, as Shoup products (c < 2^62).
-      std::array<u64, cpu::kWeightedSumWideMaxTerms> w_mont;
-      const ShoupOperand<u64> r{wide_.r104, wide_.r104_shoup};
-      for (std::size_t i = 0; i < w.size(); ++i) w_mont[i] = mul_shoup(w[i], r, c_);
+      const auto w_mont = montgomery_weights(wide_.r104, wide_.r104_shoup);  // R = 2^104
       cpu::ifma_weighted_sum_wide_kernel()(x.data(), x.size(), w_mont.data(), out.data(),
                                            out.size(), wide_);
       return true;
@@ -731,10 +736,7 @@ bool WeightedSum::operator()(std::span<const u64* const> x, std::span<const u64>
       return true;
     }
     case WeightedSumPath::avx2_62: {
-      // The weights in Montgomery form, w·2^(32·steps) mod c, as Shoup products (c < 2^62).
-      std::array<u64, cpu::kWeightedSumWideMaxTerms> w_mont;
-      const ShoupOperand<u64> r{wide32_.r, wide32_.r_shoup};
-      for (std::size_t i = 0; i < w.size(); ++i) w_mont[i] = mul_shoup(w[i], r, c_);
+      const auto w_mont = montgomery_weights(wide32_.r, wide32_.r_shoup);  // R = 2^(32·steps)
       cpu::avx2_weighted_sum_wide_kernel()(x.data(), x.size(), w_mont.data(), out.data(),
                                            out.size(), wide32_);
       return true;
