@@ -39,6 +39,7 @@ tests=(
   "test_ckks_cuda 240"
   "test_bgv_cuda 240"
   "test_batch_cuda 120"
+  "test_powerful_cuda 120"
   # The scheme paths again at the largest tile the knob takes (POLYHE_CUDA_TILE_LOG=13, 64 KiB of
   # shared memory a block; tiles 9, 10 and 12 passed on the H200 on 2026-11-27, 13 with the staged
   # twiddles, since taken out, on 2026-11-28).
@@ -69,6 +70,13 @@ benches=(
   "bench-bfv-2p14 60 bench bfv --backend cuda --json --min-time 0.1"
   "bench-bgv-2p14 60 bench bgv --backend cuda --json --min-time 0.1"
   "bench-cuda 200 bench --backend cuda --json --min-time 0.05"
+  # The Φ_m transforms (issue 51's targets: m = 21845 per limb, 8 limbs a call, within 2x the
+  # 2^14 NTT of as many limbs, the negacyclic rows of the same call; one limb within 11.9 µs).
+  # BGV over Φ_21845 on the card and on one core of the same machine (issue 51: multiply_relin on
+  # the card ≥ 20× the core's, ≥ 200× HElib's 199 ms).
+  "bench-bgv-m21845 120 bench bgv --m 21845 --backend cuda --json --min-time 0.1"
+  "bench-bgv-m21845-cpu 120 bench bgv --m 21845 --json --min-time 0.3 --threads 1 --ops multiply_relin,mod_switch,rotate"
+  "bench-powerful 90 bench cyclic --backend cuda --json --min-time 0.1 --n 21845,4369,65535 --ops powerful_forward,powerful_inverse --limbs 1,8,32"
   # The batch pipeline's host staging copies run on the library's pool: 1 thread above, all 16
   # cores of the GPU machine here (with 1 thread an item took 38x the transfer floor on an H200).
   "bench-ckks-2p16-batch-t16 60 bench ckks --backend cuda --json --min-time 0.1 --log-n 16 --primes $anchor16 --ops batch_add,batch_multiply --threads 16"
@@ -90,7 +98,7 @@ ab=(
 sanitizers=()
 for tool in memcheck synccheck initcheck; do
   for b in test_elementwise_device test_ntt_device test_ring_poly_cuda test_ckks_cuda \
-    test_bgv_cuda test_batch_cuda; do
+    test_bgv_cuda test_batch_cuda test_powerful_cuda; do
     sanitizers+=("$tool $b 40")
   done
 done
@@ -101,7 +109,8 @@ sanitizers+=(
   "racecheck test_ntt_device 120 -*ClusterOnePass*"
   "racecheck test_ntt_device 90 *ClusterOnePassSmallRings*"
   "racecheck test_ckks_cuda 80"
-  "racecheck test_bgv_cuda 80"
+  "racecheck test_bgv_cuda 150"
+  "racecheck test_powerful_cuda 120 -*EveryFusedRing*"
 )
 # Nsight Compute over a few calls, for where the device time goes: "NAME TIMEOUT_S
 # LAUNCHES FILTER ARGS...", FILTER `region` (the benchmark's timed calls only: cudaProfilerStart/

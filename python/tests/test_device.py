@@ -161,3 +161,38 @@ def test_device_contexts_keep_their_place(place):
     # Bytes are the same wherever the ciphertext lives.
     h = c.load_ciphertext(a.serialize())
     assert h.serialize() == a.serialize()
+
+
+@pytest.mark.parametrize("place", places())
+def test_bgv_over_phi_m_on_a_device(place):
+    # Φ_255 (255 = 3·5·17, φ = 128: a ring the device serves) with t = 257: 16 slots of
+    # GF(257^8). The device's results decrypt to the host's, every ciphertext stays there.
+    rng = np.random.default_rng(9)
+    p = polyhe.Parameters(m=255, q_bits=[50, 50, 50], p_bits=[50], security="none")
+    host = bgv.Context(p, t=257)
+    dev_ctx = bgv.Context(p, t=257, device=place)
+    wanted = host.slot_galois_elements("rotate", 1)
+    for c in (host, dev_ctx):
+        c.generate_keys(galois_elements=wanted + [2], seed=SEED)
+    dev = polyhe.device(place)
+    v = rng.integers(0, 257, 128)
+    w = rng.integers(0, 257, 128)
+    results = []
+    for c in (host, dev_ctx):
+        a, b = c.encrypt(v), c.encrypt(w)
+        r = (a * b + a).mod_switch()
+        results.append((c, r, a.rotate_slots(1), a.apply_galois(2)))
+    for _, r, rot, gal in results[1:]:
+        assert on(r, dev) and on(rot, dev) and on(gal, dev)
+    (hc, hr, hrot, hgal), (dc, dr, drot, dgal) = results
+    for h, d in ((hr, dr), (hrot, drot), (hgal, dgal)):
+        np.testing.assert_array_equal(dc.decrypt(d, signed=False), hc.decrypt(h, signed=False))
+    np.testing.assert_array_equal(
+        dc.decrypt(drot, signed=False).reshape(16, 8), np.roll(v.reshape(16, 8), 1, axis=0))
+    # A ring whose φ(m) is no power of two stays on the host, refused by name when its first
+    # polynomial is placed on the device.
+    q = polyhe.Parameters(m=1155, q_bits=[50, 50], p_bits=[50], security="none")
+    other = bgv.Context(q, t=257, device=place)
+    other.generate_keys(seed=SEED)
+    with pytest.raises(polyhe.InvalidParameter, match="Phi_1155 \\(odd m, phi\\(m\\) = 480\\)"):
+        other.encrypt([1, 2, 3])

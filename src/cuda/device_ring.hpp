@@ -39,6 +39,7 @@
 #include "cuda/elementwise_body.hpp"
 #include "cuda/fused_ntt_body.hpp"
 #include "cuda/ntt_programs.hpp"
+#include "cuda/powerful_programs.hpp"
 #include "cuda/ring_bodies.hpp"
 #include "cuda/ring_ntt_options.hpp"
 #include "polyhe/core/error.hpp"
@@ -113,9 +114,15 @@ class DeviceRing final : public Device {
   }
 
   void ntt(const RingContext& ring, LimbRange r, const u64* src, u64* dst, bool inverse) override {
+    if (!ring.power_of_two()) {
+      std::vector<std::size_t> limbs(r.count);
+      std::iota(limbs.begin(), limbs.end(), r.first);
+      powerful_ntt(ring, limbs, r.count, src, dst, inverse, "DeviceRing::ntt (Φ_m)");
+      return;
+    }
     const Tables& t = tables(ring);
     // Radix 8, one block up to 2^11 words (or POLYHE_CUDA_TILE_LOG's tile), two passes above.
-    const NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
+    const NttLayout layout = choose_layout(static_cast<unsigned>(limb_log(ring)),
                                            static_cast<unsigned>(r.count), 64, ntt_options_);
     static_assert(NttOptions{}.radix == 8);
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt"); };
@@ -124,9 +131,14 @@ class DeviceRing final : public Device {
 
   void ntt_mapped(const RingContext& ring, std::span<const std::size_t> limb_map,
                   std::size_t repeats, const u64* src, u64* dst, bool inverse) override {
+    if (!ring.power_of_two()) {
+      powerful_ntt(ring, limb_map, repeats * limb_map.size(), src, dst, inverse,
+                   "DeviceRing::ntt_mapped (Φ_m)");
+      return;
+    }
     const RingButterfly* policies = mapped_policies(ring, limb_map);
     NttLayout layout =
-        choose_layout(static_cast<unsigned>(ring.log_n()),
+        choose_layout(static_cast<unsigned>(limb_log(ring)),
                       static_cast<unsigned>(repeats * limb_map.size()), 64, ntt_options_);
     layout.period = static_cast<unsigned>(limb_map.size());
     const auto run = [&](const auto& program) { exec_.run(program, "DeviceRing::ntt_mapped"); };
@@ -137,9 +149,9 @@ class DeviceRing final : public Device {
                    std::size_t p_first, std::size_t p_limbs, const u64* x, u64* c) override {
     const Tables& t = tables(ring);
     const std::size_t limbs = q_limbs + p_limbs;
-    exec_.for_each(
-        LiftDigitsBody{t.moduli.data(), t.wide.data(), x, c, q_limbs, p_first, limbs, ring.log_n()},
-        digits * limbs * ring.n());
+    exec_.for_each(LiftDigitsBody{t.moduli.data(), t.wide.data(), x, c, q_limbs, p_first, limbs,
+                                  limb_log(ring)},
+                   digits * limbs * ring.n());
   }
 
   void lift_digits_forward(const RingContext& ring, std::size_t digits, std::size_t q_limbs,
@@ -148,11 +160,11 @@ class DeviceRing final : public Device {
     const std::size_t limbs = q_limbs + p_limbs;
     std::vector<std::size_t> limb_map(limbs);
     for (std::size_t t = 0; t < limbs; ++t) limb_map[t] = t < q_limbs ? t : p_first + (t - q_limbs);
-    NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
+    NttLayout layout = choose_layout(static_cast<unsigned>(limb_log(ring)),
                                      static_cast<unsigned>(digits * limbs), 64, ntt_options_);
     layout.period = static_cast<unsigned>(limbs);
-    if (!layout.split || layout.log_k != 0) {
-      // One block per limb (small N): the lift, then the transforms.
+    if (!layout.split || layout.log_k != 0 || !ring.power_of_two()) {
+      // One block per limb (small N), or Φ_m's transforms: the lift, then the transforms.
       lift_digits(ring, digits, q_limbs, p_first, p_limbs, x, c);
       ntt_mapped(ring, limb_map, digits, c, c, false);
       return;
@@ -174,7 +186,7 @@ class DeviceRing final : public Device {
   void binary(Binary op, const RingContext& ring, LimbRange r, const u64* a, const u64* b,
               u64* c) override {
     const LimbModulus<u64>* m = moduli(ring, r);
-    const int log_n = ring.log_n();
+    const int log_n = limb_log(ring);
     const std::size_t count = r.count * ring.n();
     switch (op) {
       case Binary::add: exec_.for_each(AddBody<u64>{m, a, b, c, log_n}, count); return;
@@ -184,12 +196,12 @@ class DeviceRing final : public Device {
   }
 
   void negate(const RingContext& ring, LimbRange r, const u64* a, u64* c) override {
-    exec_.for_each(NegateBody<u64>{moduli(ring, r), a, c, ring.log_n()}, r.count * ring.n());
+    exec_.for_each(NegateBody<u64>{moduli(ring, r), a, c, limb_log(ring)}, r.count * ring.n());
   }
 
   void multiply_add(const RingContext& ring, LimbRange r, const u64* a, const u64* b, const u64* d,
                     u64* c) override {
-    exec_.for_each(MultiplyAddBody<u64>{moduli(ring, r), a, b, d, c, ring.log_n()},
+    exec_.for_each(MultiplyAddBody<u64>{moduli(ring, r), a, b, d, c, limb_log(ring)},
                    r.count * ring.n());
   }
 
@@ -198,32 +210,39 @@ class DeviceRing final : public Device {
     const auto ops = shoup_operands(ring, r, residues);
     with_scalars(ops, r.count * ring.n(), [&](auto scalars) {
       using S = decltype(scalars);
-      return MultiplyScalarBody<u64, S>{moduli(ring, r), a, c, ring.log_n(), scalars};
+      return MultiplyScalarBody<u64, S>{moduli(ring, r), a, c, limb_log(ring), scalars};
     });
   }
 
   void tensor(const RingContext& ring, LimbRange r, const u64* a0, const u64* a1, const u64* b0,
               const u64* b1, u64* c0, u64* c1, u64* c2) override {
-    exec_.for_each(TensorBody<u64>{moduli(ring, r), a0, a1, b0, b1, c0, c1, c2, ring.log_n()},
+    exec_.for_each(TensorBody<u64>{moduli(ring, r), a0, a1, b0, b1, c0, c1, c2, limb_log(ring)},
                    r.count * ring.n());
   }
 
   void automorphism(const RingContext& ring, LimbRange r, const u64* a, u64* c, std::uint64_t k,
                     bool evaluation_form, bool accumulate) override {
+    if (!evaluation_form && !ring.power_of_two()) {
+      // RnsPoly goes through the slots there (the powerful basis has no signed permutation).
+      throw InvalidParameter("Device::automorphism: the coefficient form of σ_" +
+                             std::to_string(k) + " over Φ_" + std::to_string(ring.m()) +
+                             " is no signed permutation; apply it in evaluation form");
+    }
     const LimbModulus<u64>* m = moduli(ring, r);
     const std::size_t count = r.count * ring.n();
     if (evaluation_form) {
-      exec_.for_each(GatherBody<u64>{m, a, c, automorphism_map(ring, k), ring.log_n(), accumulate},
-                     count);
+      exec_.for_each(
+          GatherBody<u64>{m, a, c, automorphism_map(ring, k), limb_log(ring), accumulate}, count);
     } else {
-      exec_.for_each(CoefficientAutomorphismBody<u64>{m, a, c, k, ring.log_n(), accumulate}, count);
+      exec_.for_each(CoefficientAutomorphismBody<u64>{m, a, c, k, limb_log(ring), accumulate},
+                     count);
     }
   }
 
   void permute_slots(const RingContext& ring, std::size_t limbs, const u64* a, u64* c,
                      std::uint64_t k) override {
     // Not accumulating, the body reads no modulus.
-    exec_.for_each(GatherBody<u64>{nullptr, a, c, automorphism_map(ring, k), ring.log_n(), false},
+    exec_.for_each(GatherBody<u64>{nullptr, a, c, automorphism_map(ring, k), limb_log(ring), false},
                    limbs * ring.n());
   }
 
@@ -240,11 +259,12 @@ class DeviceRing final : public Device {
         h.op[j] = hi_ops[j];
       }
       exec_.for_each(
-          SplitConstantBody<u64, InlineScalars<u64>>{m, a, c, ring.log_n(), l, h, multiply}, count);
+          SplitConstantBody<u64, InlineScalars<u64>>{m, a, c, limb_log(ring), l, h, multiply},
+          count);
     } else {
       const auto l = exec_.template upload_table<ShoupOperand<u64>>(lo_ops);
       const auto h = exec_.template upload_table<ShoupOperand<u64>>(hi_ops);
-      exec_.for_each(SplitConstantBody<u64, const ShoupOperand<u64>*>{m, a, c, ring.log_n(),
+      exec_.for_each(SplitConstantBody<u64, const ShoupOperand<u64>*>{m, a, c, limb_log(ring),
                                                                       l.data(), h.data(), multiply},
                      count);
     }
@@ -255,7 +275,7 @@ class DeviceRing final : public Device {
     const auto ops = shoup_operands(ring, r, residues);
     with_scalars(ops, r.count * ring.n(), [&](auto scalars) {
       using S = decltype(scalars);
-      return SubMultiplyScalarBody<u64, S>{moduli(ring, r), a, b, c, ring.log_n(), scalars};
+      return SubMultiplyScalarBody<u64, S>{moduli(ring, r), a, b, c, limb_log(ring), scalars};
     });
   }
 
@@ -278,7 +298,7 @@ class DeviceRing final : public Device {
         body.b = b + first * words;
         body.parts = parts;
         body.part_words = words;
-        body.log_n = ring.log_n();
+        body.log_n = limb_log(ring);
         body.accumulate = accumulate;
         body.scalars = scalars;
         return body;
@@ -294,12 +314,12 @@ class DeviceRing final : public Device {
     const std::size_t n = ring.n();
     std::vector<std::size_t> limb_map(limbs);
     std::iota(limb_map.begin(), limb_map.end(), std::size_t{0});
-    NttLayout layout = choose_layout(static_cast<unsigned>(ring.log_n()),
+    NttLayout layout = choose_layout(static_cast<unsigned>(limb_log(ring)),
                                      static_cast<unsigned>(parts * limbs), 64, ntt_options_);
     layout.period = static_cast<unsigned>(limbs);
     auto work = exec_.raw(parts * limbs * n);
-    if (!layout.split || layout.log_k != 0 || parts > kBatchPointers) {
-      // One block per limb (small N): the steps one by one.
+    if (!layout.split || layout.log_k != 0 || parts > kBatchPointers || !ring.power_of_two()) {
+      // One block per limb (small N), or Φ_m's transforms: the steps one by one.
       lift_centred(ring, LimbRange{0, limbs}, x, p, work.data(), parts);
       if (!factors.empty()) {
         for (std::size_t j = 0; j < parts; ++j) {
@@ -350,7 +370,7 @@ class DeviceRing final : public Device {
   void lift_centred(const RingContext& ring, LimbRange r, const u64* x, u64 p, u64* c,
                     std::size_t parts) override {
     const Tables& t = tables(ring);
-    exec_.for_each(LiftCentredBody{t.wide.data() + r.first, x, p, c, ring.log_n(),
+    exec_.for_each(LiftCentredBody{t.wide.data() + r.first, x, p, c, limb_log(ring),
                                    static_cast<std::uint32_t>(r.count)},
                    parts * r.count * ring.n());
   }
@@ -359,7 +379,7 @@ class DeviceRing final : public Device {
                    u64* c) override {
     const auto device_small = exec_.template upload_table<std::int64_t>(small);
     exec_.for_each(
-        LiftSignedBody{tables(ring).wide.data() + r.first, device_small.data(), c, ring.log_n()},
+        LiftSignedBody{tables(ring).wide.data() + r.first, device_small.data(), c, limb_log(ring)},
         r.count * ring.n());
   }
 
@@ -413,7 +433,7 @@ class DeviceRing final : public Device {
     const std::size_t limbs = q_limbs + p_limbs;
     exec_.for_each(
         KeyInnerProductBody{tables(ring).moduli.data(), up, key.device_words(), acc0, acc1, digits,
-                            key.count(), q_limbs, p_first, limbs, ring.log_n()},
+                            key.count(), q_limbs, p_first, limbs, limb_log(ring)},
         limbs * ring.n());
   }
 
@@ -421,6 +441,67 @@ class DeviceRing final : public Device {
   using NttPolicies = typename Exec::NttPolicies;
   template <class T>
   using Buffer = typename Exec::template Buffer<T>;
+
+  /// log2 of a limb's words, by which the element-wise bodies split an index into limb and word:
+  /// N for x^N + 1; φ(m) for odd m when it is a power of two (m a product of Fermat primes, as
+  /// 255, 4369, 21845, 65535); InvalidParameter naming m otherwise.
+  static int limb_log(const RingContext& ring) {
+    if (ring.power_of_two()) return ring.log_n();
+    if (!std::has_single_bit(ring.n())) {
+      throw InvalidParameter("Φ_" + std::to_string(ring.m()) +
+                             " ring on a device: φ(m) = " + std::to_string(ring.n()) +
+                             " is not a power of two; the device's element-wise kernels take "
+                             "limbs of 2^k words (m a product of Fermat primes: 3, 5, 17, 257)");
+    }
+    return std::countr_zero(ring.n());
+  }
+
+  /// The Φ_m transform's plan and constants (powerful_programs.hpp), with the ring-limb arrays
+  /// of the limb maps the callers used.
+  struct Powerful {
+    PowerfulPlan plan;
+    Buffer<ShoupOperand<u64>> consts;
+    Buffer<std::uint32_t> index;
+    std::map<std::vector<std::uint32_t>, Buffer<std::uint32_t>> limb_maps;
+  };
+
+  /// The transform over Φ_m of `batch` limbs, limb b under ring limb ring_limbs[b % size]:
+  /// the plan built on first use (InvalidParameter naming m when the device does not serve it).
+  void powerful_ntt(const RingContext& ring, std::span<const std::size_t> ring_limbs,
+                    std::size_t batch, const u64* src, u64* dst, bool inverse, const char* name) {
+    Tables& t = tables(ring);
+    PowerfulLimbs limbs{};
+    const std::uint32_t* index = nullptr;
+    const PowerfulPlan* plan = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (!t.powerful) {
+        auto made = std::make_unique<Powerful>();
+        std::vector<ShoupOperand<u64>> consts;
+        made->plan = make_powerful_plan(ring, consts);
+        if (made->plan.index.empty()) made->plan.index.push_back(0);  // no Rader axis
+        made->consts = exec_.template upload_table<ShoupOperand<u64>>(consts);
+        made->index = exec_.template upload_table<std::uint32_t>(made->plan.index);
+        t.powerful = std::move(made);
+      }
+      Powerful& pw = *t.powerful;
+      std::vector<std::uint32_t> key(ring_limbs.begin(), ring_limbs.end());
+      auto it = pw.limb_maps.find(key);
+      if (it == pw.limb_maps.end()) {
+        const std::vector<std::uint32_t> host = key;
+        it = pw.limb_maps
+                 .emplace(std::move(key), exec_.template upload_table<std::uint32_t>(
+                                              std::span<const std::uint32_t>(host)))
+                 .first;
+      }
+      limbs = PowerfulLimbs{pw.consts.data(), pw.plan.limb_consts, it->second.data(),
+                            static_cast<unsigned>(ring_limbs.size())};
+      index = pw.index.data();
+      plan = &pw.plan;
+    }
+    run_powerful(*plan, limbs, index, src, dst, static_cast<unsigned>(batch), inverse,
+                 [&](const auto& program) { exec_.run(program, name); });
+  }
 
   /// The constants of one ring on this device, uploaded once: the [GPU-Polymul, Alg. 4] moduli, the
   /// 128-bit Barrett constants and the NTT policies (with their twiddle tables) of every limb, the
@@ -433,6 +514,7 @@ class DeviceRing final : public Device {
     std::map<std::uint64_t, Buffer<std::uint32_t>> maps;
     std::map<std::vector<std::size_t>, Buffer<RingButterfly>> mapped;  // policies by limb map
     std::map<std::vector<u64>, Buffer<ShoupOperand<u64>>> scalars;     // by residues of limbs 0…
+    std::unique_ptr<Powerful> powerful;  // odd m: the Φ_m transform, built on first use
   };
 
   /// Shoup operands of residues[j] modulo ring limb j, in device memory, built on first use (the

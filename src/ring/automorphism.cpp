@@ -76,6 +76,14 @@ std::span<const std::uint32_t> RingContext::automorphism_table(std::uint64_t k) 
 
 RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
   check_galois_element(k, *context_, "RnsPoly::automorphism");
+  if (form_ == PolyForm::kCoefficient && !context_->power_of_two()) {
+    // Odd m: the powerful basis has no signed-permutation form of σ_k; through the slots.
+    RnsPoly x = *this;
+    x.to_evaluation();
+    RnsPoly y = x.automorphism(k);
+    y.to_coefficient();
+    return y;
+  }
   if (device_) {
     RnsPoly out(context_, limbs_, form_, kForOverwrite, device_);
     device_->automorphism(*context_, range(), device_words(), out.device_words(), k,
@@ -86,14 +94,6 @@ RnsPoly RnsPoly::automorphism(std::uint64_t k) const {
   // Limbs are independent: spread them over the default pool when the work is worth it (the
   // threshold of the element-wise kernels).
   const unsigned threads = data_.size() >= vec::kParallelMinWords ? 0 : 1;
-  if (form_ == PolyForm::kCoefficient && !context_->power_of_two()) {
-    // Odd m: the powerful basis has no signed-permutation form of σ_k; through the slots.
-    RnsPoly x = *this;
-    x.to_evaluation();
-    RnsPoly y = x.automorphism(k);
-    y.to_coefficient();
-    return y;
-  }
   if (form_ == PolyForm::kCoefficient) {
     default_thread_pool()->parallel_for(
         limbs_,
@@ -114,6 +114,10 @@ void RnsPoly::add_automorphism(const RnsPoly& a, std::uint64_t k) {
   check_galois_element(k, *context_, "RnsPoly::add_automorphism");
   if (&a == this) {
     add(a.automorphism(k));  // the permutation cannot run in place
+    return;
+  }
+  if (form_ == PolyForm::kCoefficient && !context_->power_of_two()) {
+    add(a.automorphism(k));  // through the slots (automorphism)
     return;
   }
   if (device_) {

@@ -1,6 +1,7 @@
 #include "polyhe/ring/context.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <string>
 
@@ -83,6 +84,13 @@ std::shared_ptr<const RingContext> RingContext::create_cyclotomic(
     std::size_t m, std::span<const std::uint64_t> primes, Decomposition force) {
   RnsBasis basis = checked_cyclotomic_basis(m, primes);
   return std::shared_ptr<const RingContext>(new RingContext(m, std::move(basis), force));
+}
+
+bool RingContext::device_serves() const {
+  if (power_of_two()) return true;
+  if (!std::has_single_bit(n_)) return false;
+  return std::all_of(powerful_.begin(), powerful_.end(),
+                     [](const auto& t) { return t->route() == PowerfulNtt::Route::fused; });
 }
 
 bool RingContext::is_galois_element(std::uint64_t k) const {

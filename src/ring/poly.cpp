@@ -21,10 +21,14 @@ namespace {
 void check_shape(const std::shared_ptr<const RingContext>& context, std::size_t limbs,
                  const std::shared_ptr<Device>& device) {
   if (!context) throw InvalidParameter("RnsPoly: the context is null");
-  if (device && !context->power_of_two()) {
-    throw InvalidParameter("RnsPoly: the ring mod Phi_" + std::to_string(context->m()) +
-                           " (odd m) has no device transforms; device placement serves x^N + 1 "
-                           "rings only, keep these polynomials in host memory");
+  if (device && !context->device_serves()) {
+    throw InvalidParameter(
+        "RnsPoly: the ring mod Phi_" + std::to_string(context->m()) +
+        " (odd m, phi(m) = " + std::to_string(context->n()) +
+        ") has no device transforms; a device serves x^N + 1 and the odd m whose transform takes "
+        "the fused route with phi(m) a power of two (m a product of at least two Fermat primes "
+        "3, 5, 17, 257 with phi(m)/phi(largest) a multiple of 8, as 255, 3855, 4369, 21845, "
+        "65535); keep these polynomials in host memory");
   }
   if (limbs < 1 || limbs > context->max_limbs()) {
     throw InvalidParameter("RnsPoly: " + std::to_string(limbs) +

@@ -7,6 +7,7 @@
 // CUDA, against the GPU (label gpu).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -14,6 +15,7 @@
 
 #include "bgv/bgv_cases.hpp"
 #include "polyhe/bgv/bgv.hpp"
+#include "polyhe/bgv/slot_array.hpp"
 #include "polyhe/core/error.hpp"
 #include "support/test_device.hpp"
 #include "support/twin.hpp"
@@ -138,6 +140,104 @@ INSTANTIATE_TEST_SUITE_P(Sets, SchemeDevice,
                          ::testing::Combine(::testing::Values(Scheme::bfv, Scheme::bgv),
                                             ::testing::ValuesIn(batch_cases())),
                          scheme_case_name);
+
+// BGV over Φ_m on the device (the rings device_serves: φ(m) a power of two on the fused route),
+// every operation against the CPU word for word: keys moved to the device, encryption with the
+// same seeds, arithmetic, multiply_relin, modulus switching, key-switched automorphisms, and
+// HElib's slot rotations (SlotArray) through them.
+struct PhiMCase {
+  std::size_t m;
+  std::vector<int> q_bits;
+  u64 t;
+  rlwe::SecurityLevel security;
+  const char* name;
+};
+
+void PrintTo(const PhiMCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class BgvDeviceCyclotomic : public ::testing::TestWithParam<PhiMCase> {};
+
+TEST_P(BgvDeviceCyclotomic, EveryOperationGivesTheCpuWords) {
+  POLYHE_DEVICE_OR_SKIP(dev);
+  POLYHE_SEEDED_RNG(rng);
+  const PhiMCase& c = GetParam();
+  const auto params = phi_m_params(c.m, c.q_bits, {60}, c.security);
+  ASSERT_TRUE(params->ring()->device_serves());
+  const auto ctx = Context::create(params, c.t);
+  rlwe::KeyGenerator keygen(params, make_seed(rng));
+  const rlwe::SecretKey h_sk = keygen.secret_key();
+  const rlwe::PublicKey h_pk = keygen.public_key(h_sk);
+  const rlwe::KeySwitchKey h_relin = keygen.relinearization_key(h_sk);
+  const SlotArray slots(ctx);
+  std::vector<u64> elements = slots.rotate_elements(1);
+  for (const u64 g : {u64{2}, u64{7}, u64{c.m - 1}}) {  // units of 255, 4369 and 21845
+    if (std::find(elements.begin(), elements.end(), g) == elements.end()) elements.push_back(g);
+  }
+  const rlwe::GaloisKeys h_galois = keygen.galois_keys(h_sk, elements);
+  const rlwe::SecretKey d_sk = h_sk.to_device(dev);
+  const rlwe::KeySwitchKey d_relin = h_relin.to_device(dev);
+  const rlwe::GaloisKeys d_galois = h_galois.to_device(dev);
+  const Evaluator he(ctx, rlwe::share(h_relin), rlwe::share(h_galois));
+  const Evaluator de(ctx, rlwe::share(d_relin), rlwe::share(d_galois));
+  const Seed pk_seed = make_seed(rng), sk_seed = make_seed(rng);
+  const Encryptor h_pk_enc = ctx->encryptor(h_pk, pk_seed);
+  const Encryptor d_pk_enc = ctx->encryptor(h_pk.to_device(dev), pk_seed);
+  const Encryptor h_sk_enc = ctx->encryptor(h_sk, sk_seed);
+  const Encryptor d_sk_enc = ctx->encryptor(d_sk, sk_seed);
+  const Decryptor h_dec = ctx->decryptor(h_sk);
+  const Decryptor d_dec = ctx->decryptor(d_sk);
+
+  const auto random_plain = [&] {
+    std::vector<u64> v(ctx->n());
+    for (auto& x : v) x = rng.uniform(0, c.t - 1);
+    return Plaintext{v};
+  };
+  const Plaintext px = random_plain(), py = random_plain();
+  const Ciphertext hx = h_pk_enc.encrypt(px), dx = d_pk_enc.encrypt(px);
+  expect_same(hx, dx, "public-key encrypt");
+  const Ciphertext hy = h_sk_enc.encrypt(py), dy = d_sk_enc.encrypt(py);
+  expect_same(hy, dy, "symmetric encrypt");
+  EXPECT_EQ(d_dec.decrypt(dx).coeffs, px.coeffs);
+  EXPECT_EQ(d_dec.noise_budget(dy), h_dec.noise_budget(hy));
+
+  expect_same(he.add(hx, hy), de.add(dx, dy), "add");
+  expect_same(he.sub(hx, hy), de.sub(dx, dy), "sub");
+  expect_same(he.negate(hx), de.negate(dx), "negate");
+  expect_same(he.add_plain(hx, py), de.add_plain(dx, py), "add_plain");
+  expect_same(he.multiply_plain(hx, py), de.multiply_plain(dx, py), "multiply_plain");
+  const Ciphertext h3 = he.multiply(hx, hy), d3 = de.multiply(dx, dy);
+  expect_same(h3, d3, "multiply");
+  const Ciphertext h2 = he.relinearize(h3), d2 = de.relinearize(d3);
+  expect_same(h2, d2, "relinearize");
+  expect_same(he.multiply_relin(h2, hx), de.multiply_relin(d2, dx), "multiply_relin, depth 2");
+  EXPECT_EQ(d_dec.decrypt(d2).coeffs, h_dec.decrypt(h2).coeffs);
+  const Ciphertext hs = he.mod_switch_to_next(h2), ds = de.mod_switch_to_next(d2);
+  expect_same(hs, ds, "mod_switch_to_next");
+  expect_same(he.mod_switch_to(hx, 0), de.mod_switch_to(dx, 0), "mod_switch_to 0");
+  expect_same(he.add(hx, hs), de.add(dx, ds), "add across levels and factors");
+  expect_same(he.multiply_relin(hs, hx), de.multiply_relin(ds, dx), "multiply_relin across levels");
+  EXPECT_EQ(d_dec.noise_budget(ds), h_dec.noise_budget(hs));
+  for (const u64 g : elements) {
+    expect_same(he.apply_galois(hx, g), de.apply_galois(dx, g),
+                "apply_galois " + std::to_string(g));
+  }
+  expect_same(he.apply_galois(hs, 7), de.apply_galois(ds, 7), "apply_galois one level down");
+  expect_same(slots.rotate(he, hx, 1), slots.rotate(de, dx, 1), "SlotArray::rotate 1");
+}
+
+std::string phi_m_case_name(const ::testing::TestParamInfo<PhiMCase>& p) {
+  return p.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rings, BgvDeviceCyclotomic,
+    ::testing::Values(
+        PhiMCase{255, {50, 50, 50}, 257, rlwe::SecurityLevel::insecure_none, "m255"},
+        PhiMCase{4369, {60, 60, 60, 60}, 65537, rlwe::SecurityLevel::insecure_none, "m4369"},
+        PhiMCase{21845, {60, 60, 60, 60, 60, 60}, 65537, rlwe::SecurityLevel::bits128, "m21845"}),
+    phi_m_case_name);
 
 // A 60-bit plaintext modulus above some ciphertext primes (the plaintext lift's wide reduction),
 // coefficient encoding, on both.

@@ -402,6 +402,33 @@ TEST(CliBenchCyclic, PowerfulTransformsPerRoute) {
   EXPECT_NE(r.err.find("n = 16"), std::string::npos) << r.err;
 }
 
+// On a device: each limb count, powerful_forward/_inverse of the Φ_n ring beside the negacyclic
+// NTT of as many limbs at N = 2^ceil(log2 φ(n)) (255: φ = 128, the cyclotomic index 256); a ring
+// the device does not serve is skipped with its reason; the CPU's cyclic plans are refused.
+TEST(CliBenchCyclic, PowerfulTransformsOnTheEmulatedDevice) {
+  const auto r = run_cli({"bench", "cyclic", "--n", "255,119", "--bits", "40", "--ops",
+                          "powerful_forward,powerful_inverse", "--backend", "cuda-emulated",
+                          "--limbs", "1,3", "--min-time", "0.001", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto ls = lines(r.out);
+  ASSERT_EQ(ls.size(), 8U) << r.out;
+  const char* ops[] = {"powerful_forward", "powerful_inverse", "negacyclic_forward",
+                       "negacyclic_inverse"};
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    const auto j = nlohmann::json::parse(ls[i]);
+    EXPECT_EQ(j["op"], ops[i % 4]) << ls[i];
+    EXPECT_EQ(j["backend"], "cuda-emulated");
+    EXPECT_EQ(j["n"], i % 4 < 2 ? 255 : 256);
+    EXPECT_EQ(j["words"], 128);
+    EXPECT_EQ(j["limbs"], i < 4 ? 1 : 3);
+    EXPECT_DOUBLE_EQ(j["per_limb_ns"].get<double>(),
+                     j["median_ns"].get<double>() / j["limbs"].get<double>());
+  }
+  EXPECT_NE(r.err.find("skipping m = 119"), std::string::npos) << r.err;
+  expect_bad_input(run_cli({"bench", "cyclic", "--n", "255", "--backend", "cuda-emulated"}),
+                   "cyclic plans");
+}
+
 TEST(CliBenchCyclic, RefusesBadOptions) {
   expect_bad_input(run_cli({"bench", "cyclic", "--decomposition", "fft9"}), "fft9");
   expect_bad_input(run_cli({"bench", "cyclic", "--bits", "70"}), "70");

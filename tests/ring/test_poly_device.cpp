@@ -33,21 +33,25 @@ struct Case {
   std::size_t n;
   int bits;
   EmulatedOrder order;
+  std::size_t m = 0;  // odd: the ring over Φ_m (n = φ(m)) instead of x^n + 1
 };
 
 std::string name_of(const ::testing::TestParamInfo<Case>& info) {
   const char* order = info.param.order == EmulatedOrder::forward   ? "forward"
                       : info.param.order == EmulatedOrder::reverse ? "reverse"
                                                                    : "shuffled";
-  return "n" + std::to_string(info.param.n) + "_bits" + std::to_string(info.param.bits) + "_" +
-         order;
+  const std::string ring =
+      info.param.m != 0 ? "m" + std::to_string(info.param.m) : "n" + std::to_string(info.param.n);
+  return ring + "_bits" + std::to_string(info.param.bits) + "_" + order;
 }
 
 class DevicePolyTest : public ::testing::TestWithParam<Case> {
  protected:
   static constexpr std::size_t kLimbs = 3;
   void SetUp() override {
-    ctx_ = test::make_ring(GetParam().n, kLimbs, GetParam().bits);
+    const Case& c = GetParam();
+    ctx_ = c.m != 0 ? RingContext::create_cyclotomic(c.m, powerful_ntt_primes(c.m, c.bits, kLimbs))
+                    : test::make_ring(c.n, kLimbs, c.bits);
 #ifdef POLYHE_TEST_CUDA_DEVICE
     std::string why;
     device_ = test::test_device(why);
@@ -440,9 +444,16 @@ TEST_P(DevicePolyTest, ElementWiseOperationsMatchTheCpu) {
 
 TEST_P(DevicePolyTest, AutomorphismsMatchTheCpu) {
   POLYHE_SEEDED_RNG(rng);
-  const std::uint64_t two_n = 2 * GetParam().n;
-  for (const std::uint64_t k : {std::uint64_t{1}, std::uint64_t{5} % two_n, two_n - 1,
-                                (rng.uniform(0, two_n / 2 - 1) * 2 + 1) % two_n}) {
+  // Galois elements: odd k < 2N for x^N + 1, k coprime to m for Φ_m.
+  const std::uint64_t m = ctx_->m();
+  std::uint64_t random_k = 0;
+  do {
+    random_k = rng.uniform(1, m - 1);
+  } while (!ctx_->is_galois_element(random_k));
+  std::vector<std::uint64_t> ks = {1, m - 1, random_k};
+  if (ctx_->is_galois_element(5 % m)) ks.push_back(5 % m);
+  if (ctx_->is_galois_element(2)) ks.push_back(2);
+  for (const std::uint64_t k : ks) {
     SCOPED_TRACE("k = " + std::to_string(k));
     for (const PolyForm form : {PolyForm::kCoefficient, PolyForm::kEvaluation}) {
       SCOPED_TRACE(to_string(form));
@@ -484,12 +495,15 @@ TEST_P(DevicePolyTest, AutomorphismsMatchTheCpu) {
 
 // The emulated device runs each case in its thread order; the GPU twin ignores the order, and its
 // instances are named Cuda/ so that its logs say where they ran.
-const auto kDevicePolyCases =
-    ::testing::Values(Case{2, 50, EmulatedOrder::forward}, Case{4, 60, EmulatedOrder::reverse},
-                      Case{16, 40, EmulatedOrder::shuffled}, Case{256, 62, EmulatedOrder::forward},
-                      Case{2048, 50, EmulatedOrder::shuffled},  // one block
-                      Case{4096, 60, EmulatedOrder::reverse},   // two passes
-                      Case{std::size_t{1} << 14, 50, EmulatedOrder::forward});
+const auto kDevicePolyCases = ::testing::Values(
+    Case{2, 50, EmulatedOrder::forward}, Case{4, 60, EmulatedOrder::reverse},
+    Case{16, 40, EmulatedOrder::shuffled}, Case{256, 62, EmulatedOrder::forward},
+    Case{2048, 50, EmulatedOrder::shuffled},  // one block
+    Case{4096, 60, EmulatedOrder::reverse},   // two passes
+    Case{std::size_t{1} << 14, 50, EmulatedOrder::forward},
+    // Φ_m: 255 = 3·5·17, 4369 = 17·257, 21845 = 5·17·257
+    Case{128, 50, EmulatedOrder::shuffled, 255}, Case{4096, 60, EmulatedOrder::reverse, 4369},
+    Case{16384, 40, EmulatedOrder::forward, 21845});
 #ifdef POLYHE_TEST_CUDA_DEVICE
 INSTANTIATE_TEST_SUITE_P(Cuda, DevicePolyTest, kDevicePolyCases, name_of);
 #else

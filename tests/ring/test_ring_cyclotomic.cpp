@@ -86,9 +86,19 @@ TEST(RingCyclotomic, ShapeAndRefusals) {
   }
   ASSERT_NE(bad, 0U);
   EXPECT_THROW((void)RingContext::create_cyclotomic(4369, std::vector<u64>{bad}), InvalidParameter);
-  expect_message(
-      [&] { (void)RnsPoly(ring_for(4369, 1), 1, PolyForm::kCoefficient, make_emulated_device()); },
-      "no device transforms");
+  // A device holds the rings its transforms serve (φ(m) a power of two on the fused route) and
+  // refuses the others by name: 1155 (φ = 480), 765 (fused, φ = 384), 257 (one factor).
+  for (const std::size_t m : {255, 3855, 4369, 13107, 21845, 65535}) {
+    EXPECT_TRUE(ring_for(m, 1)->device_serves()) << m;
+  }
+  EXPECT_NO_THROW(
+      (void)RnsPoly(ring_for(4369, 1), 1, PolyForm::kCoefficient, make_emulated_device()));
+  for (const std::size_t m : {1155, 765, 257}) {
+    EXPECT_FALSE(ring_for(m, 1)->device_serves()) << m;
+    expect_message(
+        [&] { (void)RnsPoly(ring_for(m, 1), 1, PolyForm::kCoefficient, make_emulated_device()); },
+        "Phi_" + std::to_string(m) + " (odd m, phi(m) = ");
+  }
 }
 
 // The ring's transforms are PowerfulNtt's limb by limb, whichever entry point runs them.

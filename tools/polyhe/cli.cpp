@@ -431,6 +431,19 @@ Commands declare(CLI::App& app, Options& o) {
   c.bench_cyclic->add_option("--min-time", bc.min_time_s, "Seconds per measurement")
       ->capture_default_str();
   c.bench_cyclic->add_flag("--json", bc.json, "One JSON object per measurement, one per line");
+  c.bench_cyclic
+      ->add_option("--backend", bc.backend,
+                   "cpu, or cuda / cuda-emulated: powerful_forward and powerful_inverse of a "
+                   "ring over Phi_n with --limbs primes on the device (the fused route), each "
+                   "call timed to its completion, beside negacyclic_forward/_inverse: the NTT of "
+                   "as many limbs at N = 2^ceil(log2 phi(n)) on the same device")
+      ->check(CLI::IsMember({"cpu", "cuda", "cuda-emulated"}))
+      ->capture_default_str();
+  c.bench_cyclic
+      ->add_option("--limbs", bc.limbs,
+                   "With a device backend: limbs per call, a list (e.g. 1,8); per_limb = "
+                   "median / limbs")
+      ->capture_default_str();
 
   declare_bench_ckks(c, o);
   declare_bench_bfv(c, o);

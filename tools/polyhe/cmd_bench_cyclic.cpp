@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "bench_device.hpp"
 #include "commands.hpp"
+#include "polyhe/arith/primes.hpp"
 #include "polyhe/core/error.hpp"
 #include "polyhe/cpu/features.hpp"
 #include "polyhe/ntt/cyclic/plan.hpp"
 #include "polyhe/ntt/cyclic/powerful.hpp"
 #include "polyhe/ntt/cyclic/primes.hpp"
+#include "polyhe/ring/context.hpp"
 #include "random.hpp"
 #include "sysinfo.hpp"
 #include "text.hpp"
@@ -65,6 +68,102 @@ u64 bench_prime(std::size_t n, int bits) {
   return cyclic_prime(bits, L);
 }
 
+/// The device rows: for each n and limb count, powerful_forward/_inverse of a ring over Φ_n on the
+/// device and negacyclic_forward/_inverse of as many limbs at N = 2^⌈log2 φ(n)⌉ beside them,
+/// each call timed to its completion (the device's work waited for).
+int bench_cyclic_device(const BenchCyclicArgs& args, const std::vector<int>& lengths, bool forward,
+                        bool inverse, const TimingOptions& timing, std::ostream& out,
+                        std::ostream& err) {
+  const std::vector<int> limb_counts = parse_int_list(args.limbs, "--limbs", 1, 64);
+  int log_max = 1;
+  for (const int n : lengths) {
+    if (n % 2 == 1 && n >= 3) {
+      log_max =
+          std::max(log_max, static_cast<int>(std::bit_width(euler_phi(static_cast<u64>(n)) - 1)));
+    }
+  }
+  const BenchBackend backend = make_bench_backend(args.backend, log_max);
+  Device& device = *backend.device;
+  InputRng rng(os_seed());
+  if (!args.json) {
+    out << "Φ_m transforms on " << device.name() << ", each call to its completion\n\n"
+        << "| op | n | words | bits | limbs | median µs | per limb µs | p10 µs | p90 µs | reps |\n"
+        << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  }
+  const auto time_ring = [&](const std::string& name, std::size_t n, const RingContext& ring,
+                             std::size_t limbs) {
+    const std::size_t words = limbs * ring.n();
+    std::vector<u64> host(words);
+    for (std::size_t j = 0; j < limbs; ++j) {
+      const u64 q = ring.basis().prime(j);
+      for (std::size_t i = 0; i < ring.n(); ++i) host[j * ring.n() + i] = rng.uniform(0, q - 1);
+    }
+    u64* p = device.allocate(words);
+    device.upload(host, p);
+    for (const bool inv : {false, true}) {
+      if (inv ? !inverse : !forward) continue;
+      const auto call = [&] {
+        device.ntt(ring, LimbRange{0, limbs}, p, p, inv);
+        device.synchronize();
+      };
+      const TimingStats s = measure(call, timing);
+      const std::string op = name + (inv ? "_inverse" : "_forward");
+      const double per_limb = s.median_ns / static_cast<double>(limbs);
+      if (args.json) {
+        const nlohmann::ordered_json j = {{"op", op},
+                                          {"backend", backend.name},
+                                          {"device", device.name()},
+                                          {"n", n},
+                                          {"words", ring.n()},
+                                          {"bits", args.bits},
+                                          {"limbs", limbs},
+                                          {"median_ns", s.median_ns},
+                                          {"per_limb_ns", per_limb},
+                                          {"p10_ns", s.p10_ns},
+                                          {"p90_ns", s.p90_ns},
+                                          {"reps", s.reps},
+                                          {"unit", "ns"}};
+        out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+            << std::endl;
+      } else {
+        out << "| " << op << " | " << n << " | " << ring.n() << " | " << args.bits << " | " << limbs
+            << " | " << fixed(s.median_ns / 1000, 3) << " | " << fixed(per_limb / 1000, 3) << " | "
+            << fixed(s.p10_ns / 1000, 3) << " | " << fixed(s.p90_ns / 1000, 3) << " | " << s.reps
+            << " |" << std::endl;
+      }
+    }
+    device.deallocate(p, words);
+  };
+  for (const int n_int : lengths) {
+    const auto n = static_cast<std::size_t>(n_int);
+    if (n % 2 == 0 || n < 3 || n > PowerfulNtt::kMaxM) {
+      err << "polyhe bench: skipping n = " << n << ": on a device, n is an odd m in [3, "
+          << PowerfulNtt::kMaxM << "] (the ring over Φ_n)\n";
+      continue;
+    }
+    for (const int limb_count : limb_counts) {
+      const auto limbs = static_cast<std::size_t>(limb_count);
+      std::shared_ptr<const RingContext> ring;
+      try {
+        ring = RingContext::create_cyclotomic(n, powerful_ntt_primes(n, args.bits, limbs));
+      } catch (const Error& e) {
+        throw UsageError("--n " + std::to_string(n) + " with --bits " + std::to_string(args.bits) +
+                         " and --limbs " + std::to_string(limbs) + ": " + one_line(e.what()));
+      }
+      try {
+        time_ring("powerful", n, *ring, limbs);
+      } catch (const InvalidParameter& e) {
+        err << "polyhe bench: skipping m = " << n << ": " << one_line(e.what()) << '\n';
+        continue;
+      }
+      const std::size_t big_n = std::bit_ceil(ring->n());
+      const auto negacyclic = RingContext::create(big_n, ntt_primes(args.bits, big_n, limbs));
+      time_ring("negacyclic", 2 * big_n, *negacyclic, limbs);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostream& err) {
@@ -108,6 +207,15 @@ int cmd_bench_cyclic(const BenchCyclicArgs& args, std::ostream& out, std::ostrea
   TimingOptions timing;
   timing.min_time_s = args.min_time_s;
   timing.warmup_s = std::min(timing.warmup_s, args.min_time_s / 4);
+  if (args.backend != "cpu") {
+    if (run_forward || run_inverse) {
+      throw UsageError("--backend " + args.backend +
+                       " times powerful_forward and powerful_inverse (with the negacyclic NTT "
+                       "beside them); forward and inverse are the CPU's cyclic plans");
+    }
+    return bench_cyclic_device(args, lengths, run_powerful_forward, run_powerful_inverse, timing,
+                               out, err);
+  }
   const std::string device = cpu_model();
   InputRng rng(os_seed());
   if (!args.json) {

@@ -59,6 +59,10 @@ struct BenchCyclicArgs {
   int bits = 62;
   double min_time_s = 0.3;
   bool json = false;
+  /// cpu, or cuda / cuda-emulated: the powerful ops of a Φ_n ring on the device, `limbs` limbs
+  /// per call, beside the negacyclic NTT of the same limbs at N = 2^⌈log2 φ(n)⌉.
+  std::string backend = "cpu";
+  std::string limbs = "8";  // a list: each batch size timed
 };
 /// The longest length `bench cyclic` times the direct DFT at (named: refused above; in "all":
 /// left out above, with a note). It is O(n^2): one call takes about 40 ms at n = 4096 and 0.16 s

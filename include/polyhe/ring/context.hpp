@@ -43,7 +43,7 @@ struct RingLevel {
 ///
 /// Every operation of the ring layer serves both through forward/inverse/forward_lifted below;
 /// plan()/plans() exist for power-of-two rings only. Device placement serves power-of-two rings
-/// only (RnsPoly refuses the other).
+/// and the odd m of device_serves() (RnsPoly refuses the others).
 class RingContext : public std::enable_shared_from_this<RingContext> {
  public:
   using u64 = std::uint64_t;
@@ -81,6 +81,12 @@ class RingContext : public std::enable_shared_from_this<RingContext> {
   [[nodiscard]] std::size_t m() const { return m_; }
   /// Whether this is x^N + 1 (true) or Φ_m for odd m (false).
   [[nodiscard]] bool power_of_two() const { return powerful_.empty(); }
+  /// Whether polynomials of this ring may live on a device (RnsPoly refuses the others): every
+  /// x^N + 1 ring; odd m when φ(m) is a power of two and every prime's transform takes the fused
+  /// route (PowerfulNtt::Route::fused), the one the device runs: m a product of at least two
+  /// Fermat primes (3, 5, 17, 257) with φ(m) over the largest one's φ a multiple of 8, as 255,
+  /// 3855, 4369, 13107, 21845 and 65535.
+  [[nodiscard]] bool device_serves() const;
   /// The transform of prime i of an odd-m ring (unchecked; null for power-of-two rings).
   [[nodiscard]] const PowerfulNtt* powerful(std::size_t i) const {
     return powerful_.empty() ? nullptr : powerful_[i].get();
