@@ -58,48 +58,41 @@ std::vector<u64> cpu_transform(const RingContext& ring, std::span<const std::siz
   return words;
 }
 
-/// Device memory holding `words`, and back.
-struct DeviceWords {
-  Device& device;
-  u64* p;
-  std::size_t n;
-  DeviceWords(Device& d, std::span<const u64> words)
-      : device(d), p(d.allocate(words.size())), n(words.size()) {
-    device.upload(words, p);
-  }
-  DeviceWords(Device& d, std::size_t words) : device(d), p(d.allocate(words)), n(words) {}
-  DeviceWords(const DeviceWords&) = delete;
-  DeviceWords& operator=(const DeviceWords&) = delete;
-  ~DeviceWords() { device.deallocate(p, n); }
-  [[nodiscard]] std::vector<u64> read() const {
-    std::vector<u64> out(n);
-    device.download(p, out);
-    return out;
-  }
-};
+/// Device memory holding `words`.
+DeviceWords upload(const std::shared_ptr<Device>& device, std::span<const u64> words) {
+  DeviceWords out(device, words.size());
+  device->upload(words, out.data());
+  return out;
+}
+
+std::vector<u64> read(const DeviceWords& w) {
+  std::vector<u64> out(w.words());
+  w.device()->download(w.data(), out);
+  return out;
+}
 
 /// Forward out of place and inverse in place over the limb range, against the CPU, and back to
 /// the input.
-void check_range(const RingContext& ring, Device& device, test::TestRng& rng,
+void check_range(const RingContext& ring, const std::shared_ptr<Device>& device, test::TestRng& rng,
                  const std::string& what) {
   std::vector<std::size_t> limbs(ring.max_limbs());
   for (std::size_t i = 0; i < limbs.size(); ++i) limbs[i] = i;
   const LimbRange all{0, limbs.size()};
   const std::vector<u64> coeffs = random_words(ring, limbs, rng);
-  const DeviceWords src(device, coeffs);
+  const DeviceWords src = upload(device, coeffs);
   const DeviceWords dst(device, coeffs.size());
-  device.ntt(ring, all, src.p, dst.p, false);
-  const std::vector<u64> evaluated = dst.read();
+  device->ntt(ring, all, src.data(), dst.data(), false);
+  const std::vector<u64> evaluated = read(dst);
   ASSERT_EQ(evaluated, cpu_transform(ring, limbs, coeffs, false)) << what << ": forward";
-  ASSERT_EQ(src.read(), coeffs) << what << ": the input of an out-of-place transform changed";
+  ASSERT_EQ(read(src), coeffs) << what << ": the input of an out-of-place transform changed";
 
   const std::vector<u64> values = random_words(ring, limbs, rng);
-  const DeviceWords in_place(device, values);
-  device.ntt(ring, all, in_place.p, in_place.p, true);
-  ASSERT_EQ(in_place.read(), cpu_transform(ring, limbs, values, true)) << what << ": inverse";
+  const DeviceWords in_place = upload(device, values);
+  device->ntt(ring, all, in_place.data(), in_place.data(), true);
+  ASSERT_EQ(read(in_place), cpu_transform(ring, limbs, values, true)) << what << ": inverse";
 
-  device.ntt(ring, all, dst.p, dst.p, true);
-  ASSERT_EQ(dst.read(), coeffs) << what << ": inverse of forward";
+  device->ntt(ring, all, dst.data(), dst.data(), true);
+  ASSERT_EQ(read(dst), coeffs) << what << ": inverse of forward";
 }
 
 // 255 = 3·5·17, 765 = 9·5·17 and 1275 = 3·25·17 (direct prime powers: the fold with P > 1),
@@ -112,7 +105,7 @@ TEST(PowerfulDevice, TransformsGiveTheCpuWords) {
   for (const std::size_t m : kRings) {
     const auto ring = ring_with(m, {30, 45, 50, 62});
     ASSERT_EQ(ring->powerful(0)->route(), PowerfulNtt::Route::fused) << m;
-    check_range(*ring, *device, rng, "m = " + std::to_string(m));
+    check_range(*ring, device, rng, "m = " + std::to_string(m));
   }
 }
 
@@ -124,7 +117,7 @@ TEST(PowerfulDeviceEmulation, EveryThreadOrderGivesTheCpuWords) {
     const auto ring = ring_with(m, {31, 62});
     for (const EmulatedOrder order : {EmulatedOrder::forward, EmulatedOrder::reverse}) {
       const auto device = make_emulated_device(order, m);
-      check_range(*ring, *device, rng,
+      check_range(*ring, device, rng,
                   "m = " + std::to_string(m) +
                       (order == EmulatedOrder::forward ? ", forward order" : ", reverse order"));
     }
@@ -137,9 +130,9 @@ TEST(PowerfulDeviceEmulation, OneLaunchPerAxis) {
   test::TestRng rng(3);
   const std::vector<std::size_t> limbs = {0, 1};
   const std::vector<u64> coeffs = random_words(*ring, limbs, rng);
-  const DeviceWords a(*device, coeffs);
+  const DeviceWords a = upload(device, coeffs);
   (void)take_emulated_launches(*device);
-  device->ntt(*ring, LimbRange{0, 2}, a.p, a.p, false);
+  device->ntt(*ring, LimbRange{0, 2}, a.data(), a.data(), false);
   const auto launches = take_emulated_launches(*device);
   // The axes 5 (dense), 17 and 257 (Rader), every limb in each launch.
   ASSERT_EQ(launches.size(), 3u);
@@ -164,13 +157,13 @@ TEST(PowerfulDevice, MappedLimbsAndRepeatsGiveTheCpuWords) {
       const auto more = random_words(*ring, map, rng);
       words.insert(words.end(), more.begin(), more.end());
     }
-    const DeviceWords a(*device, words);
-    device->ntt_mapped(*ring, map, repeats, a.p, a.p, false);
+    const DeviceWords a = upload(device, words);
+    device->ntt_mapped(*ring, map, repeats, a.data(), a.data(), false);
     const std::vector<u64> evaluated = cpu_transform(*ring, map, words, false);
-    ASSERT_EQ(a.read(), evaluated);
-    const DeviceWords b(*device, words.size());
-    device->ntt_mapped(*ring, map, repeats, a.p, b.p, true);
-    ASSERT_EQ(b.read(), words);
+    ASSERT_EQ(read(a), evaluated);
+    const DeviceWords b(device, words.size());
+    device->ntt_mapped(*ring, map, repeats, a.data(), b.data(), true);
+    ASSERT_EQ(read(b), words);
   }
 }
 
@@ -181,9 +174,9 @@ TEST(PowerfulDevice, RingsOutsideTheFusedRouteAreRefusedByName) {
     const auto ring = ring_with(m, {40});
     ASSERT_NE(ring->powerful(0)->route(), PowerfulNtt::Route::fused);
     std::vector<u64> words(ring->n(), 1);
-    const DeviceWords a(*device, words);
+    const DeviceWords a = upload(device, words);
     try {
-      device->ntt(*ring, LimbRange{0, 1}, a.p, a.p, false);
+      device->ntt(*ring, LimbRange{0, 1}, a.data(), a.data(), false);
       FAIL() << "m = " << m << " ran on the device";
     } catch (const InvalidParameter& e) {
       EXPECT_NE(std::string(e.what()).find("m = " + std::to_string(m)), std::string::npos)
@@ -224,7 +217,7 @@ TEST(PowerfulDevice, EveryFusedRingUpTo65536) {
       continue;
     }
     const auto ring = RingContext::create_cyclotomic(m, primes);
-    check_range(*ring, *device, rng, "m = " + std::to_string(m));
+    check_range(*ring, device, rng, "m = " + std::to_string(m));
     ++served;
   }
   EXPECT_EQ(served, 80u);  // a change of the fused route's rule shows here

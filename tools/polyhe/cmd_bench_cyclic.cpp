@@ -98,7 +98,8 @@ int bench_cyclic_device(const BenchCyclicArgs& args, const std::vector<int>& len
       const u64 q = ring.basis().prime(j);
       for (std::size_t i = 0; i < ring.n(); ++i) host[j * ring.n() + i] = rng.uniform(0, q - 1);
     }
-    u64* p = device.allocate(words);
+    const DeviceWords buffer(backend.device, words);
+    u64* const p = buffer.data();
     device.upload(host, p);
     for (const bool inv : {false, true}) {
       if (inv ? !inverse : !forward) continue;
@@ -132,7 +133,6 @@ int bench_cyclic_device(const BenchCyclicArgs& args, const std::vector<int>& len
             << " |" << std::endl;
       }
     }
-    device.deallocate(p, words);
   };
   for (const int n_int : lengths) {
     const auto n = static_cast<std::size_t>(n_int);
