@@ -189,21 +189,24 @@ struct PowerfulRaderPass {
       }
       return;
     }
-    const unsigned pairs = n / 2 * columns;
-    if (phase <= stages) {  // DIF stage h = n/2, n/4, …: (x, y) ← (x + y, (x − y)·ω_(2h)^i)
-      const unsigned h = n >> phase;
-      for (unsigned e = t.thread; e < pairs; e += threads) {
+    // One radix-2 stage of pair distance h: butterfly(x, y, ω_(2h)^i or null for i = 0) on every
+    // pair of every column, DIF and DIT alike.
+    const auto stage = [&](unsigned h, auto butterfly) {
+      for (unsigned e = t.thread; e < n / 2 * columns; e += threads) {
         const unsigned col = e % columns;
         const unsigned pair = e / columns;
         const unsigned i = pair % h;
         const unsigned at = pair / h * 2 * h + i;
-        u64& a = w[std::size_t{at} * columns + col];
-        u64& b = w[std::size_t{at + h} * columns + col];
-        const u64 sum = add_mod(a, b, q);
-        const u64 diff = sub_mod(a, b, q);
-        a = sum;
-        b = i == 0 ? diff : mul_shoup(diff, tw[h - 1 + i], q);
+        butterfly(w[std::size_t{at} * columns + col], w[std::size_t{at + h} * columns + col],
+                  i == 0 ? nullptr : &tw[h - 1 + i]);
       }
+    };
+    if (phase <= stages) {  // DIF stage h = n/2, n/4, …: (x, y) ← (x + y, (x − y)·ω_(2h)^i)
+      stage(n >> phase, [&](u64& a, u64& b, const ShoupOperand<u64>* omega) {
+        const u64 diff = sub_mod(a, b, q);
+        a = add_mod(a, b, q);
+        b = omega == nullptr ? diff : mul_shoup(diff, *omega, q);
+      });
       return;
     }
     if (phase == stages + 1) {  // A ⊙ K, plus x_0 into slot 0; A[0] + x_0 kept
@@ -225,19 +228,11 @@ struct PowerfulRaderPass {
       return;
     }
     if (phase <= 2 * stages + 1) {  // DIT stage h = 1, 2, …: (x, y) ← (x + ω·y, x − ω·y)
-      const unsigned h = 1u << (phase - stages - 2);
-      for (unsigned e = t.thread; e < pairs; e += threads) {
-        const unsigned col = e % columns;
-        const unsigned pair = e / columns;
-        const unsigned i = pair % h;
-        const unsigned at = pair / h * 2 * h + i;
-        u64& a = w[std::size_t{at} * columns + col];
-        u64& b = w[std::size_t{at + h} * columns + col];
-        const u64 wb = i == 0 ? b : mul_shoup(b, tw[h - 1 + i], q);
-        const u64 sum = add_mod(a, wb, q);
+      stage(1u << (phase - stages - 2), [&](u64& a, u64& b, const ShoupOperand<u64>* omega) {
+        const u64 wb = omega == nullptr ? b : mul_shoup(b, *omega, q);
         b = sub_mod(a, wb, q);
-        a = sum;
-      }
+        a = add_mod(a, wb, q);
+      });
       return;
     }
     // Store X[g^r] = C[r].
