@@ -297,8 +297,8 @@ class Context(KeyedContext):
     @property
     def slots(self) -> int:
         """The values a slot-encoded plaintext holds: N with batching (two rows of N/2); over
-        Φ_m for odd m (BGV) the k·d coordinates of its k slots in GF(t^d); 0 when t does not
-        batch (then use :meth:`encode_coefficients`)."""
+        Φ_m for odd m (BGV) the k·d coordinates of its k slots in GF(p^d) (t = p prime) or
+        GR(p^r, d) (t = p^r); 0 when t does not batch (then use :meth:`encode_coefficients`)."""
         with self._lock:
             s = self._cache.get("slots")
         if s is None:
@@ -328,7 +328,7 @@ class Context(KeyedContext):
 
     # --- the slots over Φ_m as a hypercube (HElib's EncryptedArray) -----------------------------
     def _slot_array(self, op: str):
-        """The native SlotArray, made once (Φ_m with GF(t^d) slots; refused by name otherwise)."""
+        """The native SlotArray, made once (Φ_m with slots: t a prime power; refused by name otherwise)."""
         with self._lock:
             sa = self._cache.get("slot_array")
         if sa is None:
@@ -344,8 +344,8 @@ class Context(KeyedContext):
 
     @property
     def hypercube(self) -> tuple:
-        """Over Φ_m (odd m, a prime t): the slots' hypercube as ``((n_1, good_1), …)``, one pair
-        per generator of (Z/mZ)^*/⟨t⟩: the length of the dimension and whether it is good (its
+        """Over Φ_m (odd m, t = p^r): the slots' hypercube as ``((n_1, good_1), …)``, one pair
+        per generator of (Z/mZ)^*/⟨p⟩: the length of the dimension and whether it is good (its
         rotations are one automorphism; a bad one needs two and 0/1 masks, which cost noise).
         The slot index is row-major, the first dimension outermost."""
         sa = self._slot_array("hypercube")
@@ -647,7 +647,7 @@ class Ciphertext(CiphertextBase):
 
     def _constant_plain(self, c: object, op: str):
         """The constant polynomial c mod t: c in every slot (over Φ_m: the element c of
-        GF(t^d) in every slot, powerful-basis coordinate 0 being the basis element 1), or c as
+        the slot ring in every slot, powerful-basis coordinate 0 being the basis element 1), or c as
         the constant coefficient."""
         ctx = self._ctx
         v = _constant(c, ctx.t, op)
@@ -843,7 +843,7 @@ class Ciphertext(CiphertextBase):
         return self._new(ct, length=None)
 
     def total_sum(self) -> "Ciphertext":
-        """Over Φ_m: every slot holds the sum of all slots (in GF(t^d); HElib's totalSums). Keys:
+        """Over Φ_m: every slot holds the sum of all slots (in the slot ring; HElib's totalSums). Keys:
         ``ctx.slot_galois_elements("total_sum")``."""
         sa = self._slot_op("total_sum", self._ctx.slot_galois_elements("total_sum"))
         return self._new(sa.total_sum(self._ev(), self._ct), length=None)

@@ -193,8 +193,9 @@ void bind_bgv(nb::module_& parent) {
 
   using S = bgv::SlotArray;
   nb::class_<S>(m, "SlotArray",
-                "The GF(t^d) slots of BGV over Phi_m as a hypercube (HElib's EncryptedArray): "
-                "rotations, shifts, total sums, replication; safe to share.")
+                "The slots (GF(p^d), or GR(p^r, d) for t = p^r) of BGV over Phi_m as a hypercube "
+                "(HElib's EncryptedArray): rotations, shifts, total sums, replication; safe to "
+                "share.")
       .def(
           "__init__",
           [](S* self, const BgvContext& ctx) {

@@ -620,6 +620,40 @@ def test_odd_m_slot_rotations_shifts_and_sums(rng):
         bgv.Context(polyhe.Parameters(**TOY), t=T).hypercube
 
 
+def test_odd_m_slots_over_a_galois_ring(rng):
+    # Φ_1105 with t = 2^8 (HElib's p = 2, r = 8): 32 slots of the Galois ring GR(2^8, 24), on the
+    # hypercube of t = 2; slot values are 24 coordinates mod 2^8, added coordinate-wise.
+    p = polyhe.Parameters(m=1105, q_bits=[60, 60, 60], p_bits=[60], security="none")
+    ctx = bgv.Context(p, t=256)
+    assert ctx.slots == 32 * 24
+    assert ctx.hypercube == ((8, False), (4, True))
+    ops = [("rotate", 1, None), ("total_sum", 0, None)]
+    ctx.generate_keys(galois_elements=sorted(
+        {g for op, s, r in ops for g in ctx.slot_galois_elements(op, s, r)}))
+    k, d = 32, 24
+    v = rng.integers(0, 256, size=k * d)
+    w = rng.integers(0, 256, size=k * d)
+    x, y = ctx.encrypt(v), ctx.encrypt(w)
+    slots = v.reshape(k, d)
+
+    def dec(ct):
+        return ctx.decrypt(ct, signed=False).reshape(k, d)
+
+    np.testing.assert_array_equal(dec(x), slots)
+    np.testing.assert_array_equal(dec(x + y), (slots + w.reshape(k, d)) % 256)
+    np.testing.assert_array_equal(dec(x.rotate_slots(1)), np.roll(slots, 1, axis=0))
+    np.testing.assert_array_equal(dec(x.total_sum()), np.tile(slots.sum(axis=0) % 256, (k, 1)))
+    # The product is slot-wise in GR(2^8, 24): it reduces mod 2 to the product in GF(2^24), the
+    # slots of t = 2, and (x · 1) is x.
+    two = bgv.Context(p, t=2).generate_keys()
+    prod = dec(x * y) % 2
+    np.testing.assert_array_equal(prod, two.decrypt(two.encrypt(v % 2) * two.encrypt(w % 2),
+                                                     signed=False).reshape(k, d))
+    np.testing.assert_array_equal(dec(x * 1), slots)
+    with pytest.raises(polyhe.InvalidParameter, match="prime or a prime power"):
+        bgv.Context(p, t=6 * 7 * 11 * 19).hypercube
+
+
 def test_mixed_contexts_are_refused(ctx, toy_params, rng):
     other = bgv.Context(toy_params, t=T, scheme=ctx.scheme).generate_keys()
     x, y = ctx.encrypt([1, 2]), other.encrypt([1, 2])

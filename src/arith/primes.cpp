@@ -1,5 +1,6 @@
 #include "polyhe/arith/primes.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "polyhe/arith/word.hpp"
@@ -93,6 +94,25 @@ std::vector<std::uint64_t> prime_factors(std::uint64_t n) {
   }
   if (n > 1) factors.push_back(n);
   return factors;
+}
+
+std::pair<std::uint64_t, unsigned> prime_power(std::uint64_t n) {
+  if (is_prime(n)) return {n, 1};
+  // For each r ≥ 2 with 2^r ≤ n, the r-th root (below 2^32) near its floating-point estimate,
+  // confirmed in exact arithmetic.
+  for (unsigned r = 2; r < 64 && (n >> r) != 0; ++r) {
+    const auto estimate =
+        static_cast<std::uint64_t>(std::llround(std::pow(static_cast<double>(n), 1.0 / r)));
+    for (std::uint64_t root = estimate > 2 ? estimate - 1 : 2; root <= estimate + 1; ++root) {
+      unsigned __int128 power = 1;
+      for (unsigned e = 0; e < r && power <= n; ++e) power *= root;
+      if (power == n) {
+        if (is_prime(root)) return {root, r};
+        break;
+      }
+    }
+  }
+  return {0, 0};
 }
 
 std::vector<std::uint64_t> ntt_primes(int bits, std::size_t n, std::size_t count) {

@@ -203,7 +203,7 @@ std::vector<std::int64_t> Context::decode_signed(const Plaintext& pt) const {
 const BatchEncoder& Context::batch_encoder() const {
   if (!params_->power_of_two()) {
     throw InvalidParameter("batch_encoder: the ring is Phi_" + std::to_string(params_->m()) +
-                           " (odd m); its slots of GF(t^d), d = ord_m(t), are slot_encoder()'s");
+                           " (odd m); its slots (t = p^r, d = ord_m(p)) are slot_encoder()'s");
   }
   if (!batch_) check_batching(t_.value(), params_->n());  // throws, naming t and 2N
   return *batch_;

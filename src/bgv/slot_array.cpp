@@ -35,7 +35,7 @@ SlotArray::SlotArray(ContextPtr ctx) : ctx_(std::move(ctx)) {
         "), whose slots are the batch encoder's two rows (use rotate_rows and rotate_columns); "
         "SlotArray serves Phi_m for odd m");
   }
-  const SlotEncoder& enc = ctx_->slot_encoder();  // refuses a t without GF(t^d) slots, by name
+  const SlotEncoder& enc = ctx_->slot_encoder();  // refuses a t without slots, by name
   m_ = enc.m();
   k_ = enc.slot_count();
   orders_.assign(enc.orders().begin(), enc.orders().end());
@@ -148,7 +148,7 @@ std::shared_ptr<const Plaintext> SlotArray::mask(const std::vector<std::size_t>&
   const SlotEncoder& enc = ctx_->slot_encoder();
   const std::size_t d = enc.slot_degree();
   std::vector<u64> values(k_ * d, 0);
-  for (const std::size_t i : slots) values[i * d] = 1;  // 1 ∈ GF(t^d)
+  for (const std::size_t i : slots) values[i * d] = 1;  // 1 ∈ E
   auto made = std::make_shared<const Plaintext>(Plaintext{enc.encode(values)});
   const std::lock_guard lock(cache_->mutex);
   return cache_->masks.emplace(slots, std::move(made)).first->second;

@@ -1,8 +1,11 @@
-// SlotEncoder (bgv/slots.hpp): the field E = GF(t^d), the hypercube of Z_m^*/<t>, the factors of
-// Φ_m mod t as minimal polynomials of ζ^h, and the CRT/remainder trees over them, on FLINT.
+// SlotEncoder (bgv/slots.hpp): the slot ring E (GF(p^d), or its Galois-ring lift for t = p^r),
+// the hypercube of Z_m^*/<p>, the factors of Φ_m mod p as minimal polynomials of ζ^h lifted to
+// Z_t, and the CRT/remainder trees over them, on FLINT.
 #include "polyhe/bgv/slots.hpp"
 
 #include <flint/fmpz.h>
+#include <flint/fmpz_poly.h>
+#include <flint/fmpz_poly_factor.h>
 #include <flint/fq_nmod.h>
 #include <flint/nmod_mat.h>
 #include <flint/nmod_poly.h>
@@ -10,9 +13,12 @@
 #include <flint/nmod_vec.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "polyhe/arith/cyclotomic_polynomial.hpp"
 #include "polyhe/arith/primes.hpp"
@@ -66,6 +72,19 @@ class Elem {
  private:
   const fq_nmod_ctx_struct* ctx_;
   fq_nmod_t e_;
+};
+
+/// GF(p^d) = Z_p[Y]/G as FLINT's finite-field context, with its lifetime.
+class Field {
+ public:
+  explicit Field(const Poly& g) { fq_nmod_ctx_init_modulus(ctx_, g.get(), "Y"); }
+  ~Field() { fq_nmod_ctx_clear(ctx_); }
+  Field(const Field&) = delete;
+  Field& operator=(const Field&) = delete;
+  [[nodiscard]] const fq_nmod_ctx_struct* get() const { return ctx_; }
+
+ private:
+  fq_nmod_ctx_t ctx_;
 };
 
 /// Up to this slot degree encoding keeps each slot's powers of γ (φ(m)·d words; 8 MiB at most at
@@ -122,20 +141,141 @@ std::size_t order_mod(u64 a, u64 m) {
   return d;
 }
 
+/// a's coefficients, now modulo t (a multiple of a's modulus).
+Poly widen(const Poly& a, u64 t) {
+  Poly out(t);
+  for (slong j = 0; j <= a.degree(); ++j) nmod_poly_set_coeff_ui(out.get(), j, a.coeff(j));
+  return out;
+}
+
+/// a's coefficients reduced modulo p (a divisor of a's modulus).
+Poly narrow(const Poly& a, u64 p) {
+  Poly out(p);
+  for (slong j = 0; j <= a.degree(); ++j) nmod_poly_set_coeff_ui(out.get(), j, a.coeff(j) % p);
+  return out;
+}
+
+/// Products modulo a monic G over Z_t: E = Z_t[Y]/G, a field for t prime, the Galois ring
+/// GR(p^r, d) for t = p^r (FLINT's product with G's precomputed inverse series; no division
+/// other than by G's unit leading coefficient, so any t serves).
+class RingModulus {
+ public:
+  explicit RingModulus(const Poly& g) : g_(g), g_inv_(g.get()->mod.n) {
+    nmod_poly_reverse(g_inv_.get(), g_.get(), g_.degree() + 1);
+    nmod_poly_inv_series(g_inv_.get(), g_inv_.get(), g_.degree() + 1);
+  }
+  [[nodiscard]] const Poly& modulus() const { return g_; }
+  /// out = a·b mod G (a, b reduced).
+  void mul(Poly& out, const Poly& a, const Poly& b) const {
+    nmod_poly_mulmod_preinv(out.get(), a.get(), b.get(), g_.get(), g_inv_.get());
+  }
+  /// out = a^e mod G (a reduced).
+  void pow(Poly& out, const Poly& a, u64 e) const {
+    nmod_poly_powmod_ui_binexp_preinv(out.get(), a.get(), e, g_.get(), g_inv_.get());
+  }
+  /// out = f(x) mod G (x reduced; f any length).
+  void compose(Poly& out, const Poly& f, const Poly& x) const {
+    nmod_poly_compose_mod(out.get(), f.get(), x.get(), g_.get());
+  }
+  /// a mod G.
+  [[nodiscard]] Poly reduce(const Poly& a) const {
+    Poly out(g_.get()->mod.n);
+    nmod_poly_rem(out.get(), a.get(), g_.get());
+    return out;
+  }
+
+ private:
+  Poly g_;
+  Poly g_inv_;
+};
+
+/// u with a·u ≡ 1 mod (f, t = p^r), from u0 with a·u0 ≡ 1 mod (f, p): Newton's iteration
+/// u ← u·(2 − a·u), each step doubling the power of p that divides a·u − 1 (f monic, a reduced
+/// mod f).
+Poly lift_inverse(const Poly& a, const Poly& u0, const Poly& f, unsigned r) {
+  const u64 t = a.get()->mod.n;
+  const RingModulus ring(f);
+  Poly u = widen(u0, t), au(t), two(t);
+  for (unsigned precision = 1; precision < r; precision *= 2) {
+    ring.mul(au, a, u);
+    nmod_poly_set_coeff_ui(two.get(), 0, 2);
+    nmod_poly_sub(au.get(), two.get(), au.get());
+    ring.mul(u, u, au);
+  }
+  return u;
+}
+
+/// The monic factors of Φ_m over Z_t, t = p^r, that reduce to `local` modulo p (Φ_m mod p is
+/// squarefree for p ∤ m, so they exist and are unique: Hensel's lemma), in local's order. FLINT's
+/// multifactor Hensel lifting; its factors come back in the order of its tree, so each is matched
+/// to its local factor by its reduction mod p.
+std::vector<Poly> hensel_lift(std::size_t m, const std::vector<Poly>& local, u64 p, unsigned r,
+                              u64 t) {
+  const auto phi = cyclotomic_polynomial(m);
+  if (local.size() == 1) {
+    Poly f(t);
+    for (std::size_t j = 0; j < phi.size(); ++j) {
+      const u64 mag = static_cast<u64>(phi[j] < 0 ? -phi[j] : phi[j]) % t;
+      nmod_poly_set_coeff_ui(f.get(), static_cast<slong>(j), phi[j] < 0 ? (t - mag) % t : mag);
+    }
+    return {f};
+  }
+  std::map<std::vector<u64>, std::size_t> index;
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    std::vector<u64> key(static_cast<std::size_t>(local[i].degree()) + 1);
+    for (std::size_t j = 0; j < key.size(); ++j) key[j] = local[i].coeff(static_cast<slong>(j));
+    index.emplace(std::move(key), i);
+  }
+  fmpz_poly_t f;
+  fmpz_poly_init(f);
+  for (std::size_t j = 0; j < phi.size(); ++j) {
+    fmpz_poly_set_coeff_si(f, static_cast<slong>(j), static_cast<slong>(phi[j]));
+  }
+  nmod_poly_factor_t factors;
+  nmod_poly_factor_init(factors);
+  for (const Poly& g : local) nmod_poly_factor_insert(factors, g.get(), 1);
+  fmpz_poly_factor_t lifted;
+  fmpz_poly_factor_init(lifted);
+  fmpz_poly_hensel_lift_once(lifted, f, factors, static_cast<slong>(r));
+  std::vector<Poly> out(local.size(), Poly(t));
+  std::vector<char> found(local.size(), 0);
+  bool ok = lifted->num == static_cast<slong>(local.size());
+  for (slong i = 0; ok && i < lifted->num; ++i) {
+    const fmpz_poly_struct* g = lifted->p + i;
+    const slong len = fmpz_poly_length(g);
+    std::vector<u64> key(static_cast<std::size_t>(len));
+    Poly lifted_g(t);
+    for (slong j = 0; j < len; ++j) {
+      const u64 c = fmpz_fdiv_ui(g->coeffs + j, t);
+      nmod_poly_set_coeff_ui(lifted_g.get(), j, c);
+      key[static_cast<std::size_t>(j)] = c % p;
+    }
+    const auto it = index.find(key);
+    ok = it != index.end() && found[it->second] == 0 && lifted_g.coeff(len - 1) == 1;
+    if (ok) {
+      found[it->second] = 1;
+      out[it->second] = lifted_g;
+    }
+  }
+  fmpz_poly_factor_clear(lifted);
+  nmod_poly_factor_clear(factors);
+  fmpz_poly_clear(f);
+  if (!ok) {
+    throw Error(
+        "SlotEncoder: Hensel lifting did not return the factors of Phi_m mod p lifted "
+        "(internal error)");
+  }
+  return out;
+}
+
 }  // namespace
 
 struct SlotEncoder::Impl {
-  explicit Impl(u64 modulus) : t(modulus) {}
-  ~Impl() {
-    if (ctx_ready) fq_nmod_ctx_clear(ctx);
-  }
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
+  Impl(const Poly& g, u64 t) : ring(g) { nmod_init(&mod, t); }
 
-  u64 t;
-  fq_nmod_ctx_t ctx;
-  bool ctx_ready = false;
-  std::vector<Elem> roots;  // ζ^(h_i)
+  RingModulus ring;               // E = Z_t[Y]/G
+  std::vector<Poly> roots;        // β_i = ζ^(h_i) ∈ E
+  std::vector<Poly> frobenius_y;  // σ^e(Y) ∈ E for e < d: σ^e(v(Y)) = v(σ^e(Y))
   // The product tree over the factors in slot order: level 0 the leaves F_i, the last level the
   // root (Φ_m mod t); tree[l][i] the product of its two children at level l − 1 (an odd one out
   // is carried up unchanged). crt_inverse[l][i]: left^−1 mod right for each combined pair.
@@ -147,7 +287,7 @@ struct SlotEncoder::Impl {
   // For d ≤ kPowerTableDegree, per slot the d×d table of γ_i^c mod F_i (row r, column c: the
   // coefficient of X^r), so that encoding a slot is one matrix-vector product, not a composition.
   std::vector<u64> gamma_powers;
-  nmod_t mod{};
+  nmod_t mod{};  // modulo t
 };
 
 std::shared_ptr<const SlotEncoder> SlotEncoder::create(std::size_t m, u64 t) {
@@ -155,40 +295,44 @@ std::shared_ptr<const SlotEncoder> SlotEncoder::create(std::size_t m, u64 t) {
     throw InvalidParameter("SlotEncoder: m = " + std::to_string(m) + " must be odd in [3, " +
                            std::to_string(RingContext::kMaxM) + "]");
   }
-  if (t < 2 || t >= (u64{1} << 62) || !is_prime(t)) {
+  const u64 p = t < (u64{1} << 62) ? prime_power(t).first : 0;
+  if (p == 0) {
     throw InvalidParameter("SlotEncoder: t = " + std::to_string(t) +
-                           " must be a prime below 2^62 (slots of Z_t[X]/Phi_m need a field)");
+                           " must be a prime or a prime power p^r below 2^62 (the slots of "
+                           "Z_t[X]/Phi_m are fields or Galois rings only then)");
   }
-  if (std::gcd(t, static_cast<u64>(m)) != 1) {
+  if (std::gcd(p, static_cast<u64>(m)) != 1) {
     throw InvalidParameter("SlotEncoder: t = " + std::to_string(t) +
-                           " divides m = " + std::to_string(m) + "; t must be coprime to m");
+                           " and m = " + std::to_string(m) + " share the prime " +
+                           std::to_string(p) + "; t must be coprime to m");
   }
-  const std::size_t d = order_mod(t, m);
+  const std::size_t d = order_mod(p, m);
   if (d > kMaxSlotDegree) {
-    throw InvalidParameter("SlotEncoder: t = " + std::to_string(t) +
-                           " has order d = " + std::to_string(d) + " mod m = " + std::to_string(m) +
-                           ": slots of GF(t^d) are served up to d = " +
-                           std::to_string(kMaxSlotDegree) + "; choose t with a smaller order");
+    throw InvalidParameter(
+        "SlotEncoder: p = " + std::to_string(p) + " has order d = " + std::to_string(d) +
+        " mod m = " + std::to_string(m) + ": slots of degree d are served up to d = " +
+        std::to_string(kMaxSlotDegree) + "; choose t = p^r with p of a smaller order");
   }
   return std::shared_ptr<const SlotEncoder>(new SlotEncoder(m, t));
 }
 
 SlotEncoder::~SlotEncoder() = default;
 
-SlotEncoder::SlotEncoder(std::size_t m, u64 t)
-    : m_(m), t_(t), phi_(euler_phi(m)), d_(order_mod(t, m)), impl_(std::make_unique<Impl>(t)) {
+SlotEncoder::SlotEncoder(std::size_t m, u64 t) : m_(m), t_(t), phi_(euler_phi(m)) {
+  std::tie(p_, r_) = prime_power(t);
+  const u64 p = p_;
+  d_ = order_mod(p, m);
   k_ = phi_ / d_;
-  Impl& im = *impl_;
 
-  // The hypercube of Z_m^*/<t>: greedily the element of largest order n modulo the subgroup
+  // The hypercube of Z_m^*/<p>: greedily the element of largest order n modulo the subgroup
   // built so far (smallest on ties); each step multiplies the subgroup by n. Of that element's
   // lifts g·s (s in the subgroup, all of the same order n there) the smallest with g^n ≡ 1 mod m
   // is taken: a good dimension, where σ_g rotates the slots along it with no Frobenius and
-  // nothing else moving. Where no lift is good, the smallest with g^n ∈ <t> (a bad dimension as
-  // HElib has them: the slots that wrap come back twisted by Frob^f), else the element itself.
+  // nothing else moving. Where no lift is good, the smallest with g^n ∈ <p> (a bad dimension as
+  // HElib has them: the slots that wrap come back twisted by σ^f), else the element itself.
   std::vector<char> in_sub(m_, 0), in_frobenius(m_, 0);
   std::vector<std::size_t> sub;
-  for (std::size_t e = 0, x = 1; e < d_; ++e, x = x * (t % m_) % m_) {
+  for (std::size_t e = 0, x = 1; e < d_; ++e, x = x * (p % m_) % m_) {
     in_sub[x] = 1;
     in_frobenius[x] = 1;
     sub.push_back(x);
@@ -223,7 +367,7 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
     if (good == m_) {
       const std::size_t wrap = power_of(best, best_order);
       std::size_t f = 0;
-      for (std::size_t x = 1; x != wrap && f < d_; x = x * (t % m_) % m_) ++f;
+      for (std::size_t x = 1; x != wrap && f < d_; x = x * (p % m_) % m_) ++f;
       wrap_frobenius_.back() = f < d_ ? f : kNotFrobenius;
     }
     const std::vector<std::size_t> base = sub;
@@ -249,76 +393,72 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
   coset_.assign(m_, 0);
   coset_power_.assign(m_, 0);
   for (std::size_t j = 0; j < k_; ++j) {
-    for (std::size_t e = 0, x = reps_[j]; e < d_; ++e, x = x * (t % m_) % m_) {
+    for (std::size_t e = 0, x = reps_[j]; e < d_; ++e, x = x * (p % m_) % m_) {
       coset_[x] = static_cast<std::uint32_t>(j);
       coset_power_[x] = static_cast<std::uint32_t>(e);
     }
   }
 
-  // E = Z_t[Y]/G: the first irreducible monic G of degree d among candidates c = 1, 2, 3, …
+  // G mod p: the first irreducible monic G of degree d among candidates c = 1, 2, 3, …
   // (irreducibles have density about 1/d). Up to d = kPowerTableDegree candidate c's lower
-  // coefficients are c's base-t digits (sparse: Y^d + Y + 2, …); above, they are d words of
-  // SplitMix64 from seed c, each reduced mod t: dense candidates, since the sparse ones can miss
+  // coefficients are c's base-p digits (sparse: Y^d + Y + 2, …); above, they are d words of
+  // SplitMix64 from seed c, each reduced mod p: dense candidates, since the sparse ones can miss
   // for thousands of c (Y^d + c is reducible for every c when a prime factor of d does not divide
-  // t − 1) and reach the rare irreducibles more slowly.
-  Poly g(t);
+  // p − 1) and reach the rare irreducibles more slowly. The same G, read over Z_t, defines E.
+  Poly g(p);
   for (u64 c = 1;; ++c) {
     nmod_poly_zero(g.get());
     nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(d_), 1);
     u64 digits = c, state = c;
     for (std::size_t j = 0; j < d_; ++j) {
       if (d_ <= kPowerTableDegree) {
-        nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(j), digits % t);
-        digits /= t;
+        nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(j), digits % p);
+        digits /= p;
       } else {
-        nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(j), splitmix64(state) % t);
+        nmod_poly_set_coeff_ui(g.get(), static_cast<slong>(j), splitmix64(state) % p);
       }
     }
     if (irreducible_ben_or(g)) break;
   }
   for (slong j = 0; j <= g.degree(); ++j) field_modulus_.push_back(g.coeff(j));
-  fq_nmod_ctx_init_modulus(im.ctx, g.get(), "Y");
-  im.ctx_ready = true;
-  const fq_nmod_ctx_struct* ctx = im.ctx;
+  const Field field(g);
+  const fq_nmod_ctx_struct* ctx = field.get();
 
-  // ζ = (Y + c)^((t^d − 1)/m) of order exactly m, for the first c that gives one.
+  // In GF(p^d): ζ = (Y + c)^((p^d − 1)/m) of order exactly m, for the first c that gives one.
   fmpz_t exponent;
   fmpz_init(exponent);
-  fmpz_set_ui(exponent, t);
+  fmpz_set_ui(exponent, p);
   fmpz_pow_ui(exponent, exponent, d_);
   fmpz_sub_ui(exponent, exponent, 1);
   fmpz_divexact_ui(exponent, exponent, m_);
-  Elem zeta(ctx), y(ctx), probe(ctx);
+  Elem zeta(ctx), base(ctx), probe(ctx);
   const auto m_primes = prime_factors(m_);
   for (u64 c = 0;; ++c) {
-    fq_nmod_gen(y.get(), ctx);
-    if (d_ == 1) fq_nmod_zero(y.get(), ctx);
+    fq_nmod_gen(base.get(), ctx);
+    if (d_ == 1) fq_nmod_zero(base.get(), ctx);
     Elem shift(ctx);
-    fq_nmod_set_ui(shift.get(), c % t, ctx);
-    fq_nmod_add(y.get(), y.get(), shift.get(), ctx);
-    if (fq_nmod_is_zero(y.get(), ctx) != 0) continue;
-    fq_nmod_pow(zeta.get(), y.get(), exponent, ctx);
+    fq_nmod_set_ui(shift.get(), c % p, ctx);
+    fq_nmod_add(base.get(), base.get(), shift.get(), ctx);
+    if (fq_nmod_is_zero(base.get(), ctx) != 0) continue;
+    fq_nmod_pow(zeta.get(), base.get(), exponent, ctx);
     bool primitive = true;
-    for (const u64 p : m_primes) {
-      fq_nmod_pow_ui(probe.get(), zeta.get(), m_ / p, ctx);
+    for (const u64 q : m_primes) {
+      fq_nmod_pow_ui(probe.get(), zeta.get(), m_ / q, ctx);
       if (fq_nmod_is_one(probe.get(), ctx) != 0) primitive = false;
     }
     if (primitive) break;
   }
   fmpz_clear(exponent);
-  for (std::size_t j = 0; j < d_; ++j) {
-    zeta_.push_back(nmod_poly_get_coeff_ui(reinterpret_cast<const nmod_poly_struct*>(zeta.get()),
-                                           static_cast<slong>(j)));
-  }
 
   // Per slot, β_i = ζ^(h_i) and its minimal polynomial F_i = Π_(e<d) (X − β_i^(t^e)), found as
   // the minimal polynomial of the power sums s_j = Tr(β_i^j) = Σ_e (β_i^(t^e))^j (Berlekamp–
   // Massey on 2d of them): the d conjugates are distinct and each has weight 1 in s, so the
   // sequence's minimal polynomial is F_i itself, in every characteristic. Tr(ζ^n) depends on n mod
   // m only and is Σ_j c_j·Tr(Y^j) over ζ^n's coordinates c_j: a table of m traces, one product in
-  // E each. O(m·M(d) + φ(m)·d) in all, where the product of the d conjugates is O(φ(m)·d·M(d)).
-  nmod_init(&im.mod, t);
-  const nmod_t mod = im.mod;
+  // GF(p^d) each. O(m·M(d) + φ(m)·d) in all, where the product of the d conjugates is
+  // O(φ(m)·d·M(d)). These are the factors mod p; for t = p^r they are lifted below.
+  nmod_t mod{};
+  nmod_init(&mod, p);
   std::vector<u64> trace_y(d_);
   {
     Elem yj(ctx);
@@ -354,11 +494,11 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
     }
   }
   nmod_berlekamp_massey_t bm;
-  nmod_berlekamp_massey_init(bm, t);
+  nmod_berlekamp_massey_init(bm, p);
   if (known < m_) {
     nmod_berlekamp_massey_add_points(bm, trace_zeta.data(), static_cast<slong>(known));
     nmod_berlekamp_massey_reduce(bm);
-    Poly f(t);
+    Poly f(p);
     nmod_poly_make_monic(f.get(), nmod_berlekamp_massey_V_poly(bm));
     if (f.degree() != static_cast<slong>(d_)) {
       nmod_berlekamp_massey_clear(bm);
@@ -375,64 +515,137 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
                                     static_cast<slong>(d_), mod, limbs);
     }
   }
-  // Y as a polynomial in ζ, Y = P(ζ) (ζ generates E: its degree over Z_t is ord_m(t) = d): one
-  // d×d solve. Then γ_i = P(X^(u_i)) mod F_i with u_i = h_i^−1 mod m, since X^(u_i) ↦ β_i^(u_i) =
-  // ζ.
-  Poly p_of_zeta(t);
-  {
-    nmod_mat_t mat, rhs, sol;
-    nmod_mat_init(mat, static_cast<slong>(d_), static_cast<slong>(d_), t);
-    nmod_mat_init(rhs, static_cast<slong>(d_), 1, t);
-    nmod_mat_init(sol, static_cast<slong>(d_), 1, t);
-    Elem power(ctx), y_elem(ctx);
-    fq_nmod_one(power.get(), ctx);
-    for (std::size_t j = 0; j < d_; ++j) {  // column j: ζ^j in E's basis
-      const auto* pw = reinterpret_cast<const nmod_poly_struct*>(power.get());
-      for (std::size_t row = 0; row < d_; ++row) {
-        nmod_mat_entry(mat, static_cast<slong>(row), static_cast<slong>(j)) =
-            nmod_poly_get_coeff_ui(pw, static_cast<slong>(row));
-      }
-      fq_nmod_mul(power.get(), power.get(), zeta.get(), ctx);
-    }
-    fq_nmod_gen(y_elem.get(), ctx);  // Y reduced mod G (for d = 1 the constant −G_0)
-    const auto* yp = reinterpret_cast<const nmod_poly_struct*>(y_elem.get());
-    for (std::size_t row = 0; row < d_; ++row) {
-      nmod_mat_entry(rhs, static_cast<slong>(row), 0) =
-          nmod_poly_get_coeff_ui(yp, static_cast<slong>(row));
-    }
-    const int solved = nmod_mat_solve(sol, mat, rhs);
-    for (std::size_t j = 0; j < d_; ++j) {
-      nmod_poly_set_coeff_ui(p_of_zeta.get(), static_cast<slong>(j),
-                             nmod_mat_entry(sol, static_cast<slong>(j), 0));
-    }
-    nmod_mat_clear(mat);
-    nmod_mat_clear(rhs);
-    nmod_mat_clear(sol);
-    if (solved == 0) {
-      throw Error("SlotEncoder: the powers of zeta are not a basis of GF(t^d) (internal error)");
-    }
-  }
-  std::vector<Poly> leaves;
-  leaves.reserve(k_);
-  im.roots.reserve(k_);
-  if (d_ > kPowerTableDegree) im.gamma.reserve(k_);
+  std::vector<Poly> local;  // F_i mod p
+  local.reserve(k_);
   std::vector<u64> sums(2 * d_);
-  Poly x_poly(t), mu(t), gamma_i(t);
-  nmod_poly_set_coeff_ui(x_poly.get(), 1, 1);
   for (std::size_t i = 0; i < k_; ++i) {
-    Elem beta(ctx);
-    fq_nmod_pow_ui(beta.get(), zeta.get(), reps_[i], ctx);
     for (std::size_t j = 0; j < 2 * d_; ++j) sums[j] = trace_zeta[reps_[i] * j % m_];
     nmod_berlekamp_massey_start_over(bm);
     nmod_berlekamp_massey_add_points(bm, sums.data(), static_cast<slong>(sums.size()));
     nmod_berlekamp_massey_reduce(bm);
-    Poly f(t);
+    Poly f(p);
     nmod_poly_make_monic(f.get(), nmod_berlekamp_massey_V_poly(bm));
     if (f.degree() != static_cast<slong>(d_)) {
       nmod_berlekamp_massey_clear(bm);
       throw Error("SlotEncoder: the minimal polynomial of zeta^" + std::to_string(reps_[i]) +
                   " has degree " + std::to_string(f.degree()) + ", not d (internal error)");
     }
+    local.push_back(std::move(f));
+  }
+  nmod_berlekamp_massey_clear(bm);
+
+  // Over Z_t, t = p^r: E = Z_t[Y]/G is the Galois ring GR(p^r, d) (G stays irreducible mod p),
+  // and everything found mod p lifts uniquely (for r = 1 each lift below is the identity).
+  // ζ: Newton's iteration on Y^m − 1, whose roots are simple mod p (p ∤ m): with ζ^m = 1 + ε,
+  // ζ ← ζ − ζ·ε/m leaves ζ^m = 1 + O(ε^2). The Frobenius σ of E (y ↦ y^p mod p) takes the lifted
+  // ζ to ζ^p, the only m-th root of unity over ζ_p^p; the factors F_i = Π_e (X − σ^e(β_i)) are
+  // the Hensel lifts of the factors mod p.
+  impl_ = std::make_unique<Impl>(widen(g, t), t);
+  Impl& im = *impl_;
+  const RingModulus& ring = im.ring;
+  Poly zeta_t(t);
+  {
+    const auto* zp = reinterpret_cast<const nmod_poly_struct*>(zeta.get());
+    for (slong j = 0; j < zp->length; ++j) nmod_poly_set_coeff_ui(zeta_t.get(), j, zp->coeffs[j]);
+  }
+  const u64 m_inverse = inverse_mod(m_ % t, t);
+  Poly power_m(t), step(t);
+  for (unsigned precision = 1; precision < r_; precision *= 2) {
+    ring.pow(power_m, zeta_t, m_);
+    nmod_poly_set_coeff_ui(power_m.get(), 0, nmod_sub(power_m.coeff(0), 1, im.mod));
+    ring.mul(step, zeta_t, power_m);
+    nmod_poly_scalar_mul_nmod(step.get(), step.get(), m_inverse);
+    nmod_poly_sub(zeta_t.get(), zeta_t.get(), step.get());
+  }
+  ring.pow(power_m, zeta_t, m_);
+  if (!nmod_poly_is_one(power_m.get())) {
+    throw Error("SlotEncoder: the lifted zeta is not an m-th root of unity (internal error)");
+  }
+  for (std::size_t j = 0; j < d_; ++j) zeta_.push_back(zeta_t.coeff(static_cast<slong>(j)));
+  std::vector<Poly> leaves = r_ > 1 ? hensel_lift(m_, local, p, r_, t) : local;
+
+  // Y as a polynomial in ζ, Y = P(ζ) (ζ generates E: its degree over Z_p is ord_m(p) = d): one
+  // d×d system A·P = Y over Z_t, A's columns ζ^j. A^−1 from its inverse mod p by Newton's
+  // iteration X ← X·(2 − A·X). Then γ_i = P(X^(u_i)) mod F_i with u_i = h_i^−1 mod m, since
+  // X^(u_i) ↦ β_i^(u_i) = ζ.
+  Poly y = ring.reduce([&] {
+    Poly x(t);
+    nmod_poly_set_coeff_ui(x.get(), 1, 1);
+    return x;
+  }());  // Y reduced mod G (for d = 1 the constant −G_0)
+  Poly p_of_zeta(t);
+  {
+    const auto n = static_cast<slong>(d_);
+    nmod_mat_t a, a_p, x, ax, next, rhs, sol;
+    nmod_mat_init(a, n, n, t);
+    nmod_mat_init(a_p, n, n, p);
+    nmod_mat_init(x, n, n, t);
+    nmod_mat_init(ax, n, n, t);
+    nmod_mat_init(next, n, n, t);
+    nmod_mat_init(rhs, n, 1, t);
+    nmod_mat_init(sol, n, 1, t);
+    Poly power(t);
+    nmod_poly_one(power.get());
+    for (slong j = 0; j < n; ++j) {  // column j: ζ^j in E's basis
+      for (slong row = 0; row < n; ++row) {
+        nmod_mat_entry(a, row, j) = power.coeff(row);
+        nmod_mat_entry(a_p, row, j) = power.coeff(row) % p;
+      }
+      ring.mul(power, power, zeta_t);
+    }
+    for (slong row = 0; row < n; ++row) nmod_mat_entry(rhs, row, 0) = y.coeff(row);
+    const int invertible = nmod_mat_inv(a_p, a_p);
+    if (invertible != 0) {
+      for (slong row = 0; row < n; ++row) {
+        for (slong j = 0; j < n; ++j) nmod_mat_entry(x, row, j) = nmod_mat_entry(a_p, row, j);
+      }
+      for (unsigned precision = 1; precision < r_; precision *= 2) {
+        nmod_mat_mul(ax, a, x);
+        nmod_mat_neg(ax, ax);
+        for (slong j = 0; j < n; ++j) {
+          nmod_mat_entry(ax, j, j) = nmod_add(nmod_mat_entry(ax, j, j), 2, im.mod);
+        }
+        nmod_mat_mul(next, x, ax);
+        nmod_mat_swap(x, next);
+      }
+      nmod_mat_mul(sol, x, rhs);
+      for (slong j = 0; j < n; ++j) {
+        nmod_poly_set_coeff_ui(p_of_zeta.get(), j, nmod_mat_entry(sol, j, 0));
+      }
+    }
+    nmod_mat_clear(a);
+    nmod_mat_clear(a_p);
+    nmod_mat_clear(x);
+    nmod_mat_clear(ax);
+    nmod_mat_clear(next);
+    nmod_mat_clear(rhs);
+    nmod_mat_clear(sol);
+    Poly check(t);
+    ring.compose(check, p_of_zeta, zeta_t);
+    if (invertible == 0 || !nmod_poly_equal(check.get(), y.get())) {
+      throw Error("SlotEncoder: the powers of zeta are not a basis of E (internal error)");
+    }
+  }
+  // σ(Y) = σ(P(ζ)) = P(ζ^p), and σ^e(Y) = σ(Y) composed with itself e times.
+  {
+    Poly zeta_p(t), sigma_y(t);
+    ring.pow(zeta_p, zeta_t, p);
+    ring.compose(sigma_y, p_of_zeta, zeta_p);
+    im.frobenius_y.push_back(y);
+    for (std::size_t e = 1; e < d_; ++e) {
+      Poly next(t);
+      ring.compose(next, sigma_y, im.frobenius_y.back());
+      im.frobenius_y.push_back(std::move(next));
+    }
+  }
+  im.roots.reserve(k_);
+  if (d_ > kPowerTableDegree) im.gamma.reserve(k_);
+  Poly x_poly(t), mu(t), gamma_i(t);
+  nmod_poly_set_coeff_ui(x_poly.get(), 1, 1);
+  for (std::size_t i = 0; i < k_; ++i) {
+    Poly beta(t);
+    ring.pow(beta, zeta_t, reps_[i]);
+    const Poly& f = leaves[i];
     const u64 u = inverse_mod(reps_[i], m_);
     nmod_poly_powmod_ui_binexp(mu.get(), x_poly.get(), u, f.get());
     nmod_poly_compose_mod(gamma_i.get(), p_of_zeta.get(), mu.get(), f.get());
@@ -448,10 +661,8 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
         nmod_poly_mulmod(power.get(), power.get(), gamma_i.get(), f.get());
       }
     }
-    leaves.push_back(f);
-    im.roots.push_back(beta);
+    im.roots.push_back(std::move(beta));
   }
-  nmod_berlekamp_massey_clear(bm);
 
   // The product tree and the CRT inverses; its root must be Φ_m mod t.
   im.tree.push_back(std::move(leaves));
@@ -459,13 +670,16 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t)
     const auto& below = im.tree.back();
     std::vector<Poly> level, inverses;
     for (std::size_t i = 0; i + 1 < below.size(); i += 2) {
-      Poly prod(t), left_inv(t);
+      // left^−1 mod right: modulo p by the extended Euclidean algorithm, then lifted to Z_t.
+      Poly prod(t), left(t), left_inv_p(p);
       nmod_poly_mul(prod.get(), below[i].get(), below[i + 1].get());
-      if (nmod_poly_invmod(left_inv.get(), below[i].get(), below[i + 1].get()) == 0) {
-        throw Error("SlotEncoder: two factors of Phi_m mod t share a root (internal error)");
+      nmod_poly_rem(left.get(), below[i].get(), below[i + 1].get());
+      const Poly right_p = narrow(below[i + 1], p);
+      if (nmod_poly_invmod(left_inv_p.get(), narrow(left, p).get(), right_p.get()) == 0) {
+        throw Error("SlotEncoder: two factors of Phi_m mod p share a root (internal error)");
       }
       level.push_back(prod);
-      inverses.push_back(left_inv);
+      inverses.push_back(lift_inverse(left, left_inv_p, below[i + 1], r_));
     }
     if (below.size() % 2 == 1) level.push_back(below.back());
     im.crt_inverse.push_back(std::move(inverses));
@@ -588,19 +802,10 @@ std::vector<u64> SlotEncoder::decode(std::span<const u64> coordinates) const {
   }
   // Slot i = r_i(β_i) in E.
   std::vector<u64> out(k_ * d_);
-  const fq_nmod_ctx_struct* ctx = im.ctx;
-  Elem acc(ctx), coeff(ctx);
+  Poly value(t_);
   for (std::size_t i = 0; i < k_; ++i) {
-    fq_nmod_zero(acc.get(), ctx);
-    for (slong j = level[i].degree(); j >= 0; --j) {
-      fq_nmod_mul(acc.get(), acc.get(), im.roots[i].get(), ctx);
-      fq_nmod_set_ui(coeff.get(), level[i].coeff(j), ctx);
-      fq_nmod_add(acc.get(), acc.get(), coeff.get(), ctx);
-    }
-    const auto* p = reinterpret_cast<const nmod_poly_struct*>(acc.get());
-    for (std::size_t c = 0; c < d_; ++c) {
-      out[i * d_ + c] = nmod_poly_get_coeff_ui(p, static_cast<slong>(c));
-    }
+    im.ring.compose(value, level[i], im.roots[i]);
+    for (std::size_t c = 0; c < d_; ++c) out[i * d_ + c] = value.coeff(static_cast<slong>(c));
   }
   return out;
 }
@@ -618,42 +823,39 @@ std::vector<SlotEncoder::SlotMove> SlotEncoder::automorphism_action(u64 g) const
   return out;
 }
 
-std::vector<u64> SlotEncoder::frobenius(std::span<const u64> value, std::size_t e) const {
-  check_values(value, d_, t_, "frobenius");
-  const fq_nmod_ctx_struct* ctx = impl_->ctx;
-  Elem x(ctx);
-  for (std::size_t c = 0; c < d_; ++c) {
-    nmod_poly_set_coeff_ui(reinterpret_cast<nmod_poly_struct*>(x.get()), static_cast<slong>(c),
-                           value[c]);
-  }
-  // d_ = ord_m(t) ≥ 1; the max only tells the analyser so.
-  fq_nmod_frobenius(x.get(), x.get(), static_cast<slong>(e % std::max<std::size_t>(d_, 1)), ctx);
-  std::vector<u64> out(d_);
-  for (std::size_t c = 0; c < d_; ++c) {
-    out[c] = nmod_poly_get_coeff_ui(reinterpret_cast<const nmod_poly_struct*>(x.get()),
-                                    static_cast<slong>(c));
+namespace {
+
+Poly element(std::span<const u64> value, u64 t) {
+  Poly out(t);
+  for (std::size_t c = 0; c < value.size(); ++c) {
+    nmod_poly_set_coeff_ui(out.get(), static_cast<slong>(c), value[c]);
   }
   return out;
+}
+
+std::vector<u64> coefficients(const Poly& a, std::size_t d) {
+  std::vector<u64> out(d);
+  for (std::size_t c = 0; c < d; ++c) out[c] = a.coeff(static_cast<slong>(c));
+  return out;
+}
+
+}  // namespace
+
+std::vector<u64> SlotEncoder::frobenius(std::span<const u64> value, std::size_t e) const {
+  check_values(value, d_, t_, "frobenius");
+  Poly out(t_);
+  // d_ = ord_m(p) ≥ 1; the max only tells the analyser so.
+  impl_->ring.compose(out, element(value, t_),
+                      impl_->frobenius_y[e % std::max<std::size_t>(d_, 1)]);
+  return coefficients(out, d_);
 }
 
 std::vector<u64> SlotEncoder::multiply(std::span<const u64> x, std::span<const u64> y) const {
   check_values(x, d_, t_, "multiply");
   check_values(y, d_, t_, "multiply");
-  const fq_nmod_ctx_struct* ctx = impl_->ctx;
-  Elem a(ctx), b(ctx);
-  for (std::size_t c = 0; c < d_; ++c) {
-    nmod_poly_set_coeff_ui(reinterpret_cast<nmod_poly_struct*>(a.get()), static_cast<slong>(c),
-                           x[c]);
-    nmod_poly_set_coeff_ui(reinterpret_cast<nmod_poly_struct*>(b.get()), static_cast<slong>(c),
-                           y[c]);
-  }
-  fq_nmod_mul(a.get(), a.get(), b.get(), ctx);
-  std::vector<u64> out(d_);
-  for (std::size_t c = 0; c < d_; ++c) {
-    out[c] = nmod_poly_get_coeff_ui(reinterpret_cast<const nmod_poly_struct*>(a.get()),
-                                    static_cast<slong>(c));
-  }
-  return out;
+  Poly out(t_);
+  impl_->ring.mul(out, element(x, t_), element(y, t_));
+  return coefficients(out, d_);
 }
 
 }  // namespace polyhe::bgv

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "polyhe/arith/primes.hpp"
@@ -122,6 +123,32 @@ INSTANTIATE_TEST_SUITE_P(Shapes, NttPrimesTest,
                                            NttPrimesCase{62, 1 << 16, 10},
                                            NttPrimesCase{60, 1 << 17, 10},
                                            NttPrimesCase{12, 1 << 4, 5}, NttPrimesCase{5, 2, 2}));
+
+// Against trial division below 2^16, then the extremes: the largest powers of 2 and 3 in 64 bits,
+// the square of the largest prime below 2^32, and products of two primes (not powers).
+TEST(PrimePower, MatchesTrialDivisionAndExtremes) {
+  for (std::uint64_t n = 0; n < (1U << 16); ++n) {
+    std::pair<std::uint64_t, unsigned> want{0, 0};
+    if (n >= 2) {
+      std::uint64_t p = 2;
+      while (n % p != 0) ++p;
+      std::uint64_t rest = n;
+      unsigned r = 0;
+      for (; rest % p == 0; rest /= p) ++r;
+      if (rest == 1) want = {p, r};
+    }
+    ASSERT_EQ(prime_power(n), want) << n;
+  }
+  EXPECT_EQ(prime_power(std::uint64_t{1} << 63), (std::pair<std::uint64_t, unsigned>{2, 63}));
+  EXPECT_EQ(prime_power(12157665459056928801ULL), (std::pair<std::uint64_t, unsigned>{3, 40}));
+  EXPECT_EQ(prime_power(4294967291ULL * 4294967291ULL),
+            (std::pair<std::uint64_t, unsigned>{4294967291ULL, 2}));
+  EXPECT_EQ(prime_power(18446744073709551557ULL),  // the largest 64-bit prime
+            (std::pair<std::uint64_t, unsigned>{18446744073709551557ULL, 1}));
+  EXPECT_EQ(prime_power(4294967291ULL * 4294967279ULL), (std::pair<std::uint64_t, unsigned>{0, 0}));
+  EXPECT_EQ(prime_power(65537ULL * 65539), (std::pair<std::uint64_t, unsigned>{0, 0}));
+  EXPECT_EQ(prime_power(~std::uint64_t{0}), (std::pair<std::uint64_t, unsigned>{0, 0}));
+}
 
 TEST(NttPrimes, SmallCasesByBruteForce) {
   // Every prime ≡ 1 mod 2N of exactly `bits` bits, listed by trial division.

@@ -28,7 +28,7 @@ namespace polyhe::bgv {
 namespace {
 
 using u64 = std::uint64_t;
-using Slots = std::vector<std::vector<u64>>;  // k values of GF(t^d), d coefficients each
+using Slots = std::vector<std::vector<u64>>;  // k values of E (GF(p^d) or GR(p^r, d)), d words each
 
 struct ArrayCase {
   std::size_t m;
@@ -196,7 +196,9 @@ INSTANTIATE_TEST_SUITE_P(Rings, SlotArrayOps,
                                            ArrayCase{1105, 2, "bad 8 x good 4"},
                                            ArrayCase{257, 2, "one bad dimension of 16"},
                                            ArrayCase{1155, 97, "good 6 x 2 x 2, d = 20"},
-                                           ArrayCase{2047, 3, "22 slots of GF(3^88)"}),
+                                           ArrayCase{2047, 3, "22 slots of GF(3^88)"},
+                                           ArrayCase{1105, 65536, "bad 8 x good 4, GR(2^16, 24)"},
+                                           ArrayCase{1155, 9409, "good 6 x 2 x 2, GR(97^2, 20)"}),
                          [](const auto& param_info) {
                            return "m" + std::to_string(param_info.param.m) + "_t" +
                                   std::to_string(param_info.param.t);
@@ -204,8 +206,15 @@ INSTANTIATE_TEST_SUITE_P(Rings, SlotArrayOps,
 
 // Good means g^n ≡ 1 mod m; a bad dimension's wrap is the Frobenius it names.
 TEST(SlotArrayHypercube, GoodAndBadDimensionsByDefinition) {
-  for (const auto& [m, t] : std::vector<std::pair<std::size_t, u64>>{
-           {315, 2}, {1105, 2}, {257, 2}, {1155, 97}, {21845, 2}, {4369, 65537}, {8191, 2}}) {
+  for (const auto& [m, t] : std::vector<std::pair<std::size_t, u64>>{{315, 2},
+                                                                     {1105, 2},
+                                                                     {257, 2},
+                                                                     {1155, 97},
+                                                                     {21845, 2},
+                                                                     {4369, 65537},
+                                                                     {8191, 2},
+                                                                     {21845, 65536},
+                                                                     {1155, 9409}}) {
     const auto enc = SlotEncoder::create(m, t);
     for (std::size_t r = 0; r < enc->generators().size(); ++r) {
       std::size_t wrap_value = 1;
@@ -214,9 +223,9 @@ TEST(SlotArrayHypercube, GoodAndBadDimensionsByDefinition) {
       EXPECT_EQ(enc->good_dimension(r), wrap_value == 1) << m << " dimension " << r;
       const std::size_t f = enc->wrap_frobenius(r);
       ASSERT_NE(f, SlotEncoder::kNotFrobenius) << m << " dimension " << r;
-      std::size_t tf = 1;
-      for (std::size_t e = 0; e < f; ++e) tf = tf * (t % m) % m;
-      EXPECT_EQ(tf, wrap_value) << m << " dimension " << r;
+      std::size_t pf = 1;  // the Frobenius is p's power, t = p^r
+      for (std::size_t e = 0; e < f; ++e) pf = pf * (enc->prime() % m) % m;
+      EXPECT_EQ(pf, wrap_value) << m << " dimension " << r;
     }
   }
   // Where the group allows, every dimension is good; m = 21845 has two bad ones (as HElib's).
@@ -245,7 +254,7 @@ TEST(SlotArrayErrors, RefusedByName) {
   pow2.p_bits = {30};
   refused([&] { (void)SlotArray(Context::create(rlwe::Parameters::create(pow2), 65537)); },
           "x^N + 1");
-  refused([&] { (void)SlotArray(Context::create(params, 4)); }, "prime");
+  refused([&] { (void)SlotArray(Context::create(params, 22)); }, "prime or a prime power");
   // A rotation without its keys: the evaluator names the missing Galois element.
   rlwe::KeyGenerator keygen(params);
   const rlwe::SecretKey sk = keygen.secret_key();

@@ -354,10 +354,19 @@ TEST(CliBenchBgv, OddMRunsEveryOpOverPhiM) {
   EXPECT_NE(text.out.find("m = 1155 (Phi_m of degree 480, powerful basis)"), std::string::npos)
       << text.out;
 
-  // Without GF(t^d) slots (t not prime), rotate is the key-switched automorphism X -> X^2.
+  // t = 2^16 has slots of the Galois ring GR(2^16, d), rotated as a row like GF(t^d)'s.
+  const auto ring =
+      run_cli({"bench", "bgv", "--m", "1155", "--primes", "40,40,41", "--security", "none",
+               "--plain-modulus", "65536", "--ops", "rotate", "--min-time", "0.002"});
+  ASSERT_EQ(ring.status, 0) << ring.err;
+  EXPECT_NE(ring.out.find("slots of GR(2^16, d)"), std::string::npos) << ring.out;
+  EXPECT_NE(ring.out.find("SlotArray::rotate"), std::string::npos) << ring.out;
+
+  // Without slots (t = 2^4 · 17 · 241, not a prime power), rotate is the key-switched
+  // automorphism X -> X^2.
   const auto raw =
       run_cli({"bench", "bgv", "--m", "1155", "--primes", "40,40,41", "--security", "none",
-               "--plain-modulus", "65536", "--ops", "rotate", "--min-time", "0.002", "--json"});
+               "--plain-modulus", "65552", "--ops", "rotate", "--min-time", "0.002", "--json"});
   ASSERT_EQ(raw.status, 0) << raw.err;
   const auto raw_ms = json_lines(raw.out);
   EXPECT_EQ(line_of(raw_ms, "rotate")["galois_element"], 2);

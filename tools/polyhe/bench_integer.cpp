@@ -125,18 +125,22 @@ std::uint64_t order_mod(std::uint64_t t, std::uint64_t m) {
   return d;
 }
 
-/// --ops for odd m: with GF(t^d) slots, rotate is the slots rotated as one row by --rotate-step
+/// --ops for odd m: with slots (t = p^r, SlotEncoder), rotate is the slots rotated as one row by
+/// --rotate-step
 /// (default 1; 0 < |step| < k); without them, the key-switched automorphism X → X^2 (no step).
 void parse_odd_m_ops(const BenchIntegerArgs& args, IntegerScheme scheme, BenchIntegerConfig& c) {
   c.ops = parse_ops(args.ops, scheme);
-  c.slot_degree = order_mod(args.plain_modulus, args.m);
-  c.slots = is_prime(args.plain_modulus) && args.plain_modulus < (std::uint64_t{1} << 62) &&
+  // t = p^r: Φ_m mod t has φ(m)/d factors of degree d = ord_m(p), the slots (up to SlotEncoder's
+  // limit on d); another t has the coefficient encoder only, its degree shown as ord_m(t).
+  const auto [p, r] = prime_power(args.plain_modulus);
+  c.slot_degree = order_mod(p != 0 ? p : args.plain_modulus, args.m);
+  c.slots = p != 0 && args.plain_modulus < (std::uint64_t{1} << 62) &&
             c.slot_degree <= bgv::SlotEncoder::kMaxSlotDegree;
   if (!c.slots) {
     if (args.rotate_step) {
       throw UsageError("--rotate-step " + std::to_string(*args.rotate_step) +
                        ": t = " + std::to_string(args.plain_modulus) +
-                       " gives no GF(t^d) slots over Phi_m, so rotate is the key-switched "
+                       " gives no slots over Phi_m, so rotate is the key-switched "
                        "automorphism X -> X^2 (no step)");
     }
     c.galois_element = 2;
@@ -341,7 +345,11 @@ std::string integer_parameters_line(const BenchIntegerConfig& config,
   } else if (config.slot_degree != 0) {
     s << (config.slots ? "slots: " : "the coefficient encoder; Phi_m mod t: ")
       << params.n() / config.slot_degree << " factors of degree d = " << config.slot_degree;
-    if (config.slots) s << ", " << params.n() / config.slot_degree << " slots of GF(t^d)";
+    if (config.slots) {
+      const auto [p, r] = prime_power(config.plain_modulus);
+      s << ", " << params.n() / config.slot_degree << " slots of "
+        << (r == 1 ? "GF(t^d)" : "GR(" + std::to_string(p) + "^" + std::to_string(r) + ", d)");
+    }
   } else {
     s << "no batching: the coefficient encoder";
   }

@@ -69,11 +69,11 @@ struct BenchIntegerConfig {
   std::vector<IntegerOp> ops;      // in the order of scheme_ops
   std::vector<SkippedOp> skipped;  // default ops these parameters cannot run
   std::int64_t rotate_step = 1;
-  /// Odd m without GF(t^d) slots: "rotate" is the key-switched automorphism X → X^galois_element
-  /// (2: the first unit), no step. 0 for x^N + 1 and for odd m with slots, where "rotate" turns
-  /// the k slots as one row by rotate_step (bgv::SlotArray::rotate).
+  /// Odd m without slots (t not a prime power): "rotate" is the key-switched automorphism X →
+  /// X^galois_element (2: the first unit), no step. 0 for x^N + 1 and for odd m with slots, where
+  /// "rotate" turns the k slots as one row by rotate_step (bgv::SlotArray::rotate).
   std::uint64_t galois_element = 0;
-  /// Odd m: the slot structure of Φ_m mod t, d = ord_m(t) and φ(m)/d slots of GF(t^d). 0 for
+  /// Odd m: the slot structure of Φ_m mod t = p^r, d = ord_m(p) and φ(m)/d slots. 0 for
   /// x^N + 1.
   std::uint64_t slot_degree = 0;
   /// Odd m, t prime, d ≤ SlotEncoder::kMaxSlotDegree: values are encoded into the slots

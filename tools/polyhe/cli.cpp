@@ -323,7 +323,7 @@ void declare_bench_bgv(Commands& c, Options& o) {
                      "Odd m in [3, " + std::to_string(PowerfulNtt::kMaxM) +
                          "]: the ring Z[x]/Phi_m (powerful basis; e.g. 21845 = 5*17*257, "
                          "HElib's) instead of x^N + 1; replaces --log-n; rotate then turns the "
-                         "GF(t^d) slots as one row by --rotate-step (bgv::SlotArray), or is the "
+                         "slots (t = p^r) as one row by --rotate-step (bgv::SlotArray), or is the "
                          "automorphism X -> X^2 when t gives no slots",
                      std::size_t{3}, std::size_t{PowerfulNtt::kMaxM});
   c.bench_bgv->footer(

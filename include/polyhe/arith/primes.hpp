@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace polyhe {
@@ -18,6 +19,10 @@ bool is_prime(std::uint64_t n);
 
 /// The distinct prime factors of n ≥ 1, ascending (trial division).
 std::vector<std::uint64_t> prime_factors(std::uint64_t n);
+
+/// n = p^r with p prime and r ≥ 1: {p, r}; {0, 0} when n is not a prime power (n < 2 included).
+/// At most 63 integer roots and primality tests, whatever n's factors.
+std::pair<std::uint64_t, unsigned> prime_power(std::uint64_t n);
 
 /// Whether n is a power of two ≥ 1.
 constexpr bool is_power_of_two(std::uint64_t n) {

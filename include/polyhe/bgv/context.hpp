@@ -88,21 +88,21 @@ class Context : public std::enable_shared_from_this<Context> {
   [[nodiscard]] const rlwe::ParametersPtr& params() const { return params_; }
   [[nodiscard]] std::size_t n() const;
   [[nodiscard]] const PlaintextModulus& t() const { return t_; }
-  /// Batching: slots of x^N + 1 with t ≡ 1 mod 2N. Never for odd m: Φ_m's slots in GF(t^d) are
-  /// slot_encoder()'s, and plaintexts are powerful-basis coordinates.
+  /// Batching: slots of x^N + 1 with t ≡ 1 mod 2N. Never for odd m: Φ_m's slots (GF(p^d), GR(p^r,
+  /// d)) are slot_encoder()'s, and plaintexts are powerful-basis coordinates.
   [[nodiscard]] bool batching() const { return batch_.has_value(); }
   /// InvalidParameter naming t and 2N when t does not support batching (or the ring is Φ_m).
   [[nodiscard]] const BatchEncoder& batch_encoder() const;
   [[nodiscard]] const CoefficientEncoder& coefficient_encoder() const { return coeff_; }
-  /// Odd m: the slots of Z_t[X]/Φ_m in GF(t^d) (bgv/slots.hpp), built on first use (once,
-  /// thread-safe). InvalidParameter for x^N + 1 (its slots are batch_encoder()'s) or a t that
-  /// SlotEncoder refuses (not prime, order above its limit), naming the rule.
+  /// Odd m: the slots of Z_t[X]/Φ_m (bgv/slots.hpp), built on first use (once, thread-safe).
+  /// InvalidParameter for x^N + 1 (its slots are batch_encoder()'s) or a t that SlotEncoder
+  /// refuses (not a prime power, order above its limit), naming the rule.
   [[nodiscard]] const SlotEncoder& slot_encoder() const;
 
   /// Slots in and out, shaped as ckks::Context: over x^N + 1 the batch encoder's N slots (t ≡ 1
   /// mod 2N; InvalidParameter naming t and 2N otherwise), over Φ_m the slot encoder's (each slot
-  /// d coordinates of GF(t^d)). Values in [0, t), or signed in [−t/2, t/2) — the encoders' checks
-  /// and messages. For coefficients rather than slots, use coefficient_encoder().
+  /// d coordinates of E = GF(p^d) or GR(p^r, d)). Values in [0, t), or signed in [−t/2, t/2) — the
+  /// encoders' checks and messages. For coefficients rather than slots, use coefficient_encoder().
   [[nodiscard]] Plaintext encode(std::span<const std::uint64_t> values) const;
   [[nodiscard]] Plaintext encode(std::span<const std::int64_t> values) const;
   [[nodiscard]] std::vector<std::uint64_t> decode(const Plaintext& pt) const;

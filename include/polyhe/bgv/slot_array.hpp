@@ -1,14 +1,14 @@
 // SlotArray: the slots of BGV over Φ_m as HElib's EncryptedArray has them (Halevi–Shoup,
-// "Algorithms in HElib", CRYPTO 2014, §2–§3) — a hypercube of k slots of GF(t^d), one dimension
-// per generator of Z_m^*/⟨t⟩ (bgv/slots.hpp) — and the data movement on encrypted slots: rotations
-// and shifts along one dimension and across the whole array (row-major, the first dimension
-// outermost), total sums and replication.
+// "Algorithms in HElib", CRYPTO 2014, §2–§3) — a hypercube of k slots of E (GF(p^d), or GR(p^r, d)
+// for t = p^r), one dimension per generator of Z_m^*/⟨p⟩ (bgv/slots.hpp) — and the data movement on
+// encrypted slots: rotations and shifts along one dimension and across the whole array (row-major,
+// the first dimension outermost), total sums and replication.
 //
 // Every operation moves slot values unchanged: destination slot i takes the value of a source
 // slot s(i), or 0. The automorphism σ_γ with γ = h_(s(i))·h_i^−1 mod m does that exactly for slot
 // i (slot i of σ_γ(a) is a(ζ^(γ·h_i)) = a(ζ^(h_(s(i)))), no Frobenius). The slots are grouped by
 // γ: a group holding every slot is one automorphism; the others are multiplied by their 0/1 mask
-// (the plaintext with 1 ∈ GF(t^d) in the group's slots) and summed. So a rotation by k along a
+// (the plaintext with 1 ∈ E in the group's slots) and summed. So a rotation by k along a
 // good dimension (g^n ≡ 1 mod m) is one automorphism, σ_(g^−k); along a bad one it is two with
 // complementary masks — σ_(g^−k) for the slots that do not wrap, σ_(g^(n−k)) for those that do —
 // which is HElib's rotate1D. A shift is a rotation with the slots shifted in from outside masked
@@ -48,7 +48,7 @@ class SlotArray {
  public:
   using u64 = std::uint64_t;
 
-  /// ctx over Φ_m with GF(t^d) slots (Context::slot_encoder(): odd m, a prime t ∤ m);
+  /// ctx over Φ_m with slots (Context::slot_encoder(): odd m, t = p^r with p ∤ m);
   /// InvalidParameter naming the ring otherwise.
   explicit SlotArray(ContextPtr ctx);
 
@@ -73,7 +73,7 @@ class SlotArray {
   /// The whole array as one row of k slots (row-major over the hypercube).
   [[nodiscard]] Ciphertext rotate(const Evaluator& ev, const Ciphertext& a, std::int64_t k) const;
   [[nodiscard]] Ciphertext shift(const Evaluator& ev, const Ciphertext& a, std::int64_t k) const;
-  /// Every slot holds the sum of all k slots (in GF(t^d)): along each dimension in turn, the sum
+  /// Every slot holds the sum of all k slots (in E): along each dimension in turn, the sum
   /// of the line by doubling rotations (HElib's totalSums; 2·log2(n_r) rotations or fewer).
   [[nodiscard]] Ciphertext total_sum(const Evaluator& ev, const Ciphertext& a) const;
   /// Every slot holds slot `slot`'s value (a mask, then total_sum).
