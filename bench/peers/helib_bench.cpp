@@ -1,6 +1,6 @@
 // Peer benchmark: HElib BGV over the cyclotomic ring m = 21845 = 5*17*257 (phi(m) = 16384).
 // Standalone (not part of polyhe's CMake build); scripts/peer-helib.sh builds and runs it.
-// Usage: helib_bench [bits=400] [c=3] [reps=31]
+// Usage: helib_bench [bits=400] [c=3] [reps=31] [p=65537] [r=1] (plaintext modulus p^r)
 // Times (µs, single thread, warm): wall-clock median and minimum and thread-CPU-time median over
 // `reps` runs.
 #include <helib/helib.h>
@@ -99,13 +99,17 @@ void row(const char* what, Stat us, long nprimes = 0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long m = 21845, p = 65537;
+  const long m = 21845;
   const long bits = argc > 1 ? std::atol(argv[1]) : 400;
   const long c = argc > 2 ? std::atol(argv[2]) : 3;
   if (argc > 3) g_reps = std::max(20, std::atoi(argv[3]));
+  const long p = argc > 4 ? std::atol(argv[4]) : 65537;
+  const long r = argc > 5 ? std::atol(argv[5]) : 1;
+  long pr = 1;  // the plaintext modulus p^r
+  for (long i = 0; i < r; ++i) pr *= p;
   NTL::SetNumThreads(1);
 
-  helib::Context ctx = helib::ContextBuilder<helib::BGV>().m(m).p(p).r(1).bits(bits).c(c).build();
+  helib::Context ctx = helib::ContextBuilder<helib::BGV>().m(m).p(p).r(r).bits(bits).c(c).build();
   const helib::IndexSet& Q = ctx.getCtxtPrimes();
   const long L = Q.card(), phim = ctx.getPhiM();
 
@@ -115,8 +119,9 @@ int main(int argc, char** argv) {
   std::printf("- HElib source %s; version.h says %s, library %s; NTL %s\n", HELIB_PEER_SOURCE,
               helib::version::asString, helib::version::libString(), NTL_VERSION);
   std::printf(
-      "- m = %ld, phi(m) = %ld, p = %ld, r = 1, slots = %ld x GF(p^%ld), bits = %ld, c = %ld\n", m,
-      phim, p, ctx.getNSlots(), ctx.getOrdP(), bits, c);
+      "- m = %ld, phi(m) = %ld, p = %ld, r = %ld, slots = %ld x %s(p^%s%ld), bits = %ld, c = %ld\n",
+      m, phim, p, r, ctx.getNSlots(), r == 1 ? "GF" : "GR", r == 1 ? "" : "r, d = ", ctx.getOrdP(),
+      bits, c);
   std::printf("- ctxt primes: %ld, %ld bits total, sizes %s\n", L,
               long(std::ceil(ctx.logOfProduct(Q) / std::log(2.0))), prime_bits(ctx, Q).c_str());
   std::printf("- small primes: %ld (%ld of them among the ctxt primes), sizes %s\n",
@@ -166,15 +171,15 @@ int main(int argc, char** argv) {
   helib::SecKey sk(ctx);
   sk.GenSecKey();
   const helib::PubKey& pk = sk;
-  std::uniform_int_distribution<long> coef(0, p - 1);
+  std::uniform_int_distribution<long> coef(0, pr - 1);
   NTL::ZZX ma, mb;
   for (long i = 0; i < phim; ++i) {
     NTL::SetCoeff(ma, i, coef(rng));
     NTL::SetCoeff(mb, i, coef(rng));
   }
   helib::Ctxt ca(pk), cb(pk), t(pk);
-  row("encrypt (public key, ZZX plaintext)", measure([&] { pk.Encrypt(ca, ma, p); }));
-  pk.Encrypt(cb, mb, p);
+  row("encrypt (public key, ZZX plaintext)", measure([&] { pk.Encrypt(ca, ma, pr); }));
+  pk.Encrypt(cb, mb, pr);
   NTL::ZZX dec;
   row("decrypt (-> ZZX)", measure([&] { sk.Decrypt(dec, ca); }));
 
@@ -189,7 +194,7 @@ int main(int argc, char** argv) {
   sk.Decrypt(dec, t);
   NTL::ZZX want = NTL::MulMod(ma, mb, ctx.getZMStar().getPhimX());
   for (long i = 0; i < phim; ++i) {
-    if (NTL::rem(NTL::coeff(dec, i) - NTL::coeff(want, i), p) != 0) {
+    if (NTL::rem(NTL::coeff(dec, i) - NTL::coeff(want, i), pr) != 0) {
       std::printf("**ERROR: decrypted product mismatch at coefficient %ld**\n", i);
       break;
     }
@@ -230,6 +235,17 @@ int main(int argc, char** argv) {
   // ciphertext.
   helib::addSome1DMatrices(sk);
   const helib::EncryptedArray& ea = ctx.getEA();
+  {  // Slot encoding and decoding: every slot a random element of degree < d (coefficients < p^r).
+    std::vector<NTL::ZZX> slots(ea.size()), back_slots;
+    for (auto& v : slots) {
+      for (long j = 0; j < ea.getDegree(); ++j) NTL::SetCoeff(v, j, coef(rng));
+    }
+    NTL::ZZX encoded;
+    row("EncryptedArray::encode (every slot an element of degree < d)",
+        measure([&] { ea.encode(encoded, slots); }));
+    row("EncryptedArray::decode", measure([&] { ea.decode(back_slots, encoded); }));
+    if (back_slots != slots) std::printf("**ERROR: slot encode/decode round trip mismatch**\n");
+  }
   row("EncryptedArray::rotate by 1 (whole array)",
       measure([&] { t = ca; }, [&] { ea.rotate(t, 1); }));
   std::string dims;

@@ -270,6 +270,31 @@ std::vector<Poly> hensel_lift(std::size_t m, const std::vector<Poly>& local, u64
 
 }  // namespace
 
+/// a mod each leaf of a product tree (tree[0] the leaves, tree.back() the root), by the remainder
+/// tree: a is reduced mod the root, then each node's residue mod its children.
+std::vector<Poly> remainders(const std::vector<std::vector<Poly>>& tree, const Poly& a) {
+  const u64 t = a.get()->mod.n;
+  std::vector<Poly> level(1, Poly(t));
+  nmod_poly_rem(level[0].get(), a.get(), tree.back().front().get());
+  for (std::size_t l = tree.size() - 1; l-- > 0;) {
+    const auto& nodes = tree[l];
+    std::vector<Poly> down;
+    down.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const Poly& parent = level[i / 2];
+      if (nodes.size() % 2 == 1 && i + 1 == nodes.size()) {
+        down.push_back(parent);  // carried up unchanged
+        continue;
+      }
+      Poly r(t);
+      nmod_poly_rem(r.get(), parent.get(), nodes[i].get());
+      down.push_back(std::move(r));
+    }
+    level = std::move(down);
+  }
+  return level;
+}
+
 struct SlotEncoder::Impl {
   Impl(const Poly& g, u64 t) : ring(g) { nmod_init(&mod, t); }
 
@@ -277,15 +302,18 @@ struct SlotEncoder::Impl {
   std::vector<Poly> roots;        // β_i = ζ^(h_i) ∈ E
   std::vector<Poly> frobenius_y;  // σ^e(Y) ∈ E for e < d: σ^e(v(Y)) = v(σ^e(Y))
   // The product tree over the factors in slot order: level 0 the leaves F_i, the last level the
-  // root (Φ_m mod t); tree[l][i] the product of its two children at level l − 1 (an odd one out
-  // is carried up unchanged). crt_inverse[l][i]: left^−1 mod right for each combined pair.
+  // root M = Φ_m mod t; tree[l][i] the product of its two children at level l − 1 (an odd one out
+  // is carried up unchanged).
   std::vector<std::vector<Poly>> tree;
-  std::vector<std::vector<Poly>> crt_inverse;
+  // Per slot, the CRT weight s_i = (M/F_i)^−1 mod F_i: a = Σ_i (r_i·s_i mod F_i)·M/F_i. Kept above
+  // kPowerTableDegree only (below, gamma_powers holds it).
+  std::vector<Poly> weight;
   // Per slot, γ_i ∈ Z_t[X]/F_i with γ_i(β_i) = Y: the slot value v(Y) ∈ E is the residue
   // v(γ_i) mod F_i (the inverse of Z_t[X]/F_i → E, X ↦ β_i). Kept above kPowerTableDegree only.
   std::vector<Poly> gamma;
-  // For d ≤ kPowerTableDegree, per slot the d×d table of γ_i^c mod F_i (row r, column c: the
-  // coefficient of X^r), so that encoding a slot is one matrix-vector product, not a composition.
+  // For d ≤ kPowerTableDegree, per slot the d×d table of γ_i^c·s_i mod F_i (row r, column c: the
+  // coefficient of X^r), so that a slot's weighted residue is one matrix-vector product, not a
+  // composition and a product.
   std::vector<u64> gamma_powers;
   nmod_t mod{};  // modulo t
 };
@@ -564,6 +592,56 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t) : m_(m), t_(t), phi_(euler_phi(m)
   for (std::size_t j = 0; j < d_; ++j) zeta_.push_back(zeta_t.coeff(static_cast<slong>(j)));
   std::vector<Poly> leaves = r_ > 1 ? hensel_lift(m_, local, p, r_, t) : local;
 
+  // The product tree over the factors; its root must be M = Φ_m mod t. Each factor's CRT weight
+  // s_i = (M/F_i)^−1 mod F_i: M/F_i ≡ M'/F_i' mod F_i (the product rule; F_i is separable mod p),
+  // so s_i = F_i'·(M' mod F_i)^−1 mod F_i, the residues of M' by the remainder tree and their
+  // inverses mod p lifted by Newton's iteration. Encoding then combines weighted residues up the
+  // tree with two products a node and no division: a = a_L·M_R + a_R·M_L.
+  im.tree.push_back(std::move(leaves));
+  while (im.tree.back().size() > 1) {
+    const auto& below = im.tree.back();
+    std::vector<Poly> level;
+    for (std::size_t i = 0; i + 1 < below.size(); i += 2) {
+      Poly prod(t);
+      nmod_poly_mul(prod.get(), below[i].get(), below[i + 1].get());
+      level.push_back(std::move(prod));
+    }
+    if (below.size() % 2 == 1) level.push_back(below.back());
+    im.tree.push_back(std::move(level));
+  }
+  {
+    const auto phi_int = cyclotomic_polynomial(m_);
+    const Poly& root = im.tree.back().front();
+    for (std::size_t j = 0; j < phi_int.size(); ++j) {
+      const auto c = phi_int[j];
+      const u64 mag = static_cast<u64>(c < 0 ? -c : c) % t;
+      const u64 want = c < 0 ? (t - mag) % t : mag;
+      if (root.coeff(static_cast<slong>(j)) != want || root.degree() != static_cast<slong>(phi_)) {
+        throw Error("SlotEncoder: the product of the factors is not Phi_m mod t (internal error)");
+      }
+    }
+  }
+  std::vector<Poly> weights;
+  weights.reserve(k_);
+  {
+    Poly derivative(t);
+    nmod_poly_derivative(derivative.get(), im.tree.back().front().get());
+    const std::vector<Poly> residues = remainders(im.tree, derivative);
+    Poly inverse_p(p), factor_derivative(t);
+    for (std::size_t i = 0; i < k_; ++i) {
+      const Poly& f = im.tree[0][i];
+      if (nmod_poly_invmod(inverse_p.get(), narrow(residues[i], p).get(), narrow(f, p).get()) ==
+          0) {
+        throw Error("SlotEncoder: two factors of Phi_m mod p share a root (internal error)");
+      }
+      const Poly inverse = lift_inverse(residues[i], inverse_p, f, r_);
+      nmod_poly_derivative(factor_derivative.get(), f.get());
+      Poly s_i(t);
+      nmod_poly_mulmod(s_i.get(), factor_derivative.get(), inverse.get(), f.get());
+      weights.push_back(std::move(s_i));
+    }
+  }
+
   // Y as a polynomial in ζ, Y = P(ζ) (ζ generates E: its degree over Z_p is ord_m(p) = d): one
   // d×d system A·P = Y over Z_t, A's columns ζ^j. A^−1 from its inverse mod p by Newton's
   // iteration X ← X·(2 − A·X). Then γ_i = P(X^(u_i)) mod F_i with u_i = h_i^−1 mod m, since
@@ -645,17 +723,17 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t) : m_(m), t_(t), phi_(euler_phi(m)
   for (std::size_t i = 0; i < k_; ++i) {
     Poly beta(t);
     ring.pow(beta, zeta_t, reps_[i]);
-    const Poly& f = leaves[i];
+    const Poly& f = im.tree[0][i];
     const u64 u = inverse_mod(reps_[i], m_);
     nmod_poly_powmod_ui_binexp(mu.get(), x_poly.get(), u, f.get());
     nmod_poly_compose_mod(gamma_i.get(), p_of_zeta.get(), mu.get(), f.get());
     if (d_ > kPowerTableDegree) {
       im.gamma.push_back(gamma_i);
+      im.weight.push_back(std::move(weights[i]));
     } else {
       if (i == 0) im.gamma_powers.resize(k_ * d_ * d_);
       u64* table = im.gamma_powers.data() + i * d_ * d_;
-      Poly power(t);
-      nmod_poly_one(power.get());
+      Poly power = weights[i];  // γ_i^0·s_i
       for (std::size_t c = 0; c < d_; ++c) {
         for (std::size_t r = 0; r < d_; ++r) table[r * d_ + c] = power.coeff(static_cast<slong>(r));
         nmod_poly_mulmod(power.get(), power.get(), gamma_i.get(), f.get());
@@ -664,37 +742,6 @@ SlotEncoder::SlotEncoder(std::size_t m, u64 t) : m_(m), t_(t), phi_(euler_phi(m)
     im.roots.push_back(std::move(beta));
   }
 
-  // The product tree and the CRT inverses; its root must be Φ_m mod t.
-  im.tree.push_back(std::move(leaves));
-  while (im.tree.back().size() > 1) {
-    const auto& below = im.tree.back();
-    std::vector<Poly> level, inverses;
-    for (std::size_t i = 0; i + 1 < below.size(); i += 2) {
-      // left^−1 mod right: modulo p by the extended Euclidean algorithm, then lifted to Z_t.
-      Poly prod(t), left(t), left_inv_p(p);
-      nmod_poly_mul(prod.get(), below[i].get(), below[i + 1].get());
-      nmod_poly_rem(left.get(), below[i].get(), below[i + 1].get());
-      const Poly right_p = narrow(below[i + 1], p);
-      if (nmod_poly_invmod(left_inv_p.get(), narrow(left, p).get(), right_p.get()) == 0) {
-        throw Error("SlotEncoder: two factors of Phi_m mod p share a root (internal error)");
-      }
-      level.push_back(prod);
-      inverses.push_back(lift_inverse(left, left_inv_p, below[i + 1], r_));
-    }
-    if (below.size() % 2 == 1) level.push_back(below.back());
-    im.crt_inverse.push_back(std::move(inverses));
-    im.tree.push_back(std::move(level));
-  }
-  const auto phi_int = cyclotomic_polynomial(m_);
-  const Poly& root = im.tree.back().front();
-  for (std::size_t j = 0; j < phi_int.size(); ++j) {
-    const auto c = phi_int[j];
-    const u64 mag = static_cast<u64>(c < 0 ? -c : c) % t;
-    const u64 want = c < 0 ? (t - mag) % t : mag;
-    if (root.coeff(static_cast<slong>(j)) != want || root.degree() != static_cast<slong>(phi_)) {
-      throw Error("SlotEncoder: the product of the factors is not Phi_m mod t (internal error)");
-    }
-  }
   exponents_ = powerful_exponents(m_);
 }
 
@@ -730,7 +777,8 @@ void check_values(std::span<const u64> v, std::size_t want, u64 t, const char* w
 std::vector<u64> SlotEncoder::encode(std::span<const u64> slots) const {
   check_values(slots, k_ * d_, t_, "encode");
   const Impl& im = *impl_;
-  // Leaves: r_i = v_i(γ_i) mod F_i, the polynomial of degree < d with r_i(β_i) = v_i.
+  // Leaves: r_i·s_i mod F_i, where r_i = v_i(γ_i) mod F_i is the polynomial of degree < d with
+  // r_i(β_i) = v_i and s_i its CRT weight.
   std::vector<Poly> level;
   level.reserve(k_);
   Poly v(t_);
@@ -751,20 +799,22 @@ std::vector<u64> SlotEncoder::encode(std::span<const u64> slots) const {
         nmod_poly_set_coeff_ui(v.get(), static_cast<slong>(c), vi[c]);
       }
       nmod_poly_compose_mod(r.get(), v.get(), im.gamma[i].get(), im.tree[0][i].get());
+      nmod_poly_mulmod(r.get(), r.get(), im.weight[i].get(), im.tree[0][i].get());
     }
     level.push_back(std::move(r));
   }
-  // Up the tree: a = a_L + P_L·((a_R − a_L)·P_L^−1 mod P_R).
-  Poly diff(t_), tmp(t_);
+  // Up the tree: a node's value is Σ over its leaves of (r_j·s_j mod F_j)·P/F_j for its product
+  // P, so a = a_L·P_R + a_R·P_L; the root's is the plaintext (degree < φ(m)).
+  Poly tmp(t_);
   for (std::size_t l = 0; l + 1 < im.tree.size(); ++l) {
     std::vector<Poly> up;
+    up.reserve((level.size() + 1) / 2);
     for (std::size_t i = 0; i + 1 < level.size(); i += 2) {
-      nmod_poly_sub(diff.get(), level[i + 1].get(), level[i].get());
-      nmod_poly_mulmod(tmp.get(), diff.get(), im.crt_inverse[l][i / 2].get(),
-                       im.tree[l][i + 1].get());
-      nmod_poly_mul(diff.get(), tmp.get(), im.tree[l][i].get());
-      nmod_poly_add(diff.get(), diff.get(), level[i].get());
-      up.push_back(diff);
+      Poly a(t_);
+      nmod_poly_mul(a.get(), level[i].get(), im.tree[l][i + 1].get());
+      nmod_poly_mul(tmp.get(), level[i + 1].get(), im.tree[l][i].get());
+      nmod_poly_add(a.get(), a.get(), tmp.get());
+      up.push_back(std::move(a));
     }
     if (level.size() % 2 == 1) up.push_back(level.back());
     level = std::move(up);
@@ -782,24 +832,7 @@ std::vector<u64> SlotEncoder::decode(std::span<const u64> coordinates) const {
   for (std::size_t j = 0; j < phi_; ++j) {
     nmod_poly_set_coeff_ui(a.get(), static_cast<slong>(exponents_[j]), coordinates[j]);
   }
-  std::vector<Poly> level(1, Poly(t_));
-  nmod_poly_rem(level[0].get(), a.get(), im.tree.back().front().get());
-  for (std::size_t l = im.tree.size() - 1; l-- > 0;) {
-    const auto& nodes = im.tree[l];
-    std::vector<Poly> down;
-    down.reserve(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const Poly& parent = level[i / 2];
-      if (nodes.size() % 2 == 1 && i + 1 == nodes.size()) {
-        down.push_back(parent);  // carried up unchanged
-        continue;
-      }
-      Poly r(t_);
-      nmod_poly_rem(r.get(), parent.get(), nodes[i].get());
-      down.push_back(std::move(r));
-    }
-    level = std::move(down);
-  }
+  const std::vector<Poly> level = remainders(im.tree, a);
   // Slot i = r_i(β_i) in E.
   std::vector<u64> out(k_ * d_);
   Poly value(t_);
